@@ -1,0 +1,44 @@
+# One-command setup and runs. `make run` and `make test` install everything they need first.
+PYTHON ?= python3
+VENV ?= .venv
+CORES ?= all
+APT_PACKAGES = apertium apertium-eng-spa apertium-fr-es apertium-eng-cat apertium-fra-cat
+SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
+
+.PHONY: setup system-packages run test test-fast lint benchmark clean
+
+setup: system-packages $(VENV)/.installed
+
+# Apertium and its language pairs from the distribution (Debian/Ubuntu).
+system-packages:
+	@if ! dpkg -s $(APT_PACKAGES) >/dev/null 2>&1; then \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(APT_PACKAGES); \
+	fi
+
+$(VENV)/.installed: requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install -q --upgrade pip
+	$(VENV)/bin/pip install -q -r requirements.txt
+	$(VENV)/bin/pip install -q --no-deps -e .
+	touch $@
+
+# The main job: every table and figure of the default config, offline from the mirror.
+run: setup
+	$(VENV)/bin/snakemake --cores $(CORES)
+
+# Unit, property and end-to-end tests, plus the workflow linter.
+test: setup
+	$(VENV)/bin/snakemake --lint
+	$(VENV)/bin/pytest
+
+test-fast: setup
+	$(VENV)/bin/pytest -m "not e2e"
+
+lint: setup
+	$(VENV)/bin/snakemake --lint
+
+benchmark: setup
+	$(VENV)/bin/python benchmarks/bench_bagging.py
+
+clean:
+	rm -rf results logs .snakemake

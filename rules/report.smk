@@ -1,0 +1,63 @@
+rule robustness_tables:
+    """Tables shaped like the paper's Tables 1, 3 and 5 (rows = systems, column groups = left-out test set)."""
+    input:
+        expand("results/robustness/{{metric}}/{system}.summary.tsv", system=SYSTEMS),
+    output:
+        csv=report("results/tables/{metric}/robustness_{method}.csv", caption="../report/robustness_table.rst", category="Tables", subcategory="{metric}"),
+        markdown="results/tables/{metric}/robustness_{method}.md",
+        latex="results/tables/{metric}/robustness_{method}.tex",
+    log:
+        "logs/robustness_tables/{metric}/{method}.log",
+    params:
+        systems=SYSTEMS,
+        leave_out=LEAVE_OUT,
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/robustness_tables.py"
+
+
+rule testset_means:
+    """Mean sentence score of every system on every test set (the accuracy view, for comparison)."""
+    input:
+        expand("results/scores/{system}/{testset}.tsv", system=SYSTEMS, testset=TESTSETS),
+    output:
+        report("results/tables/{metric}/testset_means.csv", caption="../report/testset_means.rst", category="Tables", subcategory="{metric}"),
+    log:
+        "logs/testset_means/{metric}.log",
+    params:
+        systems=SYSTEMS,
+        testsets=TESTSETS,
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/testset_means.py"
+
+
+rule gamma_curves:
+    """Figure 4: gamma against epsilon per system on the whole pool, raw and normalised."""
+    input:
+        expand("results/robustness/{{metric}}/{system}.gamma.tsv", system=SYSTEMS),
+    output:
+        png=report("results/figures/{metric}/gamma_curves.png", caption="../report/gamma_curves.rst", category="Figures", subcategory="{metric}"),
+        pdf="results/figures/{metric}/gamma_curves.pdf",
+    log:
+        "logs/gamma_curves/{metric}.log",
+    params:
+        systems=SYSTEMS,
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/gamma_curves.py"

@@ -1,0 +1,18 @@
+"""Figure 4: gamma-epsilon curves of every system on the whole pool, raw and normalised."""
+
+import logging
+import sys
+
+sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
+logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
+
+import pandas as pd  # noqa: E402
+
+from nlp_robustness.config import NOTHING_LEFT_OUT  # noqa: E402
+from nlp_robustness.figures import plot_gamma_curves  # noqa: E402
+
+curves = {}
+for system, path in zip(snakemake.params.systems, snakemake.input):
+    gamma = pd.read_csv(path, sep="\t", keep_default_na=False)
+    curves[system] = gamma[(gamma["left_out"] == NOTHING_LEFT_OUT) & (gamma["method"] == "pool")]
+plot_gamma_curves(curves, snakemake.wildcards.metric, {"png": snakemake.output.png, "pdf": snakemake.output.pdf})

@@ -1,0 +1,509 @@
+"""Translate segments through a chain of Apertium modes, keeping the output aligned 1:1 with the input.
+
+Batching
+    Each stage of a chain (e.g. ``["eng-spa", "es-fr"]``) is run as *one* ``apertium`` process over the
+    whole list of segments (process start-up costs up to ~1.5 s, so one process per sentence would be
+    far too slow). Segments are written in Apertium's ``txt`` format, each followed by a blank line
+    (``"segment\\n\\n"``). ``apertium-destxt`` turns every blank line into a sentence boundary (it adds a
+    period that the re-formatter removes again), so no transfer rule spans two segments, and the
+    blank line comes back as a separator in the output, which is split on it again.
+
+Input normalisation (documented behaviour, not an error)
+    * Line breaks inside a segment (``\\n``, ``\\r\\n``, ``\\r`` and the other boundaries of
+      :meth:`str.splitlines`) are replaced by single spaces: a blank line would otherwise split the
+      segment in two and break the alignment.
+    * Empty and whitespace-only segments are not sent to Apertium (a blank line among blank-line
+      separators would collapse) and translate to ``""``.
+    * Segments that a stage returns empty (see the final fallback below) are not sent to later stages.
+
+Recovery
+    Apertium pipelines occasionally crash part-way: ``apertium-postchunk`` of ``eng-cat`` segfaults on
+    line 1055 of newstest2014.en. The ``apertium`` wrapper then exits with status 0 or 141 and prints
+    only what the downstream stages had received, which ends wherever the crashed stage's output
+    buffer was last flushed -- several segments before the culprit and usually in mid-sentence. A
+    batch is therefore *accepted* only when the process exits with status 0, its output ends with the
+    blank-line separator and it holds exactly as many segments as were sent. Otherwise:
+
+    1. Fewer segments than sent (or a non-zero exit): the segments of the output are complete up to
+       its last blank-line separator. Of those, the last one is also discarded (conservatively: it is
+       the one nearest to the crash) and the others are kept; a new *recovery batch* resumes at the
+       first segment not kept.
+    2. A recovery batch that keeps nothing (no progress): its first segment is translated *alone*,
+       then batching resumes after it.
+    3. A segment that fails alone too goes to the *final fallback*: it is split at the whitespace
+       nearest to its middle and the two halves are translated alone (recursively, down to
+       :data:`MAX_SPLIT_DEPTH` levels) and joined with a space; a piece that cannot be split further
+       and still fails translates to ``""``. Such segments are counted and their positions reported.
+    4. More segments than sent should not happen; as one extra separator anywhere shifts every later
+       segment, *nothing* of such an output is trusted: the same segments are retried as two halves
+       (bisection, batch size halved until a batch is accepted; the size is reset after each
+       accepted batch); a single segment that still does not come back as one segment goes to the
+       final fallback.
+
+    The :class:`ApertiumReport` returned with the translations says how many segments needed each of
+    these steps, so the workflow can log e.g. how many segments fell back.
+
+Errors
+    A missing ``apertium`` command, an unknown mode (checked once per call against ``apertium -l``) and
+    malformed arguments raise :class:`~nlp_robustness.errors.InputError`. Failures of Apertium itself
+    never raise: they are recovered as described and reported.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from nlp_robustness.errors import InputError
+
+__all__ = [
+    "MAX_SPLIT_DEPTH",
+    "SEPARATOR",
+    "ApertiumReport",
+    "StageReport",
+    "available_modes",
+    "normalise_segment",
+    "translate_stage",
+    "translate_with_apertium",
+]
+
+#: Written after every segment; Apertium's txt format keeps blank lines as they are.
+SEPARATOR = "\n\n"
+
+#: How many times the final fallback may halve a segment that fails alone (2**4 = 16 pieces at most).
+MAX_SPLIT_DEPTH = 4
+
+
+def normalise_segment(text: str) -> str:
+    """Return ``text`` with every line break (:meth:`str.splitlines` boundaries) replaced by a space."""
+    return " ".join(text.splitlines())
+
+
+@dataclass(frozen=True)
+class StageReport:
+    """What happened while one Apertium mode translated one list of segments.
+
+    Attributes:
+        mode: The Apertium mode (translation direction) of this stage.
+        segments: Non-empty segments sent to this stage.
+        batches: Batch processes run (the first one plus every recovery batch).
+        failed_batches: Batches not accepted (non-zero exit, truncated or misaligned output).
+        recovery_segments: Segments whose translation came from a recovery batch (a batch that resumed
+            after a failed one, including bisected batches).
+        single_segments: Segments translated alone because a recovery batch made no progress
+            (including bisection down to one segment), whether or not that succeeded.
+        fallback_segments: Segments that failed alone too and went to the final fallback.
+        empty_fallback_segments: Of ``fallback_segments``, those left without any translation (``""``).
+        fallback_indices: Positions (in the list given to :func:`translate_stage`) of the
+            ``fallback_segments``.
+        processes: All ``apertium`` processes run by this stage (batches, single segments, pieces).
+        exit_statuses: Distinct non-zero exit statuses seen, in order of appearance.
+        stderr: Distinct non-empty stderr lines, in order of appearance.
+        seconds: Wall-clock time of this stage.
+    """
+
+    mode: str
+    segments: int
+    batches: int
+    failed_batches: int
+    recovery_segments: int
+    single_segments: int
+    fallback_segments: int
+    empty_fallback_segments: int
+    fallback_indices: tuple[int, ...]
+    processes: int
+    exit_statuses: tuple[int, ...]
+    stderr: tuple[str, ...]
+    seconds: float
+
+
+@dataclass(frozen=True)
+class ApertiumReport:
+    """What happened while a chain of modes translated a list of segments.
+
+    Counts are kept per stage in :attr:`stages`; the properties aggregate them over the chain (a
+    segment that needed recovery in both stages is counted twice in the sums, once in
+    :attr:`fallback_indices`).
+
+    Attributes:
+        modes: The chain of modes, in order.
+        mark_unknown: Whether unknown words were marked with ``*`` (``apertium`` without ``-u``).
+        segments: Segments given (all of them, empty ones included).
+        empty_segments: Given segments that were empty or whitespace-only, hence not translated.
+        stages: One :class:`StageReport` per mode, in chain order.
+    """
+
+    modes: tuple[str, ...]
+    mark_unknown: bool
+    segments: int
+    empty_segments: int
+    stages: tuple[StageReport, ...] = field(default_factory=tuple)
+
+    @property
+    def batches(self) -> int:
+        """Batch processes run over all stages."""
+        return sum(stage.batches for stage in self.stages)
+
+    @property
+    def failed_batches(self) -> int:
+        """Batches not accepted, over all stages."""
+        return sum(stage.failed_batches for stage in self.stages)
+
+    @property
+    def recovery_segments(self) -> int:
+        """Segment translations that came from recovery batches, summed over stages."""
+        return sum(stage.recovery_segments for stage in self.stages)
+
+    @property
+    def single_segments(self) -> int:
+        """Segment translations run alone, summed over stages."""
+        return sum(stage.single_segments for stage in self.stages)
+
+    @property
+    def fallback_segments(self) -> int:
+        """Segments that went to the final fallback, summed over stages."""
+        return sum(stage.fallback_segments for stage in self.stages)
+
+    @property
+    def empty_fallback_segments(self) -> int:
+        """Segments the final fallback left empty, summed over stages."""
+        return sum(stage.empty_fallback_segments for stage in self.stages)
+
+    @property
+    def fallback_indices(self) -> tuple[int, ...]:
+        """Positions (in the given list) of the segments that went to the final fallback in any stage."""
+        return tuple(sorted({index for stage in self.stages for index in stage.fallback_indices}))
+
+    @property
+    def processes(self) -> int:
+        """``apertium`` processes run over all stages."""
+        return sum(stage.processes for stage in self.stages)
+
+    @property
+    def stderr(self) -> tuple[str, ...]:
+        """Distinct stderr lines of all stages, each prefixed with its mode."""
+        return tuple(f"{stage.mode}: {line}" for stage in self.stages for line in stage.stderr)
+
+    @property
+    def seconds(self) -> float:
+        """Wall-clock time of all stages."""
+        return sum(stage.seconds for stage in self.stages)
+
+    def summary(self) -> str:
+        """One line for a log: segments, batches, and how many segments needed recovery or fallback."""
+        return (
+            f"apertium {' | '.join(self.modes)}: {self.segments} segments ({self.empty_segments} empty), "
+            f"{self.batches} batches ({self.failed_batches} failed), "
+            f"{self.recovery_segments} segments in recovery batches, {self.single_segments} alone, "
+            f"{self.fallback_segments} fell back ({self.empty_fallback_segments} left empty), "
+            f"{len(self.stderr)} distinct stderr lines, {self.seconds:.1f} s"
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        """The report as plain JSON-serialisable data (per-stage details and aggregates)."""
+        return {
+            "modes": list(self.modes),
+            "mark_unknown": self.mark_unknown,
+            "segments": self.segments,
+            "empty_segments": self.empty_segments,
+            "batches": self.batches,
+            "failed_batches": self.failed_batches,
+            "recovery_segments": self.recovery_segments,
+            "single_segments": self.single_segments,
+            "fallback_segments": self.fallback_segments,
+            "empty_fallback_segments": self.empty_fallback_segments,
+            "fallback_indices": list(self.fallback_indices),
+            "processes": self.processes,
+            "seconds": round(self.seconds, 3),
+            "stderr": list(self.stderr),
+            "stages": [
+                {
+                    "mode": stage.mode,
+                    "segments": stage.segments,
+                    "batches": stage.batches,
+                    "failed_batches": stage.failed_batches,
+                    "recovery_segments": stage.recovery_segments,
+                    "single_segments": stage.single_segments,
+                    "fallback_segments": stage.fallback_segments,
+                    "empty_fallback_segments": stage.empty_fallback_segments,
+                    "fallback_indices": list(stage.fallback_indices),
+                    "processes": stage.processes,
+                    "exit_statuses": list(stage.exit_statuses),
+                    "stderr": list(stage.stderr),
+                    "seconds": round(stage.seconds, 3),
+                }
+                for stage in self.stages
+            ],
+        }
+
+
+def _resolve_command(apertium_command: str) -> str:
+    """Return the executable for ``apertium_command`` or raise InputError if there is none."""
+    if not apertium_command:
+        raise InputError("apertium_command: empty command name")
+    resolved = shutil.which(apertium_command)
+    if resolved is None:
+        raise InputError(
+            f"apertium_command: {apertium_command!r} was not found on PATH or is not executable "
+            "(install Apertium, e.g. the Debian packages apertium, apertium-eng-spa, apertium-es-fr, ...)"
+        )
+    return resolved
+
+
+def available_modes(apertium_command: str = "apertium") -> set[str]:
+    """Return the modes (translation directions) that ``apertium -l`` lists.
+
+    Raises:
+        InputError: The command does not exist, cannot be run or fails.
+    """
+    resolved = _resolve_command(apertium_command)
+    try:
+        listing = subprocess.run([resolved, "-l"], capture_output=True, check=False)
+    except OSError as error:
+        raise InputError(f"apertium_command: cannot run {apertium_command!r} -l: {error}") from error
+    if listing.returncode != 0:
+        message = listing.stderr.decode("utf-8", errors="replace").strip()
+        raise InputError(
+            f"apertium_command: {apertium_command!r} -l exited with status {listing.returncode}: {message}"
+        )
+    return {line.strip() for line in listing.stdout.decode("utf-8", errors="replace").splitlines() if line.strip()}
+
+
+@dataclass(frozen=True)
+class _Run:
+    """One ``apertium`` process over a batch: the separator-terminated output segments and its status."""
+
+    segments: list[str]
+    terminated: bool  # the output ended with the separator (nothing was cut after the last segment)
+    returncode: int
+
+
+class _StageRunner:
+    """Run one mode over batches and collect the statistics of a :class:`StageReport`."""
+
+    def __init__(self, command: str, mode: str, mark_unknown: bool) -> None:
+        self.argv = [command, "-f", "txt"] + ([] if mark_unknown else ["-u"]) + [mode]
+        self.mode = mode
+        self.processes = 0
+        self.exit_statuses: dict[int, None] = {}
+        self.stderr: dict[str, None] = {}
+
+    def run(self, texts: Sequence[str]) -> _Run:
+        """Translate ``texts`` (normalised, non-empty) in one process; never raises for Apertium failures."""
+        payload = "".join(text + SEPARATOR for text in texts).encode("utf-8")
+        self.processes += 1
+        try:
+            process = subprocess.run(self.argv, input=payload, capture_output=True, check=False)
+        except OSError as error:  # the command vanished or is not executable any more
+            self.stderr.setdefault(f"cannot run {self.argv[0]}: {error}", None)
+            return _Run(segments=[], terminated=False, returncode=-1)
+        lines = [line.strip() for line in process.stderr.decode("utf-8", errors="replace").splitlines()]
+        for line in lines:
+            if line:
+                self.stderr.setdefault(line, None)
+        if process.returncode != 0:
+            self.exit_statuses.setdefault(process.returncode, None)
+        # A crash can cut the output in the middle of a UTF-8 sequence; that tail is discarded below.
+        output = process.stdout.decode("utf-8", errors="replace")
+        pieces = output.split(SEPARATOR)
+        # Everything after the last separator is unterminated: empty for a complete output, a possibly
+        # truncated segment otherwise.
+        tail = pieces.pop()
+        return _Run(
+            segments=[normalise_segment(piece) for piece in pieces],
+            terminated=tail == "",
+            returncode=process.returncode,
+        )
+
+    def translate_alone(self, text: str) -> str | None:
+        """Translate one segment in its own process; ``None`` if it does not come back as one segment."""
+        result = self.run([text])
+        if result.returncode == 0 and result.terminated and len(result.segments) == 1:
+            return result.segments[0]
+        return None
+
+    def fallback(self, text: str, depth: int = 0) -> str:
+        """Final fallback for a segment that failed alone: translate its halves (recursively) or give ``""``."""
+        if depth > 0:
+            translated = self.translate_alone(text)
+            if translated is not None:
+                return translated
+        if depth >= MAX_SPLIT_DEPTH:
+            return ""
+        halves = _split_in_half(text)
+        if halves is None:
+            return ""
+        left, right = (self.fallback(half, depth + 1) for half in halves)
+        return " ".join(part for part in (left, right) if part)
+
+
+def _split_in_half(text: str) -> tuple[str, str] | None:
+    """Split ``text`` at the whitespace run nearest to its middle; ``None`` if it has no inner whitespace."""
+    stripped = text.strip()
+    middle = len(stripped) // 2
+    positions = [index for index, character in enumerate(stripped) if character.isspace()]
+    if not positions:
+        return None
+    cut = min(positions, key=lambda index: (abs(index - middle), index))
+    left, right = stripped[:cut].strip(), stripped[cut:].strip()
+    if not left or not right:
+        return None
+    return left, right
+
+
+def translate_stage(
+    texts: Sequence[str],
+    mode: str,
+    mark_unknown: bool = False,
+    apertium_command: str = "apertium",
+) -> tuple[list[str], StageReport]:
+    """Translate ``texts`` with one Apertium mode, one batch process plus recovery (see module docstring).
+
+    ``texts`` are normalised with :func:`normalise_segment`; empty and whitespace-only ones translate
+    to ``""`` without being sent. The command and mode are *not* validated here (see
+    :func:`translate_with_apertium`, which does).
+
+    Returns:
+        The translations, aligned 1:1 with ``texts``, and the stage's report (``fallback_indices`` are
+        positions in ``texts``).
+    """
+    started = time.perf_counter()
+    runner = _StageRunner(apertium_command, mode, mark_unknown)
+    normalised = [normalise_segment(text) for text in texts]
+    translations = [""] * len(normalised)
+    # Positions of the segments to send; the batches below work on this list.
+    todo = [index for index, text in enumerate(normalised) if text.strip()]
+    batches = failed_batches = recovery_segments = single_segments = 0
+    fallback_indices: list[int] = []
+    empty_fallbacks = 0
+
+    def alone(index: int) -> None:
+        """Translate ``todo`` entry ``index`` alone, going to the final fallback if that fails too."""
+        nonlocal single_segments, empty_fallbacks
+        single_segments += 1
+        translated = runner.translate_alone(normalised[index])
+        if translated is None:
+            fallback_indices.append(index)
+            translated = runner.fallback(normalised[index])
+            if not translated:
+                empty_fallbacks += 1
+        translations[index] = translated
+
+    position = 0  # first entry of ``todo`` without a translation
+    limit = len(todo)  # batch size; lowered only by bisection after an over-long output
+    recovering = False  # the next batch resumes after a failed one
+    while position < len(todo):
+        batch = todo[position : position + limit]
+        if recovering and len(batch) == 1:
+            alone(batch[0])
+            position += 1
+            limit = len(todo)
+            continue
+        batches += 1
+        result = runner.run([normalised[index] for index in batch])
+        accepted = result.returncode == 0 and result.terminated and len(result.segments) == len(batch)
+        if accepted:
+            kept = len(batch)
+        elif len(result.segments) > len(batch):
+            kept = 0  # misaligned: an extra separator may be anywhere, so nothing can be trusted
+        else:
+            kept = max(len(result.segments) - 1, 0)  # drop the segment nearest to the crash as well
+        for index, translated in zip(batch[:kept], result.segments[:kept]):
+            translations[index] = translated
+        if recovering:
+            recovery_segments += kept
+        if accepted:
+            position += kept
+            limit = len(todo)
+            recovering = False
+            continue
+        failed_batches += 1
+        recovering = True
+        if len(result.segments) > len(batch):
+            limit = max(len(batch) // 2, 1)
+            if len(batch) == 1:
+                alone(batch[0])
+                position += 1
+                limit = len(todo)
+        elif kept > 0:
+            position += kept
+        else:
+            # No progress: translate the first segment alone, then resume batching after it.
+            alone(batch[0])
+            position += 1
+    report = StageReport(
+        mode=mode,
+        segments=len(todo),
+        batches=batches,
+        failed_batches=failed_batches,
+        recovery_segments=recovery_segments,
+        single_segments=single_segments,
+        fallback_segments=len(fallback_indices),
+        empty_fallback_segments=empty_fallbacks,
+        fallback_indices=tuple(sorted(fallback_indices)),
+        processes=runner.processes,
+        exit_statuses=tuple(runner.exit_statuses),
+        stderr=tuple(runner.stderr),
+        seconds=time.perf_counter() - started,
+    )
+    return translations, report
+
+
+def translate_with_apertium(
+    segments: Sequence[str],
+    modes: Sequence[str],
+    mark_unknown: bool = False,
+    apertium_command: str = "apertium",
+) -> tuple[list[str], ApertiumReport]:
+    """Translate ``segments`` through the chain ``modes`` (e.g. ``["eng-cat", "cat-fra"]``).
+
+    Each mode runs once over the whole list (plus recovery batches when a batch fails); the output of
+    one stage is the input of the next. See the module docstring for normalisation and recovery.
+
+    Args:
+        segments: Source segments, one sentence each; empty ones stay empty.
+        modes: Apertium modes applied in order; each must be listed by ``apertium -l``.
+        mark_unknown: Keep Apertium's ``*`` marks on unknown words (default: ``apertium -u``, no marks).
+        apertium_command: The ``apertium`` executable (name on PATH or path).
+
+    Returns:
+        The translations, aligned 1:1 with ``segments`` and free of line breaks, and a report with one
+        :class:`StageReport` per mode.
+
+    Raises:
+        InputError: No modes, a segment that is not a string, a missing ``apertium`` command or a mode
+            that ``apertium -l`` does not list.
+    """
+    if isinstance(modes, str):
+        raise InputError(f"modes: expected a list of Apertium modes, got the string {modes!r}")
+    modes = tuple(modes)
+    if not modes:
+        raise InputError("modes: at least one Apertium mode is needed")
+    for position, segment in enumerate(segments):
+        if not isinstance(segment, str):
+            raise InputError(f"segments[{position}]: expected a string, got {type(segment).__name__}")
+    known = available_modes(apertium_command)
+    unknown = [mode for mode in modes if mode not in known]
+    if unknown:
+        raise InputError(
+            f"modes: unknown Apertium mode(s) {', '.join(map(repr, unknown))} "
+            f"(available from {apertium_command!r} -l: {', '.join(sorted(known)) or 'none'})"
+        )
+    command = _resolve_command(apertium_command)
+    current = [normalise_segment(segment) for segment in segments]
+    empty = sum(1 for segment in current if not segment.strip())
+    stages: list[StageReport] = []
+    for mode in modes:
+        current, stage = translate_stage(current, mode, mark_unknown=mark_unknown, apertium_command=command)
+        stages.append(stage)
+    report = ApertiumReport(
+        modes=modes,
+        mark_unknown=mark_unknown,
+        segments=len(segments),
+        empty_segments=empty,
+        stages=tuple(stages),
+    )
+    return current, report

@@ -1,0 +1,78 @@
+"""Validate the workflow configuration and answer questions about it.
+
+JSON Schema (schemas/config.schema.yaml) checks shape and types; :func:`validate_config` adds the
+cross-references a schema cannot express (a left-out test set must exist, a hypotheses system must
+give a file for every test set, ...). Every error names the offending config key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from nlp_robustness.errors import InputError
+
+#: Label of the leave-one-out column that removes nothing (the whole pool).
+NOTHING_LEFT_OUT = "none"
+
+#: Ways of computing robustness: the whole pool (paper Table 1), Algorithm 5 bagging (Table 3),
+#: Algorithm 6 design bagging (Table 5).
+METHODS = ("pool", "bagging", "design_bagging")
+
+
+def _key_path(path: Any) -> str:
+    return ".".join(str(part) for part in path) or "<top level>"
+
+
+def validate_config(config: Mapping[str, Any], schema_path: str | Path) -> None:
+    """Raise :class:`InputError` naming the key of the first problem found in ``config``."""
+    schema = yaml.safe_load(Path(schema_path).read_text(encoding="utf-8"))
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = sorted(validator.iter_errors(config), key=lambda error: list(error.absolute_path))
+    if errors:
+        error = jsonschema.exceptions.best_match(errors)
+        detail = error.message
+        if error.validator == "oneOf":
+            detail = "give either 'dataset' or all of 'source', 'reference' and 'format'"
+        raise InputError(f"invalid configuration at key '{_key_path(error.absolute_path)}': {detail}")
+
+    testsets = list(config["testsets"])
+    if NOTHING_LEFT_OUT in testsets:
+        raise InputError(f"invalid configuration at key 'testsets.{NOTHING_LEFT_OUT}': the name is reserved")
+    for index, name in enumerate(config["robustness"]["leave_out"]):
+        if name not in testsets:
+            raise InputError(
+                f"invalid configuration at key 'robustness.leave_out[{index}]': "
+                f"'{name}' is not a test set (known: {', '.join(testsets)})"
+            )
+    if len(testsets) - 1 < 1 and config["robustness"]["leave_out"]:
+        raise InputError("invalid configuration at key 'robustness.leave_out': leaving out the only test set leaves no pool")
+    epsilon = config["robustness"]["epsilon"]
+    if epsilon["stop"] < epsilon["start"]:
+        raise InputError("invalid configuration at key 'robustness.epsilon.stop': must be >= start")
+    for system, spec in config["systems"].items():
+        if spec["kind"] == "hypotheses":
+            missing = [name for name in testsets if name not in spec["files"]]
+            unknown = [name for name in spec["files"] if name not in testsets]
+            if missing:
+                raise InputError(
+                    f"invalid configuration at key 'systems.{system}.files': no file for test set(s) {', '.join(missing)}"
+                )
+            if unknown:
+                raise InputError(
+                    f"invalid configuration at key 'systems.{system}.files': unknown test set(s) {', '.join(unknown)}"
+                )
+
+
+def leave_out_labels(config: Mapping[str, Any]) -> list[str]:
+    """Columns of the leave-one-out tables: ``none`` first, then each left-out test set."""
+    return [NOTHING_LEFT_OUT, *config["robustness"]["leave_out"]]
+
+
+def pool_testsets(config: Mapping[str, Any], left_out: str) -> list[str]:
+    """Test sets forming the pool when ``left_out`` is removed (config order)."""
+    return [name for name in config["testsets"] if name != left_out]

@@ -1,0 +1,139 @@
+"""Sentence-level (and corpus-level) translation quality scores computed with sacrebleu.
+
+Metrics (registry :data:`SENTENCE_METRICS`):
+
+``bleu``
+    Sentence level: ``sacrebleu.metrics.BLEU(effective_order=True).sentence_score`` -- sacrebleu's
+    recommendation for sentence BLEU (n-gram orders without any match in a short sentence do not
+    zero the score; exponential smoothing). Corpus level: the standard ``BLEU()``.
+``chrf``
+    ``sacrebleu.metrics.CHRF()`` (chrF2: character 6-grams, beta 2) at both levels.
+
+Scores are on sacrebleu's 0-100 scale. One metric object is created per call and reused for every
+sentence. :func:`metric_signature` gives sacrebleu's reproducibility signature of the exact
+configuration, to be stored next to the scores.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+from sacrebleu.metrics import BLEU, CHRF
+from sacrebleu.metrics.base import Metric
+
+from nlp_robustness.errors import InputError
+
+__all__ = [
+    "SENTENCE_METRICS",
+    "MetricSpec",
+    "corpus_score",
+    "metric_signature",
+    "sentence_scores",
+]
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """How to build the sacrebleu metric objects of one supported metric."""
+
+    name: str
+    description: str
+    sentence: Callable[[], Metric]
+    corpus: Callable[[], Metric]
+
+
+#: Supported metric names -> their sacrebleu configuration (read-only).
+SENTENCE_METRICS: Mapping[str, MetricSpec] = MappingProxyType(
+    {
+        "bleu": MetricSpec(
+            name="bleu",
+            description="sacrebleu BLEU; sentence level with effective_order=True, corpus level standard",
+            sentence=lambda: BLEU(effective_order=True),
+            corpus=BLEU,
+        ),
+        "chrf": MetricSpec(
+            name="chrf",
+            description="sacrebleu chrF2 (CHRF() defaults)",
+            sentence=CHRF,
+            corpus=CHRF,
+        ),
+    }
+)
+
+
+def _spec(metric: str) -> MetricSpec:
+    """Return the registry entry of ``metric`` or raise InputError naming it."""
+    try:
+        return SENTENCE_METRICS[metric]
+    except (KeyError, TypeError):
+        raise InputError(
+            f"metrics: unknown metric {metric!r} (supported: {', '.join(sorted(SENTENCE_METRICS))})"
+        ) from None
+
+
+def _check_pairs(hypotheses: Sequence[str], references: Sequence[str]) -> None:
+    """Raise InputError unless both are equally long sequences of strings."""
+    for name, values in (("hypotheses", hypotheses), ("references", references)):
+        if isinstance(values, str):
+            raise InputError(f"{name}: expected a sequence of segments, got a single string")
+    if len(hypotheses) != len(references):
+        raise InputError(
+            f"hypotheses/references: length mismatch, {len(hypotheses)} hypotheses "
+            f"for {len(references)} references"
+        )
+    for name, values in (("hypotheses", hypotheses), ("references", references)):
+        for position, value in enumerate(values):
+            if not isinstance(value, str):
+                raise InputError(f"{name}[{position}]: expected a string, got {type(value).__name__}")
+
+
+def sentence_scores(hypotheses: Sequence[str], references: Sequence[str], metric: str) -> np.ndarray:
+    """Score every hypothesis against its single reference.
+
+    Args:
+        hypotheses: System outputs, one segment each.
+        references: Reference translations, aligned 1:1 with ``hypotheses``.
+        metric: A name from :data:`SENTENCE_METRICS` (``"bleu"`` or ``"chrf"``).
+
+    Returns:
+        A float64 array of scores in [0, 100], one per segment (empty hypotheses score 0).
+
+    Raises:
+        InputError: Unknown metric, length mismatch or a non-string segment.
+    """
+    spec = _spec(metric)
+    _check_pairs(hypotheses, references)
+    scorer = spec.sentence()
+    return np.fromiter(
+        (scorer.sentence_score(hypothesis, [reference]).score for hypothesis, reference in zip(hypotheses, references)),
+        dtype=np.float64,
+        count=len(hypotheses),
+    )
+
+
+def corpus_score(hypotheses: Sequence[str], references: Sequence[str], metric: str) -> float:
+    """Corpus-level score (standard sacrebleu ``BLEU()`` or ``CHRF()``) of the whole list, 0-100.
+
+    Raises:
+        InputError: Unknown metric, length mismatch, a non-string segment or no segments at all.
+    """
+    spec = _spec(metric)
+    _check_pairs(hypotheses, references)
+    if not hypotheses:
+        raise InputError("hypotheses: no segments to compute a corpus score on")
+    return float(spec.corpus().corpus_score(list(hypotheses), [list(references)]).score)
+
+
+def metric_signature(metric: str, corpus: bool = False) -> str:
+    """sacrebleu's signature of the sentence-level (default) or corpus-level configuration of ``metric``.
+
+    E.g. ``"nrefs:1|case:mixed|eff:yes|tok:13a|smooth:exp|version:2.6.0"`` for sentence BLEU.
+    """
+    spec = _spec(metric)
+    scorer = spec.corpus() if corpus else spec.sentence()
+    # sacrebleu only knows the number of references once the metric has been used; score a dummy pair.
+    scorer.corpus_score(["a"], [["a"]])
+    return str(scorer.get_signature())

@@ -1,0 +1,113 @@
+"""Robustness tables shaped like the paper's Tables 1, 3 and 5, as CSV, Markdown and LaTeX.
+
+Rows are systems; column groups are the left-out test set (``none`` = whole pool); each group holds
+Mean, Var and COV. The CSV keeps full precision with flat ``<left_out>_<statistic>`` headers (easy to
+load); Markdown and LaTeX round to two decimals as the paper prints them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+
+from nlp_robustness.errors import InputError
+
+STATISTICS = {"mean": "Mean", "variance": "Var", "cov": "COV"}
+
+#: Caption of each method's table: which paper table it reproduces and how it was computed.
+METHOD_CAPTIONS = {
+    "pool": "Robustness Metrics I & II on the whole pool of sentence scores (paper Table 1).",
+    "bagging": "Robustness Metrics by bagging (Algorithm 5; paper Table 3): mean and variance averaged over "
+    "blocks, COV from those averages.",
+    "design_bagging": "Robustness Metrics by design bagging (Algorithm 6; paper Table 5): mean and variance "
+    "averaged over blocks, COV from those averages.",
+}
+
+
+def robustness_table(
+    summaries: Mapping[str, pd.DataFrame], method: str, leave_out: Sequence[str]
+) -> pd.DataFrame:
+    """One row per system, columns ``(left_out, statistic)`` for the given method."""
+    rows = {}
+    for system, summary in summaries.items():
+        selected = summary[summary["method"] == method].set_index("left_out")
+        missing = [label for label in leave_out if label not in selected.index]
+        if missing:
+            raise InputError(f"summary of system {system} has no {method} row for left-out {', '.join(missing)}")
+        rows[system] = {
+            (label, name): float(selected.at[label, column])
+            for label in leave_out
+            for column, name in STATISTICS.items()
+        }
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    table.columns = pd.MultiIndex.from_tuples(table.columns, names=["left_out", "statistic"])
+    table.index.name = "system"
+    return table
+
+
+def to_csv_text(table: pd.DataFrame) -> str:
+    """CSV with flat headers ``system, none_Mean, none_Var, none_COV, <left_out>_Mean, ...``."""
+    flat = table.copy()
+    flat.columns = [f"{left_out}_{statistic}" for left_out, statistic in table.columns]
+    return flat.to_csv(float_format="%.6g", lineterminator="\n")
+
+
+def _format(value: float) -> str:
+    return f"{value:.2f}"
+
+
+def to_markdown_text(table: pd.DataFrame, caption: str) -> str:
+    """GitHub Markdown: one header row naming group and statistic (Markdown has no column spans)."""
+    header = ["system"] + [f"{statistic} ({left_out})" for left_out, statistic in table.columns]
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
+    for system, values in table.iterrows():
+        lines.append("| " + " | ".join([str(system)] + [_format(value) for value in values]) + " |")
+    return "\n".join(lines) + f"\n\n{caption}\n"
+
+
+_LATEX_SPECIALS = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "_": r"\_", "#": r"\#", "$": r"\$",
+                   "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+
+
+def _latex_escape(text: str) -> str:
+    return "".join(_LATEX_SPECIALS.get(character, character) for character in text)
+
+
+def to_latex_text(table: pd.DataFrame, caption: str, label: str) -> str:
+    """A booktabs table with one multicolumn group per left-out test set (needs \\usepackage{booktabs})."""
+    groups = list(dict.fromkeys(left_out for left_out, _ in table.columns))
+    n_statistics = len(STATISTICS)
+    column_spec = "l" + "rrr" * len(groups)
+    group_header = " & ".join(
+        ["Model"] + [rf"\multicolumn{{{n_statistics}}}{{c}}{{{_latex_escape(group)}}}" for group in groups]
+    )
+    rules = " ".join(
+        rf"\cmidrule(lr){{{2 + index * n_statistics}-{1 + (index + 1) * n_statistics}}}" for index in range(len(groups))
+    )
+    statistic_header = " & ".join([""] + list(STATISTICS.values()) * len(groups))
+    body = [
+        " & ".join([_latex_escape(str(system))] + [_format(value) for value in values]) + r" \\"
+        for system, values in table.iterrows()
+    ]
+    return "\n".join(
+        [
+            r"\begin{table}[t]",
+            r"\centering",
+            r"\small",
+            rf"\begin{{tabular}}{{{column_spec}}}",
+            r"\toprule",
+            rf"& \multicolumn{{{n_statistics * len(groups)}}}{{c}}{{Leave-one-out test set}} \\",
+            group_header + r" \\",
+            rules,
+            statistic_header + r" \\",
+            r"\midrule",
+            *body,
+            r"\bottomrule",
+            r"\end{tabular}",
+            rf"\caption{{{_latex_escape(caption)}}}",
+            rf"\label{{{label}}}",
+            r"\end{table}",
+            "",
+        ]
+    )

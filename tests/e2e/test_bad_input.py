@@ -1,0 +1,109 @@
+"""Bad input fails with a message naming the file or config key, and leaves no partial output."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.workflow_runner import run_workflow, small_config
+
+pytestmark = pytest.mark.e2e
+
+
+def _log_text(workdir: Path) -> str:
+    return "\n".join(path.read_text(encoding="utf-8") for path in sorted((workdir / "logs").rglob("*.log")))
+
+
+def _results(workdir: Path) -> list[Path]:
+    results = workdir / "results"
+    return sorted(path for path in results.rglob("*") if path.is_file()) if results.exists() else []
+
+
+def test_unknown_system_kind_names_the_config_key(tmp_path: Path, mirror_dir: Path) -> None:
+    config = small_config(mirror_dir)
+    config["systems"]["apertium-en-es-fr"]["kind"] = "babelfish"
+    result = run_workflow(tmp_path, config, "--dry-run")
+    assert result.returncode != 0
+    assert "systems.apertium-en-es-fr.kind" in result.stderr
+    assert "babelfish" in result.stderr
+
+
+def test_misspelt_config_key_is_rejected(tmp_path: Path, mirror_dir: Path) -> None:
+    config = small_config(mirror_dir)
+    config["robustness"]["bagging"]["blocs"] = config["robustness"]["bagging"].pop("blocks")
+    result = run_workflow(tmp_path, config, "--dry-run")
+    assert result.returncode != 0
+    assert "robustness.bagging" in result.stderr and "blocs" in result.stderr
+
+
+def test_left_out_testset_must_exist(tmp_path: Path, mirror_dir: Path) -> None:
+    config = small_config(mirror_dir)
+    config["robustness"]["leave_out"] = ["wmt14", "mtnt18"]
+    result = run_workflow(tmp_path, config, "--dry-run")
+    assert result.returncode != 0
+    assert "robustness.leave_out[1]" in result.stderr and "mtnt18" in result.stderr
+
+
+def test_hypotheses_with_too_few_lines_fail_and_leave_nothing(tmp_path: Path, mirror_dir: Path) -> None:
+    short = tmp_path / "short.fr"
+    short.write_text("".join(f"phrase {number}\n" for number in range(25)), encoding="utf-8")
+    config = small_config(mirror_dir)
+    config["systems"]["copy-source"]["files"]["wmt15"] = str(short)
+    target = "results/translations/copy-source/wmt15.txt"
+    result = run_workflow(tmp_path / "run", config, target)
+    assert result.returncode != 0
+    assert str(short) in _log_text(tmp_path / "run") and "25 lines" in _log_text(tmp_path / "run")
+    assert not (tmp_path / "run" / target).exists()
+    assert not (tmp_path / "run" / "results/translations/copy-source/wmt15.report.json").exists()
+
+
+def test_source_and_reference_of_different_length_fail(tmp_path: Path, mirror_dir: Path) -> None:
+    (tmp_path / "src.en").write_text("one\ntwo\nthree\n", encoding="utf-8")
+    (tmp_path / "ref.fr").write_text("un\ndeux\n", encoding="utf-8")
+    config = small_config(mirror_dir)
+    config["testsets"]["custom"] = {"domain": "toy", "source": str(tmp_path / "src.en"),
+                                    "reference": str(tmp_path / "ref.fr"), "format": "plain"}
+    result = run_workflow(tmp_path / "run", config, "results/testsets/custom.tsv")
+    assert result.returncode != 0
+    log = _log_text(tmp_path / "run")
+    assert "src.en" in log or "ref.fr" in log
+    assert _results(tmp_path / "run") == []
+
+
+def test_empty_testset_fails(tmp_path: Path, mirror_dir: Path) -> None:
+    (tmp_path / "src.en").write_text("", encoding="utf-8")
+    (tmp_path / "ref.fr").write_text("", encoding="utf-8")
+    config = small_config(mirror_dir)
+    config["testsets"]["custom"] = {"domain": "toy", "source": str(tmp_path / "src.en"),
+                                    "reference": str(tmp_path / "ref.fr"), "format": "plain"}
+    result = run_workflow(tmp_path / "run", config, "results/testsets/custom.tsv")
+    assert result.returncode != 0
+    assert "empty" in _log_text(tmp_path / "run").lower()
+    assert _results(tmp_path / "run") == []
+
+
+def test_missing_mirror_file_is_named(tmp_path: Path, mirror_dir: Path) -> None:
+    partial_mirror = tmp_path / "mirror"
+    shutil.copytree(mirror_dir / "wmt-biomedical-enfr", partial_mirror / "wmt-biomedical-enfr")
+    (partial_mirror / "wmt-biomedical-enfr" / "medline18_en2fr.fr").unlink()
+    config = small_config(partial_mirror)
+    result = run_workflow(tmp_path / "run", config, "results/testsets/bio18.tsv")
+    assert result.returncode != 0
+    assert "medline18_en2fr.fr" in result.stderr
+    assert _results(tmp_path / "run") == []
+
+
+def test_corrupted_mirror_file_fails_its_checksum(tmp_path: Path, mirror_dir: Path) -> None:
+    corrupted_mirror = tmp_path / "mirror"
+    shutil.copytree(mirror_dir / "wmt-biomedical-enfr", corrupted_mirror / "wmt-biomedical-enfr")
+    reference = corrupted_mirror / "wmt-biomedical-enfr" / "medline18_en2fr.fr"
+    reference.chmod(0o644)
+    reference.write_text(reference.read_text(encoding="utf-8").replace("psoriasis", "psoriasys", 1), encoding="utf-8")
+    config = small_config(corrupted_mirror)
+    result = run_workflow(tmp_path / "run", config, "results/testsets/bio18.tsv")
+    assert result.returncode != 0
+    log = _log_text(tmp_path / "run")
+    assert "medline18_en2fr.fr" in log and "sha256" in log.lower()
+    assert _results(tmp_path / "run") == []

@@ -1,0 +1,162 @@
+"""The whole workflow on a small real subset (first 40 segments of each mirrored test set), checked by value.
+
+Real Apertium translations, real sacrebleu scores; every number in the tables is recomputed here
+independently from the workflow's intermediate files.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import sacrebleu
+import yaml
+
+from tests.e2e.workflow_runner import run_workflow, small_config
+
+pytestmark = [pytest.mark.e2e, pytest.mark.apertium]
+
+MAX_SEGMENTS = 40
+TESTSETS = ["wmt14", "wmt15", "iwslt17", "bio18"]
+SYSTEMS = ["apertium-en-es-fr", "apertium-en-ca-fr", "copy-source"]
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory: pytest.TempPathFactory, mirror_dir: Path) -> Path:
+    if shutil.which("apertium") is None:
+        pytest.skip("apertium is not installed (make setup installs it)")
+    workdir = tmp_path_factory.mktemp("workflow")
+    result = run_workflow(workdir, small_config(mirror_dir, MAX_SEGMENTS), cores=2)
+    assert result.returncode == 0, result.stderr[-5000:]
+    return workdir
+
+
+def sentence_bleu(workdir: Path, system: str, testset: str) -> np.ndarray:
+    """Sentence BLEU recomputed from the translation file and the test-set table, straight with sacrebleu."""
+    table = pd.read_csv(workdir / f"results/testsets/{testset}.tsv", sep="\t", keep_default_na=False, dtype=str)
+    hypotheses = (workdir / f"results/translations/{system}/{testset}.txt").read_text(encoding="utf-8").splitlines()
+    bleu = sacrebleu.metrics.BLEU(effective_order=True)
+    return np.array([bleu.sentence_score(h, [r]).score for h, r in zip(hypotheses, table["reference"])])
+
+
+def test_every_testset_and_translation_is_aligned(finished_run: Path) -> None:
+    for testset in TESTSETS:
+        table = pd.read_csv(finished_run / f"results/testsets/{testset}.tsv", sep="\t", keep_default_na=False, dtype=str)
+        assert len(table) == MAX_SEGMENTS
+        assert table["source"].str.len().gt(0).all() and table["reference"].str.len().gt(0).all()
+        for system in SYSTEMS:
+            lines = (finished_run / f"results/translations/{system}/{testset}.txt").read_text(encoding="utf-8").splitlines()
+            assert len(lines) == MAX_SEGMENTS
+    # the copy-source system really is the source text
+    wmt14 = pd.read_csv(finished_run / "results/testsets/wmt14.tsv", sep="\t", keep_default_na=False, dtype=str)
+    copied = (finished_run / "results/translations/copy-source/wmt14.txt").read_text(encoding="utf-8").splitlines()
+    assert [line.strip() for line in copied] == wmt14["source"].tolist()
+    # Apertium translated into French: its output differs from the source on nearly every segment
+    translated = (finished_run / "results/translations/apertium-en-es-fr/wmt14.txt").read_text(encoding="utf-8").splitlines()
+    assert sum(a != b for a, b in zip(translated, wmt14["source"])) >= MAX_SEGMENTS - 2
+
+
+def test_pool_table_matches_independent_computation(finished_run: Path) -> None:
+    table = pd.read_csv(finished_run / "results/tables/bleu/robustness_pool.csv", index_col="system")
+    assert list(table.index) == SYSTEMS
+    for system in SYSTEMS:
+        scores = {testset: sentence_bleu(finished_run, system, testset) for testset in TESTSETS}
+        for left_out in ["none", *TESTSETS]:
+            pool = np.concatenate([scores[t] for t in TESTSETS if t != left_out])
+            mean, variance = pool.mean(), pool.var()
+            assert table.at[system, f"{left_out}_Mean"] == pytest.approx(mean, rel=1e-5, abs=1e-4)
+            assert table.at[system, f"{left_out}_Var"] == pytest.approx(variance, rel=1e-5, abs=1e-4)
+            assert table.at[system, f"{left_out}_COV"] == pytest.approx(np.sqrt(variance) / mean, rel=1e-4)
+
+
+def test_apertium_beats_copying_the_source(finished_run: Path) -> None:
+    table = pd.read_csv(finished_run / "results/tables/bleu/robustness_pool.csv", index_col="system")
+    assert table.at["apertium-en-es-fr", "none_Mean"] > table.at["copy-source", "none_Mean"]
+    assert table.at["apertium-en-ca-fr", "none_Mean"] > table.at["copy-source", "none_Mean"]
+    means = pd.read_csv(finished_run / "results/tables/chrf/testset_means.csv", index_col="system")
+    assert (means.loc["apertium-en-es-fr"] > means.loc["copy-source"]).all()
+
+
+@pytest.mark.parametrize("method", ["bagging", "design_bagging"])
+def test_blocks_are_auditable_and_drive_the_bagged_tables(finished_run: Path, method: str) -> None:
+    table = pd.read_csv(finished_run / f"results/tables/bleu/robustness_{method}.csv", index_col="system")
+    scores = {
+        system: {testset: sentence_bleu(finished_run, system, testset) for testset in TESTSETS} for system in SYSTEMS
+    }
+    for left_out in ["none", *TESTSETS]:
+        members = [t for t in TESTSETS if t != left_out]
+        pool_size = MAX_SEGMENTS * len(members)
+        block_size = int(np.floor(0.6 * pool_size + 0.5))
+        blocks = pd.read_csv(finished_run / f"results/blocks/{method}/{left_out}.tsv", sep="\t", dtype={"segment_id": str})
+        assert sorted(blocks["block"].unique()) == list(range(1, 31))
+        assert set(blocks["testset"]) <= set(members)
+        sizes = blocks.groupby("block").apply(lambda block: block[["testset", "segment_id"]].drop_duplicates().shape[0])
+        assert (sizes == block_size).all() and (blocks.groupby("block").size() == block_size).all()
+        if method == "design_bagging":
+            frequency = blocks.groupby(["testset", "segment_id"]).size()
+            assert len(frequency) == pool_size  # b * M >= N: every segment is used
+            assert frequency.max() - frequency.min() <= 1
+        for system in SYSTEMS:
+            lookup = {(t, str(i + 1)): value for t in members for i, value in enumerate(scores[system][t])}
+            values = np.array([lookup[key] for key in zip(blocks["testset"], blocks["segment_id"])]).reshape(30, block_size)
+            mean, variance = values.mean(axis=1).mean(), values.var(axis=1).mean()
+            assert table.at[system, f"{left_out}_Mean"] == pytest.approx(mean, rel=1e-5, abs=1e-4)
+            assert table.at[system, f"{left_out}_Var"] == pytest.approx(variance, rel=1e-5, abs=1e-4)
+            assert table.at[system, f"{left_out}_COV"] == pytest.approx(np.sqrt(variance) / mean, rel=1e-4)
+
+
+def test_gamma_curves_follow_algorithm_4(finished_run: Path) -> None:
+    for system in SYSTEMS:
+        gamma = pd.read_csv(finished_run / f"results/robustness/bleu/{system}.gamma.tsv", sep="\t", keep_default_na=False)
+        assert set(gamma["epsilon"]) == set(range(1, 101))
+        assert (gamma["gamma"] <= 1 + 1e-9).all() and (gamma["gamma"] >= 0).all()
+        pool = np.concatenate([sentence_bleu(finished_run, system, t) for t in TESTSETS])
+        mu, sigma2 = pool.mean(), pool.var(ddof=1)
+        whole = gamma[(gamma["left_out"] == "none") & (gamma["method"] == "pool")].set_index("epsilon")
+        for epsilon in (1, 5, 20, 50):
+            expected = (1 - np.mean(np.abs(pool - mu) < epsilon)) * epsilon**2 / sigma2
+            assert whole.at[epsilon, "gamma"] == pytest.approx(expected, rel=1e-4, abs=1e-6)
+
+
+def test_reports_are_written_in_every_format(finished_run: Path) -> None:
+    for metric in ("bleu", "chrf"):
+        for method in ("pool", "bagging", "design_bagging"):
+            markdown = (finished_run / f"results/tables/{metric}/robustness_{method}.md").read_text(encoding="utf-8")
+            latex = (finished_run / f"results/tables/{metric}/robustness_{method}.tex").read_text(encoding="utf-8")
+            for system in SYSTEMS:
+                assert system in markdown and system.replace("_", r"\_") in latex
+            assert "Mean (iwslt17)" in markdown and r"\multicolumn{3}{c}{bio18}" in latex
+        assert (finished_run / f"results/figures/{metric}/gamma_curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert (finished_run / f"results/figures/{metric}/gamma_curves.pdf").read_bytes()[:5] == b"%PDF-"
+    report = (finished_run / "results/translations/apertium-en-ca-fr/wmt14.report.json").read_text(encoding="utf-8")
+    assert '"segments": 40' in report
+
+
+def test_same_config_gives_identical_results_with_one_core(finished_run: Path, tmp_path: Path, mirror_dir: Path) -> None:
+    again = tmp_path / "again"
+    result = run_workflow(again, small_config(mirror_dir, MAX_SEGMENTS), cores=1)
+    assert result.returncode == 0, result.stderr[-5000:]
+    compared = [
+        *(f"results/blocks/{method}/{left_out}.tsv" for method in ("bagging", "design_bagging")
+          for left_out in ["none", *TESTSETS]),
+        *(f"results/tables/{metric}/robustness_{method}.csv" for metric in ("bleu", "chrf")
+          for method in ("pool", "bagging", "design_bagging")),
+        *(f"results/translations/{system}/{testset}.txt" for system in SYSTEMS for testset in TESTSETS),
+    ]
+    for path in compared:
+        assert (again / path).read_bytes() == (finished_run / path).read_bytes(), path
+
+
+def test_editing_the_bagging_fraction_reruns_only_what_it_touches(finished_run: Path) -> None:
+    config = yaml.safe_load((finished_run / "config.yaml").read_text(encoding="utf-8"))
+    config["robustness"]["bagging"]["fraction"] = 0.5
+    result = run_workflow(finished_run, config, "--dry-run", "--quiet", "rules")
+    assert result.returncode == 0, result.stderr[-3000:]
+    output = result.stdout + result.stderr
+    for rule in ("bagging_blocks", "robustness_statistics", "robustness_tables"):
+        assert rule in output
+    for rule in ("prepare_testset", "translate_apertium", "score_sentences", "import_hypotheses"):
+        assert rule not in output

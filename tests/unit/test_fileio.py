@@ -1,0 +1,36 @@
+"""Atomic writes leave either the complete file or nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from nlp_robustness.fileio import atomic_write, write_lines
+
+
+def test_complete_write_appears(tmp_path: Path) -> None:
+    target = tmp_path / "sub" / "out.txt"
+    with atomic_write(target) as handle:
+        handle.write("hello\n")
+    assert target.read_text(encoding="utf-8") == "hello\n"
+    assert [path.name for path in target.parent.iterdir()] == ["out.txt"]
+
+
+def test_failed_write_leaves_nothing_and_keeps_the_old_file(tmp_path: Path) -> None:
+    target = tmp_path / "out.txt"
+    target.write_text("old", encoding="utf-8")
+    with pytest.raises(RuntimeError):
+        with atomic_write(target) as handle:
+            handle.write("half")
+            raise RuntimeError("interrupted")
+    assert target.read_text(encoding="utf-8") == "old"
+    assert [path.name for path in tmp_path.iterdir()] == ["out.txt"]
+
+
+def test_write_lines_refuses_segments_with_line_breaks(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="segment 2"):
+        write_lines(["fine", "not\nfine"], tmp_path / "out.txt")
+    assert not (tmp_path / "out.txt").exists()
+    write_lines(["a", "", "c"], tmp_path / "out.txt")
+    assert (tmp_path / "out.txt").read_text(encoding="utf-8") == "a\n\nc\n"

@@ -1,0 +1,54 @@
+"""Paper-shaped tables: layout, values and the three output formats."""
+
+from __future__ import annotations
+
+import io
+
+import pandas as pd
+import pytest
+
+from nlp_robustness.errors import InputError
+from nlp_robustness.tables import robustness_table, to_csv_text, to_latex_text, to_markdown_text
+
+
+def summary(system_offset: float) -> pd.DataFrame:
+    rows = []
+    for position, left_out in enumerate(["none", "wmt15", "bio_18"]):
+        for method in ("pool", "bagging"):
+            rows.append({"left_out": left_out, "method": method, "mean": 10 + position + system_offset,
+                         "variance": 100.0 + position, "cov": 1.0 + position / 10})
+    return pd.DataFrame(rows)
+
+
+@pytest.fixture
+def table() -> pd.DataFrame:
+    return robustness_table({"sys_a": summary(0.0), "sys-b": summary(5.0)}, "pool", ["none", "wmt15", "bio_18"])
+
+
+def test_rows_are_systems_and_groups_are_left_out_sets(table: pd.DataFrame) -> None:
+    assert list(table.index) == ["sys_a", "sys-b"]
+    assert list(table.columns.get_level_values(0).unique()) == ["none", "wmt15", "bio_18"]
+    assert table.loc["sys-b", ("wmt15", "Mean")] == 16.0
+    assert table.loc["sys_a", ("bio_18", "COV")] == pytest.approx(1.2)
+
+
+def test_csv_round_trips_with_flat_headers(table: pd.DataFrame) -> None:
+    frame = pd.read_csv(io.StringIO(to_csv_text(table)), index_col="system")
+    assert list(frame.columns[:3]) == ["none_Mean", "none_Var", "none_COV"]
+    assert frame.at["sys_a", "wmt15_Var"] == 101.0
+
+
+def test_markdown_and_latex(table: pd.DataFrame) -> None:
+    markdown = to_markdown_text(table, "Caption here.")
+    assert markdown.splitlines()[0].startswith("| system | Mean (none) | Var (none) | COV (none) |")
+    assert "| sys-b | 15.00 | 100.00 | 1.00 |" in markdown and markdown.rstrip().endswith("Caption here.")
+    latex = to_latex_text(table, "Bagging & 50% of_it", "tab:x")
+    assert r"\multicolumn{3}{c}{bio\_18}" in latex
+    assert r"sys\_a & 10.00 & 100.00 & 1.00" in latex
+    assert r"\caption{Bagging \& 50\% of\_it}" in latex
+    assert r"\cmidrule(lr){2-4} \cmidrule(lr){5-7} \cmidrule(lr){8-10}" in latex
+
+
+def test_missing_leave_out_row_is_an_error() -> None:
+    with pytest.raises(InputError, match="sys_a has no design_bagging row"):
+        robustness_table({"sys_a": summary(0.0)}, "design_bagging", ["none"])
