@@ -1,6 +1,5 @@
 """Translate one test set with a chain of Apertium modes, whole file per batch."""
 
-import dataclasses
 import json
 import logging
 import sys
@@ -16,9 +15,8 @@ table = read_testset_table(snakemake.input[0])
 translations, report = translate_with_apertium(
     table["source"].tolist(), snakemake.params.modes, mark_unknown=snakemake.params.mark_unknown
 )
-report_record = {"system": snakemake.wildcards.system, "testset": snakemake.wildcards.testset,
-                 "modes": list(snakemake.params.modes), **dataclasses.asdict(report)}
-logging.info("report: %s", json.dumps(report_record, ensure_ascii=False))
+report_record = {"system": snakemake.wildcards.system, "testset": snakemake.wildcards.testset, **report.as_dict()}
+logging.info("%s", report.summary())
 write_lines(translations, snakemake.output.translations)
 with atomic_write(snakemake.output.report) as handle:
     json.dump(report_record, handle, indent=2, ensure_ascii=False)

@@ -35,18 +35,21 @@ Recovery
        :data:`MAX_SPLIT_DEPTH` levels) and joined with a space; a piece that cannot be split further
        and still fails translates to ``""``. Such segments are counted and their positions reported.
     4. More segments than sent should not happen; as one extra separator anywhere shifts every later
-       segment, *nothing* of such an output is trusted: the same segments are retried as two halves
-       (bisection, batch size halved until a batch is accepted; the size is reset after each
-       accepted batch); a single segment that still does not come back as one segment goes to the
-       final fallback.
+       segment, *nothing* of such an output is trusted: the batch is retried at half its size
+       (bisection, halved until a batch is accepted; the size is reset after each accepted batch);
+       a single segment that still does not come back as one segment goes to the final fallback
+       (as does any failed batch of one segment: it was the segment alone already).
 
     The :class:`ApertiumReport` returned with the translations says how many segments needed each of
     these steps, so the workflow can log e.g. how many segments fell back.
 
 Errors
     A missing ``apertium`` command, an unknown mode (checked once per call against ``apertium -l``) and
-    malformed arguments raise :class:`~nlp_robustness.errors.InputError`. Failures of Apertium itself
-    never raise: they are recovered as described and reported.
+    malformed arguments raise :class:`~nlp_robustness.errors.InputError`. Failures of Apertium on some
+    segments never raise: they are recovered as described and reported. Only a mode that does not
+    work at all -- the first :data:`MAX_LEADING_FAILURES` segments sent fail even alone and nothing
+    has been translated -- raises :class:`ApertiumError` (a broken installation would otherwise cost
+    dozens of processes per segment and yield nothing but empty translations).
 """
 
 from __future__ import annotations
@@ -60,8 +63,10 @@ from typing import Any, Sequence
 from nlp_robustness.errors import InputError
 
 __all__ = [
+    "MAX_LEADING_FAILURES",
     "MAX_SPLIT_DEPTH",
     "SEPARATOR",
+    "ApertiumError",
     "ApertiumReport",
     "StageReport",
     "available_modes",
@@ -75,6 +80,14 @@ SEPARATOR = "\n\n"
 
 #: How many times the final fallback may halve a segment that fails alone (2**4 = 16 pieces at most).
 MAX_SPLIT_DEPTH = 4
+
+#: A stage that has not translated a single segment when this many segments have failed even alone
+#: raises :class:`ApertiumError` instead of falling back segment by segment (a broken installation).
+MAX_LEADING_FAILURES = 3
+
+
+class ApertiumError(RuntimeError):
+    """An Apertium mode that does not work at all (not a single segment translates, even alone)."""
 
 
 def normalise_segment(text: str) -> str:
@@ -93,8 +106,8 @@ class StageReport:
         failed_batches: Batches not accepted (non-zero exit, truncated or misaligned output).
         recovery_segments: Segments whose translation came from a recovery batch (a batch that resumed
             after a failed one, including bisected batches).
-        single_segments: Segments translated alone because a recovery batch made no progress
-            (including bisection down to one segment), whether or not that succeeded.
+        single_segments: Segments run alone -- after a recovery batch made no progress, at the end of a
+            bisection, or as a failed batch of one -- whether or not that succeeded.
         fallback_segments: Segments that failed alone too and went to the final fallback.
         empty_fallback_segments: Of ``fallback_segments``, those left without any translation (``""``).
         fallback_indices: Positions (in the list given to :func:`translate_stage`) of the
@@ -369,6 +382,9 @@ def translate_stage(
     Returns:
         The translations, aligned 1:1 with ``texts``, and the stage's report (``fallback_indices`` are
         positions in ``texts``).
+
+    Raises:
+        ApertiumError: The mode translates nothing at all (see :data:`MAX_LEADING_FAILURES`).
     """
     started = time.perf_counter()
     runner = _StageRunner(apertium_command, mode, mark_unknown)
@@ -377,20 +393,34 @@ def translate_stage(
     # Positions of the segments to send; the batches below work on this list.
     todo = [index for index, text in enumerate(normalised) if text.strip()]
     batches = failed_batches = recovery_segments = single_segments = 0
+    translated_count = 0  # segments translated by a batch or alone (not by the final fallback)
     fallback_indices: list[int] = []
     empty_fallbacks = 0
 
+    def fall_back(index: int) -> None:
+        """Final fallback for ``index``, which failed alone; give up if the mode never works at all."""
+        nonlocal empty_fallbacks
+        fallback_indices.append(index)
+        if translated_count == 0 and len(fallback_indices) >= MAX_LEADING_FAILURES:
+            details = "; ".join(list(runner.stderr)[:5]) or "no message on stderr"
+            raise ApertiumError(
+                f"apertium mode {mode!r}: the first {len(fallback_indices)} segments sent failed even alone "
+                f"and nothing was translated (exit statuses {list(runner.exit_statuses) or [0]}; {details})"
+            )
+        translations[index] = runner.fallback(normalised[index])
+        if not translations[index]:
+            empty_fallbacks += 1
+
     def alone(index: int) -> None:
-        """Translate ``todo`` entry ``index`` alone, going to the final fallback if that fails too."""
-        nonlocal single_segments, empty_fallbacks
+        """Translate ``index`` alone, going to the final fallback if that fails too."""
+        nonlocal single_segments, translated_count
         single_segments += 1
         translated = runner.translate_alone(normalised[index])
         if translated is None:
-            fallback_indices.append(index)
-            translated = runner.fallback(normalised[index])
-            if not translated:
-                empty_fallbacks += 1
-        translations[index] = translated
+            fall_back(index)
+        else:
+            translations[index] = translated
+            translated_count += 1
 
     position = 0  # first entry of ``todo`` without a translation
     limit = len(todo)  # batch size; lowered only by bisection after an over-long output
@@ -405,14 +435,16 @@ def translate_stage(
         batches += 1
         result = runner.run([normalised[index] for index in batch])
         accepted = result.returncode == 0 and result.terminated and len(result.segments) == len(batch)
+        overlong = len(result.segments) > len(batch)
         if accepted:
             kept = len(batch)
-        elif len(result.segments) > len(batch):
+        elif overlong:
             kept = 0  # misaligned: an extra separator may be anywhere, so nothing can be trusted
         else:
             kept = max(len(result.segments) - 1, 0)  # drop the segment nearest to the crash as well
         for index, translated in zip(batch[:kept], result.segments[:kept]):
             translations[index] = translated
+        translated_count += kept
         if recovering:
             recovery_segments += kept
         if accepted:
@@ -422,14 +454,16 @@ def translate_stage(
             continue
         failed_batches += 1
         recovering = True
-        if len(result.segments) > len(batch):
-            limit = max(len(batch) // 2, 1)
-            if len(batch) == 1:
-                alone(batch[0])
-                position += 1
-                limit = len(todo)
+        if len(batch) == 1:
+            # The failed batch was this segment alone already: straight to the final fallback.
+            single_segments += 1
+            fall_back(batch[0])
+            position += 1
+            limit = len(todo)
+        elif overlong:
+            limit = max(len(batch) // 2, 1)  # bisect
         elif kept > 0:
-            position += kept
+            position += kept  # resume after the segments kept
         else:
             # No progress: translate the first segment alone, then resume batching after it.
             alone(batch[0])
@@ -476,6 +510,7 @@ def translate_with_apertium(
     Raises:
         InputError: No modes, a segment that is not a string, a missing ``apertium`` command or a mode
             that ``apertium -l`` does not list.
+        ApertiumError: A mode that translates nothing at all (see :data:`MAX_LEADING_FAILURES`).
     """
     if isinstance(modes, str):
         raise InputError(f"modes: expected a list of Apertium modes, got the string {modes!r}")

@@ -152,7 +152,7 @@ def _compose_within_segments(factors: NDArray[np.integer], restart: NDArray[np.b
         return
     chain_start = np.maximum.accumulate(np.where(restart, index, 0))
     carried = chain_start < index - index % _CHUNK
-    last_rows = np.append(index[_CHUNK - 1 :: _CHUNK], rounds - 1) if rounds % _CHUNK else index[_CHUNK - 1 :: _CHUNK]
+    last_rows = np.minimum(index[::_CHUNK] + _CHUNK - 1, rounds - 1)
     chunk_products = factors[last_rows]
     _compose_within_segments(chunk_products, ~carried[last_rows])
     rows = np.flatnonzero(carried)
@@ -235,7 +235,7 @@ def design_bagging_blocks(
     return blocks
 
 
-def _fill_smallest_block(blocks: list[set[int]], rng: np.random.Generator) -> set[int]:
+def _random_smallest_block(blocks: list[set[int]], rng: np.random.Generator) -> set[int]:
     """Algorithm 5/6: "choose L at random from the set of blocks with current min number of elements"."""
     smallest = min(len(block) for block in blocks)
     candidates = [block for block in blocks if len(block) == smallest]
@@ -250,13 +250,15 @@ def _as_array(blocks: list[set[int]]) -> NDArray[np.int64]:
 def bagging_blocks_literal(
     n_items: int, block_size: int, n_blocks: int, rng: np.random.Generator
 ) -> NDArray[np.int64]:
-    """Algorithm 5 transcribed step by step (reference for tests; O(b M N)). Same output format as
-    :func:`bagging_blocks`: for b*M steps, a random smallest block L receives a uniformly random element
-    of the universe not in L."""
+    """Algorithm 5 transcribed step by step (reference for tests; O(b M N)).
+
+    For b*M steps, a random smallest block L receives an element drawn uniformly from the universe minus L.
+    Same output format as :func:`bagging_blocks`.
+    """
     _check_design(n_items, block_size, n_blocks)
     blocks: list[set[int]] = [set() for _ in range(n_blocks)]
     for _ in range(block_size * n_blocks):
-        target = _fill_smallest_block(blocks, rng)
+        target = _random_smallest_block(blocks, rng)
         outside = [element for element in range(n_items) if element not in target]
         target.add(outside[rng.integers(len(outside))])
     return _as_array(blocks)
@@ -269,14 +271,19 @@ def design_bagging_blocks_literal(
 
     For b*M steps, a random smallest block L receives an element drawn uniformly from those not in L
     that appear least frequently, read as: the minimum frequency *among the elements not in L*. Elements
-    are kept in sets by their current frequency, scanned from the lowest. Same output as
+    are kept in sets by their current frequency, scanned from the lowest. Same output format as
     :func:`design_bagging_blocks`.
+
+    Every element is used once b*M >= N (while an element is unused, it is a least used element outside
+    any block, so it is taken first), but frequencies are *not* always within 1 of each other: when all
+    least used elements are already in L a more used one is taken, e.g. N=3, b=2, M=3 can end with
+    frequencies 1, 2, 3, and spreads of 3 occur for b close to N with many blocks.
     """
     _check_design(n_items, block_size, n_blocks)
     blocks: list[set[int]] = [set() for _ in range(n_blocks)]
     by_frequency: list[set[int]] = [set(range(n_items))] + [set() for _ in range(n_blocks)]
     for _ in range(block_size * n_blocks):
-        target = _fill_smallest_block(blocks, rng)
+        target = _random_smallest_block(blocks, rng)
         for frequency, level in enumerate(by_frequency):
             least_used = sorted(level - target)
             if least_used:

@@ -68,18 +68,23 @@ def _gamma_curve(values: NDArray[np.float64], epsilons: NDArray[np.float64]) -> 
 
     The absolute deviations are sorted once; ``searchsorted(..., side="left")`` then gives, for every epsilon
     at once, the number of deviations strictly below it. The sample variance is computed from the same
-    deviations, so the Chebyshev bound behind gamma <= 1 holds for the numbers actually used.
+    deviations, so the Chebyshev bound behind gamma <= 1 holds for the numbers actually used. Deviations and
+    epsilons are divided by the largest deviation before squaring, so that tiny or huge scores neither
+    underflow nor overflow; where no deviation reaches eps (so gamma = 0) eps is clipped to the largest deviation,
+    which keeps 0 * eps^2 / sigma^2 from turning into 0 * inf.
     """
     if values.size == 1 or np.ptp(values) == 0.0:
         # All mass sits at mu: Pr[|t - mu| < eps] = 1 for every eps > 0, so 1 - Pr = 0; at eps = 0 the factor
         # eps^2 is 0. Either way gamma is 0 (the formula itself would be 0 * eps^2 / 0). I = 1 is the same case.
         return np.zeros(epsilons.shape, dtype=np.float64)
-    deviations = values - values.mean()
-    sample_variance = np.dot(deviations, deviations) / (values.size - 1)
-    sorted_distances = np.sort(np.abs(deviations))
-    within = np.searchsorted(sorted_distances, epsilons, side="left")  # count of |t - mu| < eps (strict)
+    distances = np.abs(values - values.mean())
+    scale = distances.max()  # > 0, since the scores are not all equal
+    relative = distances / scale
+    relative_sample_variance = np.dot(relative, relative) / (values.size - 1)  # sigma^2 / scale^2, >= 1/(I-1)
+    within = np.searchsorted(np.sort(distances), epsilons, side="left")  # count of |t - mu| < eps (strict)
     outside = 1.0 - within / values.size
-    return outside * epsilons**2 / sample_variance
+    relative_epsilons = np.minimum(epsilons, scale) / scale  # clipping only touches eps > scale, where outside = 0
+    return outside * relative_epsilons**2 / relative_sample_variance
 
 
 def population_variance(scores: ArrayLike) -> float:

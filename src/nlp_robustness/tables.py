@@ -58,8 +58,8 @@ def _format(value: float) -> str:
 
 
 def to_markdown_text(table: pd.DataFrame, caption: str) -> str:
-    """GitHub Markdown: one header row naming group and statistic (Markdown has no column spans)."""
-    header = ["system"] + [f"{statistic} ({left_out})" for left_out, statistic in table.columns]
+    """GitHub Markdown: one header row naming the left-out set and statistic (Markdown has no column spans)."""
+    header = ["system"] + [f"{statistic} (w/o {left_out})" for left_out, statistic in table.columns]
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
     for system, values in table.iterrows():
         lines.append("| " + " | ".join([str(system)] + [_format(value) for value in values]) + " |")

@@ -218,7 +218,8 @@ def read_wmt_sgml(path: PathLike) -> list[SgmlSegment]:
             raise InputError(f"{path}: line {number}: <seg> without an id attribute")
         if doc_id is None:
             raise InputError(f"{path}: line {number}: <seg> outside a <doc docid=...> block")
-        segments.append(SgmlSegment(doc_id=doc_id, seg_id=segid_match.group("value"), text=seg_match.group("text").strip()))
+        text = seg_match.group("text").strip()
+        segments.append(SgmlSegment(doc_id=doc_id, seg_id=segid_match.group("value"), text=text))
     return segments
 
 

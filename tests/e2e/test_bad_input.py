@@ -26,8 +26,8 @@ def test_unknown_system_kind_names_the_config_key(tmp_path: Path, mirror_dir: Pa
     config["systems"]["apertium-en-es-fr"]["kind"] = "babelfish"
     result = run_workflow(tmp_path, config, "--dry-run")
     assert result.returncode != 0
-    assert "systems.apertium-en-es-fr.kind" in result.stderr
-    assert "babelfish" in result.stderr
+    assert "systems.apertium-en-es-fr.kind" in result.stdout
+    assert "babelfish" in result.stdout
 
 
 def test_misspelt_config_key_is_rejected(tmp_path: Path, mirror_dir: Path) -> None:
@@ -35,7 +35,7 @@ def test_misspelt_config_key_is_rejected(tmp_path: Path, mirror_dir: Path) -> No
     config["robustness"]["bagging"]["blocs"] = config["robustness"]["bagging"].pop("blocks")
     result = run_workflow(tmp_path, config, "--dry-run")
     assert result.returncode != 0
-    assert "robustness.bagging" in result.stderr and "blocs" in result.stderr
+    assert "robustness.bagging" in result.stdout and "blocs" in result.stdout
 
 
 def test_left_out_testset_must_exist(tmp_path: Path, mirror_dir: Path) -> None:
@@ -43,7 +43,7 @@ def test_left_out_testset_must_exist(tmp_path: Path, mirror_dir: Path) -> None:
     config["robustness"]["leave_out"] = ["wmt14", "mtnt18"]
     result = run_workflow(tmp_path, config, "--dry-run")
     assert result.returncode != 0
-    assert "robustness.leave_out[1]" in result.stderr and "mtnt18" in result.stderr
+    assert "robustness.leave_out[1]" in result.stdout and "mtnt18" in result.stdout
 
 
 def test_hypotheses_with_too_few_lines_fail_and_leave_nothing(tmp_path: Path, mirror_dir: Path) -> None:
@@ -63,6 +63,7 @@ def test_source_and_reference_of_different_length_fail(tmp_path: Path, mirror_di
     (tmp_path / "src.en").write_text("one\ntwo\nthree\n", encoding="utf-8")
     (tmp_path / "ref.fr").write_text("un\ndeux\n", encoding="utf-8")
     config = small_config(mirror_dir)
+    del config["systems"]["copy-source"]  # it has no translation of the custom test set
     config["testsets"]["custom"] = {"domain": "toy", "source": str(tmp_path / "src.en"),
                                     "reference": str(tmp_path / "ref.fr"), "format": "plain"}
     result = run_workflow(tmp_path / "run", config, "results/testsets/custom.tsv")
@@ -76,6 +77,7 @@ def test_empty_testset_fails(tmp_path: Path, mirror_dir: Path) -> None:
     (tmp_path / "src.en").write_text("", encoding="utf-8")
     (tmp_path / "ref.fr").write_text("", encoding="utf-8")
     config = small_config(mirror_dir)
+    del config["systems"]["copy-source"]  # it has no translation of the custom test set
     config["testsets"]["custom"] = {"domain": "toy", "source": str(tmp_path / "src.en"),
                                     "reference": str(tmp_path / "ref.fr"), "format": "plain"}
     result = run_workflow(tmp_path / "run", config, "results/testsets/custom.tsv")
@@ -91,7 +93,7 @@ def test_missing_mirror_file_is_named(tmp_path: Path, mirror_dir: Path) -> None:
     config = small_config(partial_mirror)
     result = run_workflow(tmp_path / "run", config, "results/testsets/bio18.tsv")
     assert result.returncode != 0
-    assert "medline18_en2fr.fr" in result.stderr
+    assert "medline18_en2fr.fr" in result.stdout
     assert _results(tmp_path / "run") == []
 
 

@@ -38,7 +38,7 @@ def small_config(mirror_dir: Path, max_segments: int = 40) -> dict[str, Any]:
 def run_workflow(
     workdir: Path, config: dict[str, Any], *arguments: str, cores: int = 2
 ) -> subprocess.CompletedProcess[str]:
-    """Write ``config`` into ``workdir`` and run the repository's Snakefile there."""
+    """Write ``config`` into ``workdir`` and run the repository's Snakefile there (stderr merged into stdout)."""
     workdir.mkdir(parents=True, exist_ok=True)
     config_path = workdir / "config.yaml"
     config_path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
@@ -50,4 +50,4 @@ def run_workflow(
         "--cores", str(cores),
         *arguments,
     ]
-    return subprocess.run(command, capture_output=True, text=True, timeout=1200)
+    return subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=1200)

@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 
 from nlp_robustness.apertium import (
+    MAX_LEADING_FAILURES,
+    ApertiumError,
     ApertiumReport,
     available_modes,
     normalise_segment,
@@ -171,9 +173,12 @@ LOG = {log!r}
 
 arguments = sys.argv[1:]
 if "-l" in arguments:
-    print("  fake-a\\n  fake-b")
+    print("  fake-a\\n  fake-b\\n  fake-broken")
     sys.exit(0)
 mode = arguments[-1]
+if mode == "fake-broken":
+    sys.stderr.write("Error: cannot open fake-broken.automorf.bin\\n")
+    sys.exit(1)
 segments = sys.stdin.read().split("\\n\\n")[:-1]
 with open(LOG, "a", encoding="utf-8") as log:
     log.write(f"{{mode}} {{len(segments)}}\\n")
@@ -295,6 +300,27 @@ def test_fake_more_segments_than_sent_is_bisected(tmp_path: Path) -> None:
     assert report.stages[0].fallback_indices == (9,)
     # Bisection, not one process per segment.
     assert len([count for _, count in _calls(log)]) < 16
+
+
+def test_fake_single_failing_segment_is_not_run_twice(tmp_path: Path) -> None:
+    command, log = _fake(tmp_path)
+    translations, report = translate_with_apertium(["aa POISON"], ["fake-a"], apertium_command=command)
+    assert translations == ["AA"]
+    # The batch of one was the segment alone; then its two halves.
+    assert _calls(log) == [("fake-a", 1)] * 3
+    assert report.single_segments == 1 and report.fallback_indices == (0,)
+
+
+def test_fake_mode_that_never_works_raises(tmp_path: Path) -> None:
+    command, log = _fake(tmp_path)
+    with pytest.raises(ApertiumError, match="fake-broken.*cannot open"):
+        translate_with_apertium(_words("ok", 50), ["fake-broken"], apertium_command=command)
+    assert len(_calls(log)) == 0  # the fake logs only the modes that work
+    # A stage that did translate something keeps falling back instead of raising.
+    segments = ["fine"] + ["POISON"] * (MAX_LEADING_FAILURES + 1)
+    translations, report = translate_with_apertium(segments, ["fake-a"], apertium_command=command)
+    assert translations == ["FINE"] + [""] * (MAX_LEADING_FAILURES + 1)
+    assert report.empty_fallback_segments == MAX_LEADING_FAILURES + 1
 
 
 def test_fake_empty_and_multiline_segments(tmp_path: Path) -> None:

@@ -40,7 +40,7 @@ def test_csv_round_trips_with_flat_headers(table: pd.DataFrame) -> None:
 
 def test_markdown_and_latex(table: pd.DataFrame) -> None:
     markdown = to_markdown_text(table, "Caption here.")
-    assert markdown.splitlines()[0].startswith("| system | Mean (none) | Var (none) | COV (none) |")
+    assert markdown.splitlines()[0].startswith("| system | Mean (w/o none) | Var (w/o none) | COV (w/o none) |")
     assert "| sys-b | 15.00 | 100.00 | 1.00 |" in markdown and markdown.rstrip().endswith("Caption here.")
     latex = to_latex_text(table, "Bagging & 50% of_it", "tab:x")
     assert r"\multicolumn{3}{c}{bio\_18}" in latex

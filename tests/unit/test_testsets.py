@@ -1,0 +1,533 @@
+"""Tests of nlp_robustness.testsets: parsers on the real mirror files, error cases, manifest, TSV."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from nlp_robustness.errors import InputError
+from nlp_robustness.testsets import (
+    FORMATS,
+    TABLE_COLUMNS,
+    DatasetSpec,
+    FileSpec,
+    SgmlSegment,
+    load_manifest,
+    load_parallel_files,
+    load_parallel_testset,
+    read_iwslt_xml,
+    read_plain_lines,
+    read_testset_table,
+    read_wmt_sgml,
+    verify_checksum,
+    write_testset_table,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+MANIFEST = REPO / "resources" / "datasets.yaml"
+MIRROR = Path(os.environ.get("NLP_ROBUSTNESS_MIRROR", "/work/shared/data"))
+
+needs_mirror = pytest.mark.skipif(
+    not MIRROR.is_dir(),
+    reason=f"offline data mirror not found at {MIRROR} (set NLP_ROBUSTNESS_MIRROR to its directory)",
+)
+
+WMT14 = "wmt14-newstest2014-enfr"
+WMT15 = "wmt15-newsdiscusstest2015-enfr"
+IWSLT17 = "iwslt17-tst2017-enfr"
+MEDLINE18 = "wmt18-biomedical-medline-enfr"
+EDP17 = "wmt-biomedical-edp17-enfr"
+
+EXPECTED_COUNTS = {WMT14: 3003, WMT15: 1500, IWSLT17: 1455, MEDLINE18: 321, EDP17: 974}
+
+# derived/ plain-text extractions shipped with the mirror: (source, reference, docids.tsv)
+DERIVED = {
+    WMT14: (
+        "wmt14-newstest2014-enfr/derived/newstest2014.en-fr.en",
+        "wmt14-newstest2014-enfr/derived/newstest2014.en-fr.fr",
+        "wmt14-newstest2014-enfr/derived/newstest2014.en-fr.docids.tsv",
+    ),
+    IWSLT17: (
+        "iwslt17-ted-enfr/derived/IWSLT17.TED.tst2017.en-fr.en",
+        "iwslt17-ted-enfr/derived/IWSLT17.TED.tst2017.en-fr.fr",
+        "iwslt17-ted-enfr/derived/IWSLT17.TED.tst2017.en-fr.docids.tsv",
+    ),
+}
+
+
+def _derived_lines(relative: str) -> list[str]:
+    text = (MIRROR / relative).read_text(encoding="utf-8")
+    return text.split("\n")[:-1] if text.endswith("\n") else text.split("\n")
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def manifest() -> dict[str, DatasetSpec]:
+    return load_manifest(MANIFEST)
+
+
+@pytest.fixture(scope="module")
+def loaded(manifest: dict[str, DatasetSpec]) -> dict[str, pd.DataFrame]:
+    if not MIRROR.is_dir():
+        pytest.skip(f"offline data mirror not found at {MIRROR} (set NLP_ROBUSTNESS_MIRROR to its directory)")
+    return {key: load_parallel_testset(spec, MIRROR) for key, spec in manifest.items()}
+
+
+# --------------------------------------------------------------------------------------------
+# Manifest
+# --------------------------------------------------------------------------------------------
+
+
+def test_manifest_keys_and_fields(manifest: dict[str, DatasetSpec]) -> None:
+    assert list(manifest) == list(EXPECTED_COUNTS)
+    domains = {WMT14: "news", WMT15: "discussion", IWSLT17: "ted", MEDLINE18: "biomedical", EDP17: "biomedical"}
+    formats = {WMT14: "wmt-sgml", WMT15: "plain", IWSLT17: "iwslt-xml", MEDLINE18: "plain", EDP17: "plain"}
+    for key, spec in manifest.items():
+        assert spec.key == key
+        assert spec.segments == EXPECTED_COUNTS[key]
+        assert spec.domain == domains[key]
+        assert spec.format == formats[key] and spec.format in FORMATS
+        assert (spec.source_language, spec.target_language) == ("en", "fr")
+        assert spec.licence and spec.description
+        for file_spec in (spec.source, spec.reference):
+            assert file_spec.url.startswith("https://")
+            assert " " not in file_spec.url
+        assert spec.upstream["release"]
+
+
+@needs_mirror
+def test_manifest_sha256_all_verify(manifest: dict[str, DatasetSpec]) -> None:
+    for spec in manifest.values():
+        for file_spec in (spec.source, spec.reference):
+            path = MIRROR / file_spec.path
+            assert _sha256(path) == file_spec.sha256, path
+            verify_checksum(path, file_spec.sha256)
+
+
+@needs_mirror
+def test_manifest_iwslt_archive_members_match(manifest: dict[str, DatasetSpec]) -> None:
+    """The IWSLT XML files are members of the mirrored WIT3 archives, byte for byte."""
+    import tarfile
+
+    spec = manifest[IWSLT17]
+    for file_spec, archive in ((spec.source, "en-fr.tgz"), (spec.reference, "fr-en.tgz")):
+        with tarfile.open(MIRROR / "iwslt17-ted-enfr" / archive) as tar:
+            member = tar.extractfile(file_spec.archive_member)
+            assert member is not None
+            assert hashlib.sha256(member.read()).hexdigest() == file_spec.sha256
+        assert hashlib.md5((MIRROR / "iwslt17-ted-enfr" / archive).read_bytes()).hexdigest() in {
+            spec.upstream["source"]["md5"],
+            spec.upstream["reference"]["md5"],
+        }
+
+
+def _write_manifest(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "datasets.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+MINIMAL_ENTRY = """\
+toy:
+  description: toy set
+  domain: news
+  licence: none
+  segments: 2
+  format: plain
+  source_language: en
+  target_language: fr
+  files:
+    source: {path: toy/src.en, sha256: SRC_SHA, url: https://example.org/src.en}
+    reference: {path: toy/ref.fr, sha256: REF_SHA, url: https://example.org/ref.fr}
+  upstream:
+    release: toy release
+    source: {archive: https://example.org/toy.tgz, md5: null}
+    reference: {archive: https://example.org/toy.tgz, md5: null}
+"""
+
+
+def test_manifest_missing_key_names_dataset(tmp_path: Path) -> None:
+    text = MINIMAL_ENTRY.replace("SRC_SHA", "a" * 64).replace("REF_SHA", "b" * 64)
+    text = text.replace("  segments: 2\n", "")
+    with pytest.raises(InputError, match=r"dataset 'toy'.*segments"):
+        load_manifest(_write_manifest(tmp_path, text))
+
+
+def test_manifest_bad_values_rejected(tmp_path: Path) -> None:
+    good = MINIMAL_ENTRY.replace("SRC_SHA", "a" * 64).replace("REF_SHA", "b" * 64)
+    assert load_manifest(_write_manifest(tmp_path, good))["toy"].segments == 2
+    bad_cases = {
+        r"'format' must be one of": good.replace("format: plain", "format: tmx"),
+        r"files\.source\.sha256": good.replace("a" * 64, "xyz", 1),
+        r"files\.source\.path: must be relative": good.replace("toy/src.en", "../outside/src.en"),
+        r"unknown key\(s\) domian": good.replace("  domain: news\n", "  domain: news\n  domian: typo\n"),
+        r"'segments' must be a positive integer": good.replace("segments: 2", "segments: 0"),
+        r"upstream\.reference: missing key\(s\) md5": good.replace(
+            "reference: {archive: https://example.org/toy.tgz, md5: null}",
+            "reference: {archive: https://example.org/toy.tgz}",
+        ),
+    }
+    for reason, text in bad_cases.items():
+        with pytest.raises(InputError, match=rf"dataset 'toy'.*{reason}"):
+            load_manifest(_write_manifest(tmp_path, text))
+    with pytest.raises(InputError, match=r"datasets\.yaml: line \d+ invalid YAML"):
+        load_manifest(_write_manifest(tmp_path, good.replace("toy:", "toy: [")))
+
+
+def test_manifest_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="not found"):
+        load_manifest(tmp_path / "absent.yaml")
+
+
+# --------------------------------------------------------------------------------------------
+# Parsers on the real mirror files
+# --------------------------------------------------------------------------------------------
+
+
+@needs_mirror
+def test_counts(loaded: dict[str, pd.DataFrame]) -> None:
+    for key, count in EXPECTED_COUNTS.items():
+        frame = loaded[key]
+        assert len(frame) == count, key
+        assert list(frame.columns) == list(TABLE_COLUMNS)
+        assert frame["segment_id"].tolist() == [str(i) for i in range(1, count + 1)]
+
+
+@needs_mirror
+@pytest.mark.parametrize("key", sorted(DERIVED))
+def test_texts_match_derived_files(loaded: dict[str, pd.DataFrame], key: str) -> None:
+    source_file, reference_file, docids_file = DERIVED[key]
+    frame = loaded[key]
+    source, reference = _derived_lines(source_file), _derived_lines(reference_file)
+    assert frame["source"].iloc[0] == source[0]
+    assert frame["source"].iloc[-1] == source[-1]
+    assert frame["reference"].iloc[0] == reference[0]
+    assert frame["reference"].iloc[-1] == reference[-1]
+    assert frame["source"].tolist() == source
+    assert frame["reference"].tolist() == reference
+    docids = pd.read_csv(MIRROR / docids_file, sep="\t", dtype=str, keep_default_na=False)
+    assert frame["doc_id"].tolist() == docids["docid"].tolist()
+
+
+@needs_mirror
+@pytest.mark.parametrize(
+    ("key", "source_file", "reference_file"),
+    [
+        (
+            WMT15,
+            "opus-mt-testsets-enfr/testsets/en-fr/newsdiscusstest2015.en",
+            "opus-mt-testsets-enfr/testsets/en-fr/newsdiscusstest2015.fr",
+        ),
+        (MEDLINE18, "wmt-biomedical-enfr/medline18_en2fr.en", "wmt-biomedical-enfr/medline18_en2fr.fr"),
+        (EDP17, "wmt-biomedical-enfr/edp17_en2fr.en", "wmt-biomedical-enfr/edp17_en2fr.fr"),
+    ],
+)
+def test_plain_first_and_last(
+    loaded: dict[str, pd.DataFrame], key: str, source_file: str, reference_file: str
+) -> None:
+    frame = loaded[key]
+    source, reference = _derived_lines(source_file), _derived_lines(reference_file)
+    assert (frame["source"].iloc[0], frame["source"].iloc[-1]) == (source[0], source[-1])
+    assert (frame["reference"].iloc[0], frame["reference"].iloc[-1]) == (reference[0], reference[-1])
+    assert set(frame["doc_id"]) == {""}
+
+
+@needs_mirror
+def test_plain_known_texts(loaded: dict[str, pd.DataFrame]) -> None:
+    assert loaded[WMT15]["source"].iloc[0] == "This is perfectly illustrated by the UKIP numbties banning people with HIV."
+    assert loaded[MEDLINE18]["source"].iloc[0] == "Abstract"
+    assert loaded[EDP17]["reference"].iloc[0] == "Title"
+    # inner non-breaking spaces are kept
+    assert "P.\u00a0reticulatum" in loaded[EDP17]["source"].iloc[-1]
+
+
+@needs_mirror
+def test_wmt14_documents(loaded: dict[str, pd.DataFrame]) -> None:
+    frame = loaded[WMT14]
+    assert frame["doc_id"].nunique() == 176
+    assert frame["doc_id"].iloc[0] == "1009-lemondefr"
+    assert frame["source"].iloc[0] == "Spectacular Wingsuit Jump Over Bogota"
+    assert frame["reference"].iloc[0] == 'Spectaculaire saut en "wingsuit" au-dessus de Bogota'
+
+
+@needs_mirror
+def test_wmt14_raw_ampersand() -> None:
+    segments = read_wmt_sgml(MIRROR / "wmt14-newstest2014-enfr/newstest2014-fren-src.en.sgm")
+    assert len(segments) == 3003
+    assert all(isinstance(segment, SgmlSegment) for segment in segments)
+    with_ampersand = [segment for segment in segments if "&" in segment.text]
+    assert len(with_ampersand) == 11
+    assert not any("&amp;" in segment.text for segment in segments)
+    assert any(
+        segment.text.startswith("Rating agency, Standard & Poor's, reduced Ukraine's credit rating")
+        for segment in with_ampersand
+    )
+    assert any("AT&T was looking at a possible takeover bid" in segment.text for segment in with_ampersand)
+
+
+@needs_mirror
+def test_iwslt_documents(loaded: dict[str, pd.DataFrame]) -> None:
+    frame = loaded[IWSLT17]
+    assert frame["doc_id"].nunique() == 12
+    assert frame["doc_id"].iloc[0] == "2455" and frame["doc_id"].iloc[-1] == "2425"
+    # segments are stripped but inner double spaces are kept (as in derived/)
+    assert frame["source"].iloc[0] == "So, this is a story  about how we know what we know."
+    assert frame["reference"].iloc[-1] == "Merci."
+    segments = read_iwslt_xml(MIRROR / "iwslt17-ted-enfr/en-fr/IWSLT17.TED.tst2017.en-fr.en.xml")
+    assert (segments[0].doc_id, segments[0].seg_id) == ("2455", "1")
+    assert segments[-1] == SgmlSegment(doc_id="2425", seg_id="88", text="Thank you.")
+
+
+@needs_mirror
+def test_limit_applied_after_verification(manifest: dict[str, DatasetSpec]) -> None:
+    frame = load_parallel_testset(manifest[WMT14], MIRROR, limit=5)
+    assert len(frame) == 5
+    assert frame["segment_id"].tolist() == ["1", "2", "3", "4", "5"]
+    # a wrong expected count still fails even with a limit: the limit comes after the count check
+    wrong = DatasetSpec(**{**manifest[WMT14].__dict__, "segments": 3000})
+    with pytest.raises(InputError, match="3000"):
+        load_parallel_testset(wrong, MIRROR, limit=5)
+
+
+# --------------------------------------------------------------------------------------------
+# Error cases
+# --------------------------------------------------------------------------------------------
+
+
+def _spec_for(tmp_path: Path, source: str, reference: str, segments: int, file_format: str = "plain") -> DatasetSpec:
+    for name in (source, reference):
+        assert (tmp_path / name).exists()
+    return DatasetSpec(
+        key="toy",
+        description="toy",
+        domain="news",
+        licence="none",
+        segments=segments,
+        format=file_format,
+        source_language="en",
+        target_language="fr",
+        source=FileSpec(path=source, sha256=_sha256(tmp_path / source), url="https://example.org/s"),
+        reference=FileSpec(path=reference, sha256=_sha256(tmp_path / reference), url="https://example.org/r"),
+        upstream={},
+    )
+
+
+def test_mismatched_counts(tmp_path: Path) -> None:
+    (tmp_path / "src.en").write_text("a\nb\nc\n", encoding="utf-8")
+    (tmp_path / "ref.fr").write_text("a\nb\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"src\.en has 3 segments.*ref\.fr has 2"):
+        load_parallel_files(tmp_path / "src.en", tmp_path / "ref.fr", "plain")
+    with pytest.raises(InputError, match="differ in length"):
+        load_parallel_testset(_spec_for(tmp_path, "src.en", "ref.fr", 3), tmp_path)
+
+
+def test_count_differs_from_manifest(tmp_path: Path) -> None:
+    (tmp_path / "src.en").write_text("a\nb\n", encoding="utf-8")
+    (tmp_path / "ref.fr").write_text("x\ny\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"dataset toy: .*src\.en has 2 segments but the manifest expects 3"):
+        load_parallel_testset(_spec_for(tmp_path, "src.en", "ref.fr", 3), tmp_path)
+    frame = load_parallel_testset(_spec_for(tmp_path, "src.en", "ref.fr", 2), tmp_path)
+    assert frame.to_dict("list") == {
+        "segment_id": ["1", "2"],
+        "doc_id": ["", ""],
+        "source": ["a", "b"],
+        "reference": ["x", "y"],
+    }
+
+
+def test_empty_testset(tmp_path: Path) -> None:
+    (tmp_path / "src.en").write_bytes(b"")
+    (tmp_path / "ref.fr").write_bytes(b"")
+    with pytest.raises(InputError, match=r"empty test set.*src\.en"):
+        load_parallel_files(tmp_path / "src.en", tmp_path / "ref.fr", "plain")
+    sgml = '<srcset setid="t" srclang="any">\n</srcset>\n'
+    (tmp_path / "src.sgm").write_text(sgml, encoding="utf-8")
+    (tmp_path / "ref.sgm").write_text(sgml, encoding="utf-8")
+    with pytest.raises(InputError, match="empty test set"):
+        load_parallel_files(tmp_path / "src.sgm", tmp_path / "ref.sgm", "wmt-sgml")
+
+
+def test_bad_checksum(tmp_path: Path) -> None:
+    (tmp_path / "src.en").write_text("a\n", encoding="utf-8")
+    (tmp_path / "ref.fr").write_text("b\n", encoding="utf-8")
+    spec = _spec_for(tmp_path, "src.en", "ref.fr", 1)
+    (tmp_path / "ref.fr").write_text("changed\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"checksum mismatch for .*ref\.fr \(dataset toy"):
+        load_parallel_testset(spec, tmp_path)
+    with pytest.raises(InputError, match=r"checksum mismatch for .*src\.en"):
+        verify_checksum(tmp_path / "src.en", "0" * 64)
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    (tmp_path / "src.en").write_text("a\n", encoding="utf-8")
+    (tmp_path / "ref.fr").write_text("b\n", encoding="utf-8")
+    spec = _spec_for(tmp_path, "src.en", "ref.fr", 1)
+    (tmp_path / "src.en").unlink()
+    expected = f"mirror file not found: {tmp_path / 'src.en'} (dataset toy, mirror_dir {tmp_path})"
+    with pytest.raises(InputError) as raised:
+        load_parallel_testset(spec, tmp_path)
+    assert str(raised.value) == expected
+    with pytest.raises(InputError, match="file not found"):
+        load_parallel_files(tmp_path / "src.en", tmp_path / "ref.fr", "plain")
+
+
+def test_invalid_utf8_names_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.en"
+    path.write_bytes(b"fine\nalso fine\nbro\xffken\n")
+    with pytest.raises(InputError, match=r"bad\.en: line 3: invalid UTF-8"):
+        read_plain_lines(path)
+    sgml = tmp_path / "bad.sgm"
+    sgml.write_bytes(b'<doc docid="d1">\n<seg id="1">caf\xe9</seg>\n</doc>\n')
+    with pytest.raises(InputError, match=r"bad\.sgm: line 2: invalid UTF-8"):
+        read_wmt_sgml(sgml)
+    xml = tmp_path / "bad.xml"
+    xml.write_bytes(
+        b'<?xml version="1.0" encoding="UTF-8"?>\n<mteval><doc docid="1">\n<seg id="1">caf\xe9</seg></doc></mteval>\n'
+    )
+    with pytest.raises(InputError, match=r"bad\.xml: line 3"):
+        read_iwslt_xml(xml)
+
+
+def _sgml(segments: list[tuple[str, str, str]]) -> str:
+    lines = ['<srcset setid="t" srclang="any">']
+    current = None
+    for doc_id, seg_id, text in segments:
+        if doc_id != current:
+            if current is not None:
+                lines.append("</doc>")
+            lines.append(f'<doc docid="{doc_id}" genre="news" origlang="en">')
+            current = doc_id
+        lines.append(f'<seg id="{seg_id}">{text}</seg>')
+    lines += ["</doc>", "</srcset>"]
+    return "\n".join(lines) + "\n"
+
+
+def test_misaligned_sgml_seg_ids(tmp_path: Path) -> None:
+    (tmp_path / "src.sgm").write_text(_sgml([("d1", "1", "a"), ("d1", "2", "b"), ("d2", "1", "c")]), encoding="utf-8")
+    (tmp_path / "ref.sgm").write_text(_sgml([("d1", "1", "x"), ("d1", "3", "y"), ("d2", "1", "z")]), encoding="utf-8")
+    expected = r"not aligned at segment 2: .*src\.sgm has doc 'd1' seg '2', .*ref\.sgm has doc 'd1' seg '3'"
+    with pytest.raises(InputError, match=expected):
+        load_parallel_files(tmp_path / "src.sgm", tmp_path / "ref.sgm", "wmt-sgml")
+    (tmp_path / "ref2.sgm").write_text(_sgml([("d1", "1", "x"), ("d1", "2", "y"), ("d9", "1", "z")]), encoding="utf-8")
+    with pytest.raises(InputError, match="not aligned at segment 3"):
+        load_parallel_files(tmp_path / "src.sgm", tmp_path / "ref2.sgm", "wmt-sgml")
+
+
+def test_sgml_parsing_details(tmp_path: Path) -> None:
+    path = tmp_path / "t.sgm"
+    path.write_text(
+        '<srcset setid="t" srclang="any">\n<doc docid="A&B" genre="news">\n<p>\n'
+        '<seg id="1">  Tom & Jerry &amp; "friends" <b>  </seg>\n</p>\n</doc>\n</srcset>\n',
+        encoding="utf-8",
+    )
+    # nothing is unescaped (as sacrebleu), only the ends are stripped
+    assert read_wmt_sgml(path) == [SgmlSegment("A&B", "1", 'Tom & Jerry &amp; "friends" <b>')]
+    path.write_text('<doc docid="d">\n<seg id="1">no closing tag\n</doc>\n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"t\.sgm: line 2"):
+        read_wmt_sgml(path)
+    path.write_text('<seg id="1">outside</seg>\n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"t\.sgm: line 1: <seg> outside"):
+        read_wmt_sgml(path)
+
+
+def test_iwslt_parsing_details(tmp_path: Path) -> None:
+    path = tmp_path / "t.xml"
+    path.write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<mteval><srcset setid="s" srclang="english">\n'
+        '<doc docid="7" genre="lectures"><talkid>7</talkid>\n'
+        '<seg id="1">  Science &amp; Wonder  </seg>\n<seg id="2"> two  spaces </seg>\n</doc></srcset></mteval>\n',
+        encoding="utf-8",
+    )
+    assert read_iwslt_xml(path) == [SgmlSegment("7", "1", "Science & Wonder"), SgmlSegment("7", "2", "two  spaces")]
+    path.write_text('<mteval><doc docid="1"><seg id="1">a & b</seg></doc></mteval>\n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"t\.xml: line 1, column \d+: not well-formed"):
+        read_iwslt_xml(path)
+
+
+def test_plain_lines_details(tmp_path: Path) -> None:
+    path = tmp_path / "p.txt"
+    path.write_bytes("\ufeff  lead\r\ninner  space \u2028 kept\t\n\nlast without newline".encode("utf-8"))
+    assert read_plain_lines(path) == ["lead", "inner  space \u2028 kept", "", "last without newline"]
+
+
+def test_unknown_format_and_bad_limit(tmp_path: Path) -> None:
+    (tmp_path / "s").write_text("a\n", encoding="utf-8")
+    with pytest.raises(InputError, match="unknown test-set format"):
+        load_parallel_files(tmp_path / "s", tmp_path / "s", "tmx")
+    with pytest.raises(InputError, match="limit"):
+        load_parallel_files(tmp_path / "s", tmp_path / "s", "plain", limit=0)
+
+
+# --------------------------------------------------------------------------------------------
+# TSV round trip
+# --------------------------------------------------------------------------------------------
+
+TRICKY = [
+    "tab\tinside",
+    "new\nline",
+    "carriage\rreturn and \r\n both",
+    '"quoted at start" and "inside"',
+    '"',
+    "back\\slash \\t \\n",
+    "NA",
+    "null",
+    "NaN",
+    "",
+    "  leading and trailing spaces  ",
+    "# not a comment",
+    "line\u2028separator \u0085 nel \u00a0 nbsp",
+    "R&D, S&P, AT&T, l’étude",
+]
+
+
+def _roundtrip(frame: pd.DataFrame, path: Path) -> pd.DataFrame:
+    write_testset_table(frame, path)
+    return read_testset_table(path)
+
+
+def test_tsv_roundtrip_tricky(tmp_path: Path) -> None:
+    frame = pd.DataFrame(
+        {
+            "segment_id": [str(i) for i in range(1, len(TRICKY) + 1)],
+            "doc_id": ["NA"] + [""] * (len(TRICKY) - 1),
+            "source": TRICKY,
+            "reference": list(reversed(TRICKY)),
+        }
+    )
+    back = _roundtrip(frame, tmp_path / "t.tsv")
+    assert back.to_dict("list") == frame.to_dict("list")
+    assert list(back.columns) == list(TABLE_COLUMNS)
+
+
+@needs_mirror
+def test_tsv_roundtrip_real_data(loaded: dict[str, pd.DataFrame], tmp_path: Path) -> None:
+    for key, frame in loaded.items():
+        back = _roundtrip(frame, tmp_path / f"{key}.tsv")
+        assert back.to_dict("list") == frame.to_dict("list"), key
+    # real data with tricky rows appended
+    frame = loaded[WMT14].head(50)
+    extra = pd.DataFrame({"segment_id": ["x"] * len(TRICKY), "doc_id": TRICKY, "source": TRICKY, "reference": TRICKY})
+    combined = pd.concat([frame, extra], ignore_index=True)
+    assert _roundtrip(combined, tmp_path / "combined.tsv").to_dict("list") == combined.to_dict("list")
+
+
+def test_tsv_errors(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="not found"):
+        read_testset_table(tmp_path / "absent.tsv")
+    path = tmp_path / "cols.tsv"
+    path.write_text("segment_id\tsource\n1\ta\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"cols\.tsv.*doc_id"):
+        read_testset_table(path)
+    path.write_text("segment_id\tdoc_id\tsource\treference\n", encoding="utf-8")
+    with pytest.raises(InputError, match="empty"):
+        read_testset_table(path)
+    with pytest.raises(ValueError, match="reference"):
+        write_testset_table(pd.DataFrame({"segment_id": ["1"], "doc_id": [""], "source": ["a"]}), tmp_path / "w.tsv")
+    assert not (tmp_path / "w.tsv").exists()
