@@ -59,31 +59,29 @@ def test_hypotheses_with_too_few_lines_fail_and_leave_nothing(tmp_path: Path, mi
     assert not (tmp_path / "run" / "results/translations/copy-source/wmt15.report.json").exists()
 
 
-def test_source_and_reference_of_different_length_fail(tmp_path: Path, mirror_dir: Path) -> None:
-    (tmp_path / "src.en").write_text("one\ntwo\nthree\n", encoding="utf-8")
-    (tmp_path / "ref.fr").write_text("un\ndeux\n", encoding="utf-8")
+def _prepare_custom_testset(tmp_path: Path, mirror_dir: Path, source: str, reference: str) -> tuple[int, str]:
+    """Configure a user-defined plain-text test set and try to prepare it; returns (exit code, logs)."""
+    (tmp_path / "src.en").write_text(source, encoding="utf-8")
+    (tmp_path / "ref.fr").write_text(reference, encoding="utf-8")
     config = small_config(mirror_dir)
     del config["systems"]["copy-source"]  # it has no translation of the custom test set
     config["testsets"]["custom"] = {"domain": "toy", "source": str(tmp_path / "src.en"),
                                     "reference": str(tmp_path / "ref.fr"), "format": "plain"}
     result = run_workflow(tmp_path / "run", config, "results/testsets/custom.tsv")
-    assert result.returncode != 0
-    log = _log_text(tmp_path / "run")
-    assert "src.en" in log or "ref.fr" in log
     assert _results(tmp_path / "run") == []
+    return result.returncode, _log_text(tmp_path / "run")
+
+
+def test_source_and_reference_of_different_length_fail(tmp_path: Path, mirror_dir: Path) -> None:
+    returncode, log = _prepare_custom_testset(tmp_path, mirror_dir, "one\ntwo\nthree\n", "un\ndeux\n")
+    assert returncode != 0
+    assert "src.en" in log or "ref.fr" in log
 
 
 def test_empty_testset_fails(tmp_path: Path, mirror_dir: Path) -> None:
-    (tmp_path / "src.en").write_text("", encoding="utf-8")
-    (tmp_path / "ref.fr").write_text("", encoding="utf-8")
-    config = small_config(mirror_dir)
-    del config["systems"]["copy-source"]  # it has no translation of the custom test set
-    config["testsets"]["custom"] = {"domain": "toy", "source": str(tmp_path / "src.en"),
-                                    "reference": str(tmp_path / "ref.fr"), "format": "plain"}
-    result = run_workflow(tmp_path / "run", config, "results/testsets/custom.tsv")
-    assert result.returncode != 0
-    assert "empty" in _log_text(tmp_path / "run").lower()
-    assert _results(tmp_path / "run") == []
+    returncode, log = _prepare_custom_testset(tmp_path, mirror_dir, "", "")
+    assert returncode != 0
+    assert "empty" in log.lower()
 
 
 def test_missing_mirror_file_is_named(tmp_path: Path, mirror_dir: Path) -> None:
