@@ -160,3 +160,12 @@ def test_editing_the_bagging_fraction_reruns_only_what_it_touches(finished_run: 
         assert rule in output
     for rule in ("prepare_testset", "translate_apertium", "score_sentences", "import_hypotheses"):
         assert rule not in output
+
+
+def test_snakemake_report_bundles_tables_and_figures(finished_run: Path) -> None:
+    config = yaml.safe_load((finished_run / "config.yaml").read_text(encoding="utf-8"))
+    result = run_workflow(finished_run, config, "--report", "report.html")
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert "ERROR/" not in result.stdout  # reStructuredText caption errors are only printed, not raised
+    html = (finished_run / "report.html").read_text(encoding="utf-8")
+    assert "robustness_design_bagging.csv" in html and "gamma_curves.png" in html
