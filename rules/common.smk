@@ -3,10 +3,9 @@
 import re
 from pathlib import Path
 
-import yaml
-
 from nlp_robustness.errors import InputError
-from nlp_robustness.config import METHODS, NOTHING_LEFT_OUT, leave_out_labels, pool_testsets, validate_config
+from nlp_robustness.testsets import load_manifest
+from nlp_robustness.config import METHODS, leave_out_labels, pool_testsets, validate_config
 
 
 validate_config(config, workflow.source_path("../schemas/config.schema.yaml"))
@@ -21,7 +20,7 @@ ROBUSTNESS = config["robustness"]
 DATASET_MANIFEST = str(Path(workflow.basedir) / config["dataset_manifest"])
 if not Path(DATASET_MANIFEST).is_file():
     raise InputError(f"config key 'dataset_manifest': file not found: {DATASET_MANIFEST}")
-DATASETS = yaml.safe_load(Path(DATASET_MANIFEST).read_text(encoding="utf-8"))
+DATASETS = load_manifest(DATASET_MANIFEST)
 
 
 def _systems_of_kind(kind):
@@ -63,8 +62,8 @@ def testset_input_files(wildcards):
     """Files a test set is parsed from (mirror files, or the configured pair)."""
     spec = testset_spec(wildcards)
     if "dataset" in spec:
-        files = DATASETS[spec["dataset"]]["files"]
-        return {role: str(Path(config["mirror_dir"]) / files[role]["path"]) for role in ("source", "reference")}
+        dataset = DATASETS[spec["dataset"]]
+        return {role: str(Path(config["mirror_dir"]) / getattr(dataset, role).path) for role in ("source", "reference")}
     return {"source": spec["source"], "reference": spec["reference"]}
 
 
