@@ -18,9 +18,10 @@ ROBUSTNESS = config["robustness"]
 # The manifest is part of the workflow: a relative path is resolved against the workflow directory,
 # so the workflow runs from any working directory (`snakemake --directory`).
 DATASET_MANIFEST = str(Path(workflow.basedir) / config["dataset_manifest"])
-if not Path(DATASET_MANIFEST).is_file():
-    raise InputError(f"config key 'dataset_manifest': file not found: {DATASET_MANIFEST}")
-DATASETS = load_manifest(DATASET_MANIFEST)
+try:
+    DATASETS = load_manifest(DATASET_MANIFEST)
+except InputError as error:
+    raise InputError(f"config key 'dataset_manifest': {error}") from None
 
 
 def _systems_of_kind(kind):

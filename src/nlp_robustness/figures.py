@@ -22,13 +22,6 @@ import pandas as pd  # noqa: E402
 
 from nlp_robustness.fileio import atomic_write  # noqa: E402
 
-NORMALISATION_NOTE = (
-    "Left: gamma against epsilon (score points). Right: the same curves against epsilon/sigma, "
-    "epsilon in units of each system's sample standard deviation of the pooled sentence scores. "
-    "Lower gamma = more robust; gamma = 1 is Chebyshev's bound."
-)
-
-
 #: How metric names are printed on the figure.
 METRIC_DISPLAY_NAMES = {"bleu": "BLEU", "chrf": "chrF"}
 

@@ -15,7 +15,6 @@ import numpy as np
 import pandas as pd
 
 from nlp_robustness.bagging import bagged_statistics
-from nlp_robustness.config import NOTHING_LEFT_OUT
 from nlp_robustness.errors import InputError
 from nlp_robustness.metrics import gamma_curve, summarize
 
@@ -120,7 +119,6 @@ def evaluate_pools(
 
 
 __all__ = [
-    "NOTHING_LEFT_OUT",
     "BLOCK_COLUMNS",
     "pool_keys",
     "blocks_frame",

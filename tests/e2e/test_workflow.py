@@ -6,6 +6,7 @@ independently from the workflow's intermediate files.
 
 from __future__ import annotations
 
+import functools
 import shutil
 from pathlib import Path
 
@@ -34,6 +35,7 @@ def finished_run(tmp_path_factory: pytest.TempPathFactory, mirror_dir: Path) -> 
     return workdir
 
 
+@functools.cache
 def sentence_bleu(workdir: Path, system: str, testset: str) -> np.ndarray:
     """Sentence BLEU recomputed from the translation file and the test-set table, straight with sacrebleu."""
     table = pd.read_csv(workdir / f"results/testsets/{testset}.tsv", sep="\t", keep_default_na=False, dtype=str)
