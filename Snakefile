@@ -13,6 +13,7 @@ report: "report/workflow.rst"
 
 
 include: "rules/common.smk"
+include: "rules/datasets.smk"
 include: "rules/testsets.smk"
 include: "rules/translate.smk"
 include: "rules/score.smk"

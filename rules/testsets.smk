@@ -1,15 +1,13 @@
 rule prepare_testset:
-    """Parse one test set (from the mirror, checksummed and counted) into an aligned table."""
+    """One test set: its parsed manifest dataset, or a configured pair of files, cut to max_segments."""
     input:
         unpack(testset_input_files),
-        manifest=DATASET_MANIFEST,
     output:
         "results/testsets/{testset}.tsv",
     log:
         "logs/prepare_testset/{testset}.log",
     params:
         spec=testset_spec,
-        mirror_dir=config["mirror_dir"],
         max_segments=config.get("max_segments"),
     threads: 1
     resources:

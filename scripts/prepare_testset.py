@@ -1,4 +1,4 @@
-"""Parse one test set into the aligned table results/testsets/{testset}.tsv."""
+"""One test set into results/testsets/{testset}.tsv: a parsed manifest dataset or a configured pair of files."""
 
 import logging
 import sys
@@ -6,12 +6,11 @@ import sys
 sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
-from nlp_robustness.testsets import load_manifest, load_parallel_files, load_parallel_testset, write_testset_table  # noqa: E402
+from nlp_robustness.testsets import limit_segments, load_parallel_files, read_testset_table, write_testset_table  # noqa: E402
 
 spec = snakemake.params.spec
 if "dataset" in spec:
-    dataset = load_manifest(snakemake.input.manifest)[spec["dataset"]]
-    table = load_parallel_testset(dataset, snakemake.params.mirror_dir, limit=snakemake.params.max_segments)
+    table = limit_segments(read_testset_table(snakemake.input.dataset), snakemake.params.max_segments)
 else:
     table = load_parallel_files(
         snakemake.input.source, snakemake.input.reference, spec["format"], limit=snakemake.params.max_segments

@@ -76,3 +76,42 @@ def leave_out_labels(config: Mapping[str, Any]) -> list[str]:
 def pool_testsets(config: Mapping[str, Any], left_out: str) -> list[str]:
     """Test sets forming the pool when ``left_out`` is removed (config order)."""
     return [name for name in config["testsets"] if name != left_out]
+
+
+def acquired_datasets(config: Mapping[str, Any]) -> list[str]:
+    """Manifest datasets the config uses: those of the test sets (config order), then ``extra_datasets``."""
+    names = [spec["dataset"] for spec in config["testsets"].values() if "dataset" in spec]
+    names += list(config.get("extra_datasets", []))
+    return list(dict.fromkeys(names))
+
+
+def validate_dataset_references(config: Mapping[str, Any], dataset_kinds: Mapping[str, str], manifest: str) -> None:
+    """Check that every dataset the config names is in the manifest (test sets: a parallel one).
+
+    Args:
+        config: The configuration (already schema-valid).
+        dataset_kinds: Kind of every manifest dataset, by key (``"parallel"``, ``"reviews"``).
+        manifest: The manifest's path, for messages.
+
+    Raises:
+        InputError: Naming the config key, e.g. ``testsets.bio18.dataset`` or ``extra_datasets[0]``.
+    """
+    known = ", ".join(dataset_kinds)
+    for name, spec in config["testsets"].items():
+        if "dataset" not in spec:
+            continue
+        dataset = spec["dataset"]
+        if dataset not in dataset_kinds:
+            raise InputError(
+                f"invalid configuration at key 'testsets.{name}.dataset': '{dataset}' is not a dataset of {manifest} (known: {known})"
+            )
+        if dataset_kinds[dataset] != "parallel":
+            raise InputError(
+                f"invalid configuration at key 'testsets.{name}.dataset': '{dataset}' is a {dataset_kinds[dataset]} "
+                f"dataset, not a parallel test set"
+            )
+    for index, dataset in enumerate(config.get("extra_datasets", [])):
+        if dataset not in dataset_kinds:
+            raise InputError(
+                f"invalid configuration at key 'extra_datasets[{index}]': '{dataset}' is not a dataset of {manifest} (known: {known})"
+            )

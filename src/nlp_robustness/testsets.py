@@ -1,6 +1,6 @@
-"""Test-set parsing: the dataset manifest, the mirror's file formats and the test-set table.
+"""Test-set parsing: the file formats of parallel test sets and the test-set table.
 
-A *test set* is a line-aligned pair of source texts and reference translations. Three file
+A *test set* is a line-aligned pair of source texts and reference translations. Four file
 formats are read:
 
 ``wmt-sgml``
@@ -12,6 +12,10 @@ formats are read:
     The IWSLT/WIT3 test-set files: valid XML (mteval style) with ``<doc docid>`` and ``<seg id>``.
     They are read with :mod:`xml.etree.ElementTree`, so XML entities are decoded; leading and
     trailing whitespace of every segment is stripped.
+``tsv``
+    The MTNT files: one segment per line, fields separated by tabs, no quoting (a ``"`` is text);
+    the source and the reference are two columns of the same file (MTNT 1.1: id, source, target;
+    MTNT2019: two ids, source, target). Fields are stripped; empty fields are kept.
 ``plain``
     One segment per line, UTF-8; leading and trailing whitespace of every line is stripped, inner
     whitespace is kept.
@@ -19,40 +23,35 @@ formats are read:
 Unlike sacrebleu, inner runs of whitespace are *not* collapsed in any format (sacrebleu's ``_clean``
 turns them into one space); this keeps the texts identical to the mirror's ``derived/`` plain files.
 
-Datasets of the manifest (``resources/datasets.yaml``) are loaded with :func:`load_parallel_testset`,
-which verifies the sha256 of every mirror file, the alignment of source and reference and the
-expected segment count. A user-defined pair of files is loaded with :func:`load_parallel_files`.
-Either returns a table with the columns of :data:`TABLE_COLUMNS`, which
-:func:`write_testset_table` and :func:`read_testset_table` store as TSV.
+:func:`build_parallel_table` reads a source and a reference file of one format, checks that they
+align and returns a table with the columns of :data:`TABLE_COLUMNS`, which :func:`write_testset_table`
+and :func:`read_testset_table` store as TSV. Datasets of the manifest are located and verified by
+:mod:`nlp_robustness.acquisition`; a user-defined pair of files is loaded with :func:`load_parallel_files`.
 """
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import os
 import re
 import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Mapping
 
 import pandas as pd
-import yaml
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import atomic_write
+from nlp_robustness.fileio import read_table, read_text_lines, write_table
 
 PathLike = str | os.PathLike[str]
 
-#: File formats understood by :func:`load_parallel_files` and the manifest's ``format`` key.
+#: Formats of parallel files (the manifest's ``format``; ``tsv`` also needs a column per side).
+PARALLEL_FORMATS: tuple[str, ...] = ("plain", "wmt-sgml", "iwslt-xml", "tsv")
+
+#: Formats of a user-defined test set (config ``testsets.<name>.format``): one file per side.
 FORMATS: tuple[str, ...] = ("plain", "wmt-sgml", "iwslt-xml")
 
 #: Columns of a test-set table, in order.
 TABLE_COLUMNS: tuple[str, ...] = ("segment_id", "doc_id", "source", "reference")
-
-_SHA256_PATTERN = re.compile(r"^[0-9a-f]{64}$")
-_MD5_PATTERN = re.compile(r"^[0-9a-f]{32}$")
 
 # WMT "fake SGML": sacrebleu keeps lines starting with "<seg " and takes everything between the
 # opening tag and the last "</seg>" of the line; document metadata comes from "<doc ...>" lines.
@@ -81,93 +80,9 @@ class SgmlSegment:
     text: str
 
 
-@dataclass(frozen=True)
-class FileSpec:
-    """One file of a manifest dataset.
-
-    Attributes:
-        path: Path relative to the mirror directory.
-        sha256: Expected sha256 of the mirror file (64 lowercase hex digits).
-        url: Canonical URL of exactly this file, or of the archive holding it (``archive_member``).
-        archive_member: Path of the file inside the archive at ``url``; ``None`` when ``url`` is
-            the file itself.
-    """
-
-    path: str
-    sha256: str
-    url: str
-    archive_member: str | None = None
-
-
-@dataclass(frozen=True)
-class DatasetSpec:
-    """One dataset of the manifest (``resources/datasets.yaml``).
-
-    Attributes:
-        key: The manifest key, e.g. ``"wmt14-newstest2014-enfr"``.
-        description: Free text.
-        domain: Test domain, e.g. ``"news"``.
-        licence: Licence or terms of use of the data.
-        segments: Expected number of segments.
-        format: One of :data:`FORMATS`.
-        source_language: ISO 639-1 code of the source side.
-        target_language: ISO 639-1 code of the reference side.
-        source: The source-language file.
-        reference: The reference-translation file.
-        upstream: The official distribution (release, archives, md5, member paths, notes), as
-            written in the manifest.
-    """
-
-    key: str
-    description: str
-    domain: str
-    licence: str
-    segments: int
-    format: str
-    source_language: str
-    target_language: str
-    source: FileSpec
-    reference: FileSpec
-    upstream: Mapping[str, Any]
-
-
 # --------------------------------------------------------------------------------------------
 # Parsers
 # --------------------------------------------------------------------------------------------
-
-
-def _read_lines(path: PathLike) -> list[str]:
-    """Read a UTF-8 file as lines without their line terminators.
-
-    Lines are split on ``\\n`` only (not with :meth:`str.splitlines`, which would also split on
-    U+2028, U+0085 and other characters that may occur inside a segment). A final newline does not
-    start an extra line, a UTF-8 byte-order mark at the start of the file is dropped and a ``\\r``
-    before the ``\\n`` is removed.
-
-    Raises:
-        InputError: The file cannot be read, or a line is not valid UTF-8 (names file and line).
-    """
-    try:
-        data = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"file not found: {path}") from None
-    except OSError as error:
-        raise InputError(f"cannot read {path}: {error.strerror or error}") from None
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    raw_lines = data.split(b"\n")
-    if raw_lines and raw_lines[-1] == b"":
-        raw_lines.pop()
-    lines: list[str] = []
-    for number, raw in enumerate(raw_lines, start=1):
-        try:
-            line = raw.decode("utf-8", errors="strict")
-        except UnicodeDecodeError as error:
-            raise InputError(
-                f"{path}: line {number}: invalid UTF-8 ({error.reason} at byte {error.start} of the line)"
-            ) from None
-        lines.append(line.removesuffix("\r"))
-    return lines
 
 
 def read_plain_lines(path: PathLike) -> list[str]:
@@ -181,7 +96,7 @@ def read_plain_lines(path: PathLike) -> list[str]:
         InputError: The file is missing or unreadable, or a line is not valid UTF-8 (the message
             names the file and the line number).
     """
-    return [line.strip() for line in _read_lines(path)]
+    return [line.strip() for line in read_text_lines(path)]
 
 
 def read_wmt_sgml(path: PathLike) -> list[SgmlSegment]:
@@ -197,7 +112,7 @@ def read_wmt_sgml(path: PathLike) -> list[SgmlSegment]:
     """
     segments: list[SgmlSegment] = []
     doc_id: str | None = None
-    for number, line in enumerate(_read_lines(path), start=1):
+    for number, line in enumerate(read_text_lines(path), start=1):
         doc_match = _SGML_DOC_OPEN.match(line)
         if doc_match is not None:
             docid_match = _SGML_DOCID.search(doc_match.group("attributes"))
@@ -261,208 +176,112 @@ def read_iwslt_xml(path: PathLike) -> list[SgmlSegment]:
 
 
 # --------------------------------------------------------------------------------------------
-# Manifest
-# --------------------------------------------------------------------------------------------
-
-_DATASET_KEYS = {
-    "description": str,
-    "domain": str,
-    "licence": str,
-    "segments": int,
-    "format": str,
-    "source_language": str,
-    "target_language": str,
-    "files": dict,
-    "upstream": dict,
-}
-_FILE_KEYS_REQUIRED = ("path", "sha256", "url")
-_FILE_KEYS_OPTIONAL = ("archive_member",)
-_UPSTREAM_FILE_KEYS_REQUIRED = ("archive", "md5")
-_UPSTREAM_FILE_KEYS_OPTIONAL = ("member",)
-
-
-def _require_text(value: Any, where: str) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise InputError(f"{where}: expected a non-empty string, got {value!r}")
-    return value
-
-
-def _check_keys(mapping: Mapping[str, Any], required: tuple[str, ...], optional: tuple[str, ...], where: str) -> None:
-    missing = [key for key in required if key not in mapping]
-    if missing:
-        raise InputError(f"{where}: missing key(s) {', '.join(missing)}")
-    unknown = sorted(str(key) for key in mapping if key not in required and key not in optional)
-    if unknown:
-        raise InputError(f"{where}: unknown key(s) {', '.join(unknown)}")
-
-
-def _parse_file_spec(value: Any, where: str) -> FileSpec:
-    if not isinstance(value, dict):
-        raise InputError(f"{where}: expected a mapping with keys {', '.join(_FILE_KEYS_REQUIRED)}")
-    _check_keys(value, _FILE_KEYS_REQUIRED, _FILE_KEYS_OPTIONAL, where)
-    path = _require_text(value["path"], f"{where}.path")
-    relative = Path(path)
-    if relative.is_absolute() or ".." in relative.parts:
-        raise InputError(f"{where}.path: must be relative to mirror_dir without '..', got {path!r}")
-    sha256 = value["sha256"]
-    if not isinstance(sha256, str) or not _SHA256_PATTERN.match(sha256):
-        raise InputError(f"{where}.sha256: expected 64 lowercase hex digits, got {sha256!r}")
-    url = _require_text(value["url"], f"{where}.url")
-    member = value.get("archive_member")
-    if member is not None:
-        member = _require_text(member, f"{where}.archive_member")
-    return FileSpec(path=path, sha256=sha256, url=url, archive_member=member)
-
-
-def _validate_upstream(value: Mapping[str, Any], where: str) -> None:
-    missing = [key for key in ("release", "source", "reference") if key not in value]
-    if missing:
-        raise InputError(f"{where}: missing key(s) {', '.join(missing)}")
-    _require_text(value["release"], f"{where}.release")
-    for side in ("source", "reference"):
-        entry = value.get(side)
-        side_where = f"{where}.{side}"
-        if not isinstance(entry, dict):
-            raise InputError(f"{side_where}: expected a mapping with keys archive, md5[, member]")
-        _check_keys(entry, _UPSTREAM_FILE_KEYS_REQUIRED, _UPSTREAM_FILE_KEYS_OPTIONAL, side_where)
-        _require_text(entry["archive"], f"{side_where}.archive")
-        md5 = entry["md5"]
-        if md5 is not None and (not isinstance(md5, str) or not _MD5_PATTERN.match(md5)):
-            raise InputError(f"{side_where}.md5: expected 32 lowercase hex digits or null, got {md5!r}")
-        if entry.get("member") is not None:
-            _require_text(entry["member"], f"{side_where}.member")
-
-
-def _parse_dataset(key: str, entry: Any, manifest: PathLike) -> DatasetSpec:
-    where = f"{manifest}: dataset {key!r}"
-    if not isinstance(entry, dict):
-        raise InputError(f"{where}: expected a mapping")
-    _check_keys(entry, tuple(_DATASET_KEYS), (), where)
-    for name, expected_type in _DATASET_KEYS.items():
-        value = entry[name]
-        if expected_type is int:
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InputError(f"{where}: key 'segments' must be a positive integer, got {value!r}")
-        elif expected_type is str:
-            _require_text(value, f"{where}: key {name!r}")
-        elif not isinstance(value, expected_type):
-            raise InputError(f"{where}: key {name!r} must be a mapping")
-    if entry["format"] not in FORMATS:
-        raise InputError(f"{where}: key 'format' must be one of {', '.join(FORMATS)}, got {entry['format']!r}")
-    files = entry["files"]
-    _check_keys(files, ("source", "reference"), (), f"{where}: files")
-    _validate_upstream(entry["upstream"], f"{where}: upstream")
-    return DatasetSpec(
-        key=key,
-        description=entry["description"],
-        domain=entry["domain"],
-        licence=entry["licence"],
-        segments=entry["segments"],
-        format=entry["format"],
-        source_language=entry["source_language"],
-        target_language=entry["target_language"],
-        source=_parse_file_spec(files["source"], f"{where}: files.source"),
-        reference=_parse_file_spec(files["reference"], f"{where}: files.reference"),
-        upstream=entry["upstream"],
-    )
-
-
-def load_manifest(path: PathLike) -> dict[str, DatasetSpec]:
-    """Load and validate the dataset manifest.
-
-    The manifest is a YAML mapping from dataset key to an entry with the keys ``description``,
-    ``domain``, ``licence``, ``segments``, ``format``, ``source_language``, ``target_language``,
-    ``files`` (``source``/``reference``, each with ``path``, ``sha256``, ``url`` and optionally
-    ``archive_member``) and ``upstream`` (``release`` plus ``source``/``reference`` each with
-    ``archive``, ``md5`` (or null) and optionally ``member``; other keys are free-form notes).
-
-    Returns:
-        The datasets by key, in manifest order.
-
-    Raises:
-        InputError: The file is missing or not YAML (names the line), or an entry is invalid (names
-            the dataset key and the offending key).
-    """
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"dataset manifest not found: {path}") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(f"cannot read dataset manifest {path}: {error}") from None
-    try:
-        document = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        location = f" line {mark.line + 1}" if mark is not None else ""
-        raise InputError(f"{path}:{location} invalid YAML: {error}") from None
-    if not isinstance(document, dict) or not document:
-        raise InputError(f"{path}: the manifest must be a non-empty mapping from dataset key to entry")
-    return {str(key): _parse_dataset(str(key), entry, path) for key, entry in document.items()}
-
-
-# --------------------------------------------------------------------------------------------
 # Loading test sets
 # --------------------------------------------------------------------------------------------
 
 
-def verify_checksum(
-    path: PathLike,
-    expected_sha256: str,
-    *,
-    dataset: str | None = None,
-    mirror_dir: PathLike | None = None,
-) -> None:
-    """Check that the sha256 of ``path`` is ``expected_sha256``.
-
-    ``dataset`` and ``mirror_dir`` only enrich the error messages (which dataset of the manifest the
-    file belongs to and where the mirror was looked for).
+def sha256_of(path: PathLike) -> str:
+    """The sha256 of a file, read in chunks.
 
     Raises:
-        InputError: The file is missing or unreadable ("mirror file not found: <path> (dataset <key>,
-            mirror_dir <dir>)" when ``dataset`` is given), or its sha256 differs (names the file and
-            both digests).
+        InputError: The file is missing or unreadable (names it).
     """
-    context = ""
-    if dataset is not None:
-        context = f" (dataset {dataset}" + (f", mirror_dir {mirror_dir})" if mirror_dir is not None else ")")
     digest = hashlib.sha256()
     try:
         with open(path, "rb") as handle:
             while chunk := handle.read(_HASH_CHUNK_BYTES):
                 digest.update(chunk)
     except FileNotFoundError:
-        prefix = "mirror file not found" if dataset is not None else "file not found"
-        raise InputError(f"{prefix}: {path}{context}") from None
+        raise InputError(f"file not found: {path}") from None
     except OSError as error:
-        raise InputError(f"cannot read {path}{context}: {error.strerror or error}") from None
-    actual = digest.hexdigest()
+        raise InputError(f"cannot read {path}: {error.strerror or error}") from None
+    return digest.hexdigest()
+
+
+def verify_checksum(path: PathLike, expected_sha256: str, *, dataset: str | None = None) -> None:
+    """Check that the sha256 of ``path`` is ``expected_sha256``.
+
+    Raises:
+        InputError: The file is missing or unreadable, or its sha256 differs (names the file, the
+            dataset when given, and both digests).
+    """
+    context = f" (dataset {dataset})" if dataset is not None else ""
+    try:
+        actual = sha256_of(path)
+    except InputError as error:
+        raise InputError(f"{error}{context}") from None
     if actual != expected_sha256.lower():
         raise InputError(
             f"checksum mismatch for {path}{context}: expected sha256 {expected_sha256}, found {actual}"
         )
 
 
-def _read_side(path: PathLike, file_format: str) -> tuple[list[str], list[tuple[str, str]] | None]:
+def read_tsv_column(path: PathLike, column: int) -> list[str]:
+    """Read one column (0-based) of a tab-separated file without quoting: one segment per line.
+
+    Every field is stripped of leading and trailing whitespace; empty fields are kept (MTNT2019 has
+    empty source or target fields). No quoting rule applies: ``"`` is ordinary text.
+
+    Raises:
+        InputError: The file is unreadable or not UTF-8, or a line has no such column (names the
+            file, the line and its number of fields).
+    """
+    values = []
+    for number, line in enumerate(read_text_lines(path), start=1):
+        fields = line.split("\t")
+        if column >= len(fields):
+            raise InputError(f"{path}: line {number}: has {len(fields)} tab-separated field(s), no column {column}")
+        values.append(fields[column].strip())
+    return values
+
+
+def _read_side(
+    path: PathLike, file_format: str, column: int | None = None
+) -> tuple[list[str], list[tuple[str, str]] | None]:
     """Read one side of a test set: the texts and, for SGML/XML, the (doc_id, seg_id) of each."""
     if file_format == "plain":
         return read_plain_lines(path), None
+    if file_format == "tsv":
+        if column is None:
+            raise InputError(f"{path}: format 'tsv' needs the column to read")
+        return read_tsv_column(path, column), None
     if file_format == "wmt-sgml":
         segments = read_wmt_sgml(path)
     elif file_format == "iwslt-xml":
         segments = read_iwslt_xml(path)
     else:
-        raise InputError(f"unknown test-set format {file_format!r} for {path}; expected one of {', '.join(FORMATS)}")
+        raise InputError(
+            f"unknown test-set format {file_format!r} for {path}; expected one of {', '.join(PARALLEL_FORMATS)}"
+        )
     return [segment.text for segment in segments], [(segment.doc_id, segment.seg_id) for segment in segments]
 
 
-def _build_frame(
+def build_parallel_table(
     source_path: PathLike,
     reference_path: PathLike,
     file_format: str,
+    *,
+    source_column: int | None = None,
+    reference_column: int | None = None,
 ) -> pd.DataFrame:
-    """Read, align-check and tabulate a source/reference pair (no checksum or count checks)."""
-    source_texts, source_ids = _read_side(source_path, file_format)
-    reference_texts, reference_ids = _read_side(reference_path, file_format)
+    """Read, align-check and tabulate a source/reference pair (no checksum or count checks).
+
+    Args:
+        source_path: Source-language file.
+        reference_path: Reference file (the same file as ``source_path`` for ``tsv``).
+        file_format: One of :data:`PARALLEL_FORMATS`.
+        source_column, reference_column: The columns to read (``tsv`` only).
+
+    Returns:
+        A table with the columns of :data:`TABLE_COLUMNS` (all strings); ``segment_id`` is the
+        1-based position, ``doc_id`` is ``""`` for ``plain`` and ``tsv``.
+
+    Raises:
+        InputError: Unknown format, unreadable or malformed file, different segment counts or
+            (SGML/XML) different doc/seg ids, or no segment at all.
+    """
+    source_texts, source_ids = _read_side(source_path, file_format, source_column)
+    reference_texts, reference_ids = _read_side(reference_path, file_format, reference_column)
     if len(source_texts) != len(reference_texts):
         raise InputError(
             f"source and reference differ in length: {source_path} has {len(source_texts)} segments, "
@@ -489,7 +308,8 @@ def _build_frame(
     )
 
 
-def _apply_limit(frame: pd.DataFrame, limit: int | None) -> pd.DataFrame:
+def limit_segments(frame: pd.DataFrame, limit: int | None) -> pd.DataFrame:
+    """The first ``limit`` rows of a table (all of them for ``None``), renumbered from 0."""
     if limit is None:
         return frame
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
@@ -521,43 +341,7 @@ def load_parallel_files(
     """
     if format not in FORMATS:
         raise InputError(f"unknown test-set format {format!r} for {source_path}; expected one of {', '.join(FORMATS)}")
-    return _apply_limit(_build_frame(source_path, reference_path, format), limit)
-
-
-def load_parallel_testset(
-    spec: DatasetSpec,
-    mirror_dir: PathLike,
-    limit: int | None = None,
-) -> pd.DataFrame:
-    """Load a manifest dataset from the offline mirror, verifying it first.
-
-    The sha256 of both files is checked, then the source and reference alignment and the segment
-    count against ``spec.segments``; ``limit`` is applied only after these checks, so a subset is
-    always drawn from a verified test set.
-
-    Args:
-        spec: The dataset, from :func:`load_manifest`.
-        mirror_dir: Directory holding the mirror; ``spec.source.path`` etc. are relative to it.
-        limit: Keep only the first ``limit`` segments (``None`` keeps all).
-
-    Returns:
-        A table with the columns of :data:`TABLE_COLUMNS` (see :func:`load_parallel_files`).
-
-    Raises:
-        InputError: A file is missing ("mirror file not found: ..."), its checksum differs, the
-            sides are misaligned, or the segment count differs from the manifest.
-    """
-    mirror = Path(mirror_dir)
-    source_path = mirror / spec.source.path
-    reference_path = mirror / spec.reference.path
-    for file_path, file_spec in ((source_path, spec.source), (reference_path, spec.reference)):
-        verify_checksum(file_path, file_spec.sha256, dataset=spec.key, mirror_dir=mirror_dir)
-    frame = _build_frame(source_path, reference_path, spec.format)
-    if len(frame) != spec.segments:
-        raise InputError(
-            f"dataset {spec.key}: {source_path} has {len(frame)} segments but the manifest expects {spec.segments}"
-        )
-    return _apply_limit(frame, limit)
+    return limit_segments(build_parallel_table(source_path, reference_path, format), limit)
 
 
 # --------------------------------------------------------------------------------------------
@@ -566,66 +350,15 @@ def load_parallel_testset(
 
 
 def write_testset_table(frame: pd.DataFrame, path: PathLike) -> None:
-    """Write a test-set table as UTF-8 TSV with a header, atomically.
-
-    Fields holding a tab, a quote or a line break are quoted CSV-style (``"..."`` with inner quotes
-    doubled), so any text survives the round trip through :func:`read_testset_table`; columns beyond
-    :data:`TABLE_COLUMNS` are written after them.
-
-    Raises:
-        ValueError: A required column is missing or holds a missing value.
-    """
-    missing = [column for column in TABLE_COLUMNS if column not in frame.columns]
-    if missing:
-        raise ValueError(f"test-set table for {path} lacks column(s) {', '.join(missing)}")
-    columns = list(TABLE_COLUMNS) + [column for column in frame.columns if column not in TABLE_COLUMNS]
-    if frame[list(TABLE_COLUMNS)].isna().any().any():
-        raise ValueError(f"test-set table for {path} has missing values in {', '.join(TABLE_COLUMNS)}")
-    with atomic_write(path) as handle:
-        frame.to_csv(
-            handle,
-            sep="\t",
-            columns=columns,
-            index=False,
-            quoting=csv.QUOTE_MINIMAL,
-            quotechar='"',
-            doublequote=True,
-            lineterminator="\n",
-        )
+    """Write a test-set table (columns :data:`TABLE_COLUMNS` first) as TSV, atomically (see :func:`~nlp_robustness.fileio.write_table`)."""
+    write_table(frame, path, TABLE_COLUMNS)
 
 
 def read_testset_table(path: PathLike) -> pd.DataFrame:
     """Read a table written by :func:`write_testset_table`; every column is read as strings.
 
-    No value is turned into a missing value: ``"NA"``, ``"null"`` and ``""`` stay strings.
-
     Raises:
         InputError: The file is missing, unreadable, not a valid TSV, lacks a column of
             :data:`TABLE_COLUMNS`, or has no rows.
     """
-    try:
-        frame = pd.read_csv(
-            path,
-            sep="\t",
-            dtype=str,
-            keep_default_na=False,
-            na_filter=False,
-            quoting=csv.QUOTE_MINIMAL,
-            quotechar='"',
-            doublequote=True,
-            skip_blank_lines=False,
-            encoding="utf-8",
-            engine="c",
-        )
-    except FileNotFoundError:
-        raise InputError(f"test-set table not found: {path}") from None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
-        raise InputError(f"{path}: not a valid test-set table: {error}") from None
-    except OSError as error:
-        raise InputError(f"cannot read {path}: {error.strerror or error}") from None
-    missing = [column for column in TABLE_COLUMNS if column not in frame.columns]
-    if missing:
-        raise InputError(f"{path}: test-set table lacks column(s) {', '.join(missing)}")
-    if frame.empty:
-        raise InputError(f"{path}: empty test-set table (header only)")
-    return frame
+    return read_table(path, TABLE_COLUMNS, "test-set table")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from nlp_robustness.config import leave_out_labels, pool_testsets, validate_config
+from nlp_robustness.config import acquired_datasets, leave_out_labels, pool_testsets, validate_config, validate_dataset_references
 from nlp_robustness.errors import InputError
 
 REPOSITORY = Path(__file__).resolve().parents[2]
@@ -49,3 +49,48 @@ def test_mistakes_name_their_key(edit, key: str) -> None:
     with pytest.raises(InputError) as error:
         validate_config(config_with(edit), SCHEMA)
     assert f"'{key}" in str(error.value)
+
+
+KINDS = {"wmt14-newstest2014-enfr": "parallel", "wmt15-newsdiscusstest2015-enfr": "parallel",
+         "iwslt17-tst2017-enfr": "parallel", "wmt18-biomedical-medline-enfr": "parallel",
+         "amazon-sentiment-acl": "reviews"}
+
+
+def test_datasets_of_the_config() -> None:
+    validate_dataset_references(DEFAULT, KINDS, "datasets.yaml")
+    assert acquired_datasets(DEFAULT) == [
+        "wmt14-newstest2014-enfr", "wmt15-newsdiscusstest2015-enfr", "iwslt17-tst2017-enfr",
+        "wmt18-biomedical-medline-enfr", "amazon-sentiment-acl",
+    ]
+    # a dataset used twice is acquired once; extra_datasets may be absent
+    config = config_with(lambda c: (c.pop("extra_datasets"), c["testsets"].update(again={"dataset": "wmt14-newstest2014-enfr", "domain": "news"})))
+    assert acquired_datasets(config) == list(KINDS)[:4]
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda c: c["testsets"]["bio18"].update(dataset="wmt18-biomed"), r"'testsets\.bio18\.dataset': 'wmt18-biomed' is not a dataset of datasets\.yaml"),
+        (lambda c: c["testsets"]["bio18"].update(dataset="amazon-sentiment-acl"), r"'testsets\.bio18\.dataset': 'amazon-sentiment-acl' is a reviews dataset"),
+        (lambda c: c.update(extra_datasets=["amazon-sentiment-acl", "khresmoi"]), r"'extra_datasets\[1\]': 'khresmoi' is not a dataset"),
+    ],
+)
+def test_unknown_datasets_name_their_key(edit, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        validate_dataset_references(config_with(edit), KINDS, "datasets.yaml")
+
+
+@pytest.mark.parametrize(
+    ("edit", "key"),
+    [
+        (lambda c: c["download"].update(retries=-1), "download.retries"),
+        (lambda c: c["download"].update(timeout_seconds=0), "download.timeout_seconds"),
+        (lambda c: c["download"].update(proxy="x"), "download"),
+        (lambda c: c.update(extra_datasets="amazon-sentiment-acl"), "extra_datasets"),
+    ],
+)
+def test_download_settings_are_validated(edit, key: str) -> None:
+    with pytest.raises(InputError) as error:
+        validate_config(config_with(edit), SCHEMA)
+    assert f"'{key}" in str(error.value)
+    validate_config(config_with(lambda c: c.update(mirror_dir=None)), SCHEMA)  # null: download everything

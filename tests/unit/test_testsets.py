@@ -1,4 +1,4 @@
-"""Tests of nlp_robustness.testsets: parsers on the real mirror files, error cases, manifest, TSV."""
+"""Tests of nlp_robustness.testsets (parsers on the real mirror files, error cases, TSV) and of reading manifest datasets."""
 
 from __future__ import annotations
 
@@ -9,19 +9,19 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from nlp_robustness.acquisition import AcquisitionPlan, PlannedFile, plan_dataset, read_dataset
 from nlp_robustness.errors import InputError
+from nlp_robustness.manifest import Manifest, load_manifest
 from nlp_robustness.testsets import (
-    FORMATS,
     TABLE_COLUMNS,
-    DatasetSpec,
-    FileSpec,
     SgmlSegment,
-    load_manifest,
+    build_parallel_table,
+    limit_segments,
     load_parallel_files,
-    load_parallel_testset,
     read_iwslt_xml,
     read_plain_lines,
     read_testset_table,
+    read_tsv_column,
     read_wmt_sgml,
     verify_checksum,
     write_testset_table,
@@ -29,7 +29,8 @@ from nlp_robustness.testsets import (
 
 REPO = Path(__file__).resolve().parents[2]
 MANIFEST = REPO / "resources" / "datasets.yaml"
-MIRROR = Path(os.environ.get("NLP_ROBUSTNESS_MIRROR", "/work/shared/data"))
+SCHEMA = REPO / "schemas" / "datasets.schema.yaml"
+MIRROR = Path(os.environ.get("NLP_ROBUSTNESS_MIRROR", REPO.parent / "shared" / "data"))
 
 needs_mirror = pytest.mark.skipif(
     not MIRROR.is_dir(),
@@ -40,8 +41,9 @@ WMT14 = "wmt14-newstest2014-enfr"
 WMT15 = "wmt15-newsdiscusstest2015-enfr"
 IWSLT17 = "iwslt17-tst2017-enfr"
 MEDLINE18 = "wmt18-biomedical-medline-enfr"
-EDP17 = "wmt-biomedical-edp17-enfr"
+EDP17 = "wmt17-biomedical-edp-enfr"
 
+#: The parallel datasets the mirror holds, with their segment counts.
 EXPECTED_COUNTS = {WMT14: 3003, WMT15: 1500, IWSLT17: 1455, MEDLINE18: 321, EDP17: 974}
 
 # derived/ plain-text extractions shipped with the mirror: (source, reference, docids.tsv)
@@ -69,121 +71,70 @@ def _sha256(path: Path) -> str:
 
 
 @pytest.fixture(scope="module")
-def manifest() -> dict[str, DatasetSpec]:
-    return load_manifest(MANIFEST)
+def manifest() -> Manifest:
+    return load_manifest(MANIFEST, SCHEMA)
 
 
 @pytest.fixture(scope="module")
-def loaded(manifest: dict[str, DatasetSpec]) -> dict[str, pd.DataFrame]:
+def loaded(manifest: Manifest) -> dict[str, pd.DataFrame]:
     if not MIRROR.is_dir():
         pytest.skip(f"offline data mirror not found at {MIRROR} (set NLP_ROBUSTNESS_MIRROR to its directory)")
-    return {key: load_parallel_testset(spec, MIRROR) for key, spec in manifest.items()}
+    tables = {}
+    for key in EXPECTED_COUNTS:
+        plan = plan_dataset(manifest.datasets[key], manifest, MIRROR, "unused-download-dir")
+        assert plan.origin == "mirror", key
+        tables[key] = read_dataset(plan)
+    return tables
 
 
 # --------------------------------------------------------------------------------------------
-# Manifest
+# The mirror copies of the manifest
 # --------------------------------------------------------------------------------------------
 
 
-def test_manifest_keys_and_fields(manifest: dict[str, DatasetSpec]) -> None:
-    assert list(manifest) == list(EXPECTED_COUNTS)
+def test_mirrored_parallel_datasets(manifest: Manifest) -> None:
+    mirrored = [key for key, dataset in manifest.datasets.items() if dataset.kind == "parallel" and dataset.mirror]
+    assert mirrored == list(EXPECTED_COUNTS)
     domains = {WMT14: "news", WMT15: "discussion", IWSLT17: "ted", MEDLINE18: "biomedical", EDP17: "biomedical"}
     formats = {WMT14: "wmt-sgml", WMT15: "plain", IWSLT17: "iwslt-xml", MEDLINE18: "plain", EDP17: "plain"}
-    for key, spec in manifest.items():
-        assert spec.key == key
-        assert spec.segments == EXPECTED_COUNTS[key]
-        assert spec.domain == domains[key]
-        assert spec.format == formats[key] and spec.format in FORMATS
-        assert (spec.source_language, spec.target_language) == ("en", "fr")
-        assert spec.licence and spec.description
-        for file_spec in (spec.source, spec.reference):
-            assert file_spec.url.startswith("https://")
-            assert " " not in file_spec.url
-        assert spec.upstream["release"]
+    for key in mirrored:
+        dataset = manifest.datasets[key]
+        assert dataset.segments == EXPECTED_COUNTS[key]
+        assert dataset.domain == domains[key]
+        assert dataset.mirror.format == formats[key]
+        assert (dataset.source_language, dataset.target_language) == ("en", "fr")
+    # the official WMT'15 release is SGML; only its plain-text conversion is mirrored
+    assert manifest.datasets[WMT15].download.format == "wmt-sgml"
 
 
 @needs_mirror
-def test_manifest_sha256_all_verify(manifest: dict[str, DatasetSpec]) -> None:
-    for spec in manifest.values():
-        for file_spec in (spec.source, spec.reference):
-            path = MIRROR / file_spec.path
-            assert _sha256(path) == file_spec.sha256, path
-            verify_checksum(path, file_spec.sha256)
+def test_mirror_sha256_all_verify(manifest: Manifest) -> None:
+    checked = 0
+    for dataset in manifest.datasets.values():
+        for ref in (dataset.mirror.files.values() if dataset.mirror else []):
+            path = MIRROR / ref.path
+            assert _sha256(path) == ref.sha256, path
+            verify_checksum(path, ref.sha256)
+            checked += 1
+    assert checked == 2 * len(EXPECTED_COUNTS) + 8
 
 
 @needs_mirror
-def test_manifest_iwslt_archive_members_match(manifest: dict[str, DatasetSpec]) -> None:
-    """The IWSLT XML files are members of the mirrored WIT3 archives, byte for byte."""
+def test_iwslt_archives_in_mirror_match_sacrebleu_and_members(manifest: Manifest) -> None:
+    """The mirrored WIT3 archives have sacrebleu's md5, and hold the mirrored XML files byte for byte."""
     import tarfile
 
-    spec = manifest[IWSLT17]
-    for file_spec, archive in ((spec.source, "en-fr.tgz"), (spec.reference, "fr-en.tgz")):
-        with tarfile.open(MIRROR / "iwslt17-ted-enfr" / archive) as tar:
-            member = tar.extractfile(file_spec.archive_member)
+    dataset = manifest.datasets[IWSLT17]
+    for role in ("source", "reference"):
+        ref = dataset.download.files[role]
+        download = manifest.downloads[ref.download]
+        archive = MIRROR / download.mirror
+        assert hashlib.md5(archive.read_bytes()).hexdigest() == download.checksum.hexdigest
+        assert download.checksum.algorithm == "md5" and "sacrebleu" in download.checksum.source
+        with tarfile.open(archive) as tar:
+            member = tar.extractfile(ref.path)
             assert member is not None
-            assert hashlib.sha256(member.read()).hexdigest() == file_spec.sha256
-        assert hashlib.md5((MIRROR / "iwslt17-ted-enfr" / archive).read_bytes()).hexdigest() in {
-            spec.upstream["source"]["md5"],
-            spec.upstream["reference"]["md5"],
-        }
-
-
-def _write_manifest(tmp_path: Path, text: str) -> Path:
-    path = tmp_path / "datasets.yaml"
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-MINIMAL_ENTRY = """\
-toy:
-  description: toy set
-  domain: news
-  licence: none
-  segments: 2
-  format: plain
-  source_language: en
-  target_language: fr
-  files:
-    source: {path: toy/src.en, sha256: SRC_SHA, url: https://example.org/src.en}
-    reference: {path: toy/ref.fr, sha256: REF_SHA, url: https://example.org/ref.fr}
-  upstream:
-    release: toy release
-    source: {archive: https://example.org/toy.tgz, md5: null}
-    reference: {archive: https://example.org/toy.tgz, md5: null}
-"""
-
-
-def test_manifest_missing_key_names_dataset(tmp_path: Path) -> None:
-    text = MINIMAL_ENTRY.replace("SRC_SHA", "a" * 64).replace("REF_SHA", "b" * 64)
-    text = text.replace("  segments: 2\n", "")
-    with pytest.raises(InputError, match=r"dataset 'toy'.*segments"):
-        load_manifest(_write_manifest(tmp_path, text))
-
-
-def test_manifest_bad_values_rejected(tmp_path: Path) -> None:
-    good = MINIMAL_ENTRY.replace("SRC_SHA", "a" * 64).replace("REF_SHA", "b" * 64)
-    assert load_manifest(_write_manifest(tmp_path, good))["toy"].segments == 2
-    bad_cases = {
-        r"'format' must be one of": good.replace("format: plain", "format: tmx"),
-        r"files\.source\.sha256": good.replace("a" * 64, "xyz", 1),
-        r"files\.source\.path: must be relative": good.replace("toy/src.en", "../outside/src.en"),
-        r"unknown key\(s\) domian": good.replace("  domain: news\n", "  domain: news\n  domian: typo\n"),
-        r"'segments' must be a positive integer": good.replace("segments: 2", "segments: 0"),
-        r"upstream\.reference: missing key\(s\) md5": good.replace(
-            "reference: {archive: https://example.org/toy.tgz, md5: null}",
-            "reference: {archive: https://example.org/toy.tgz}",
-        ),
-    }
-    for reason, text in bad_cases.items():
-        with pytest.raises(InputError, match=rf"dataset 'toy'.*{reason}"):
-            load_manifest(_write_manifest(tmp_path, text))
-    with pytest.raises(InputError, match=r"datasets\.yaml: line \d+ invalid YAML"):
-        load_manifest(_write_manifest(tmp_path, good.replace("toy:", "toy: [")))
-
-
-def test_manifest_missing_file(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="not found"):
-        load_manifest(tmp_path / "absent.yaml")
+            assert hashlib.sha256(member.read()).hexdigest() == ref.sha256 == dataset.mirror.files[role].sha256
 
 
 # --------------------------------------------------------------------------------------------
@@ -286,14 +237,14 @@ def test_iwslt_documents(loaded: dict[str, pd.DataFrame]) -> None:
 
 
 @needs_mirror
-def test_limit_applied_after_verification(manifest: dict[str, DatasetSpec]) -> None:
-    frame = load_parallel_testset(manifest[WMT14], MIRROR, limit=5)
+def test_limit_applied_after_verification(manifest: Manifest, loaded: dict[str, pd.DataFrame]) -> None:
+    frame = limit_segments(loaded[WMT14], 5)
     assert len(frame) == 5
     assert frame["segment_id"].tolist() == ["1", "2", "3", "4", "5"]
-    # a wrong expected count still fails even with a limit: the limit comes after the count check
-    wrong = DatasetSpec(**{**manifest[WMT14].__dict__, "segments": 3000})
+    # a wrong expected count fails when the whole dataset is read, before any limit applies
+    plan = plan_dataset(manifest.datasets[WMT14], manifest, MIRROR, "unused")
     with pytest.raises(InputError, match="3000"):
-        load_parallel_testset(wrong, MIRROR, limit=5)
+        read_dataset(AcquisitionPlan(**{**plan.__dict__, "segments": 3000}))
 
 
 # --------------------------------------------------------------------------------------------
@@ -301,22 +252,12 @@ def test_limit_applied_after_verification(manifest: dict[str, DatasetSpec]) -> N
 # --------------------------------------------------------------------------------------------
 
 
-def _spec_for(tmp_path: Path, source: str, reference: str, segments: int, file_format: str = "plain") -> DatasetSpec:
-    for name in (source, reference):
-        assert (tmp_path / name).exists()
-    return DatasetSpec(
-        key="toy",
-        description="toy",
-        domain="news",
-        licence="none",
-        segments=segments,
-        format=file_format,
-        source_language="en",
-        target_language="fr",
-        source=FileSpec(path=source, sha256=_sha256(tmp_path / source), url="https://example.org/s"),
-        reference=FileSpec(path=reference, sha256=_sha256(tmp_path / reference), url="https://example.org/r"),
-        upstream={},
-    )
+def _plan_for(tmp_path: Path, source: str, reference: str, segments: int | None, file_format: str = "plain") -> AcquisitionPlan:
+    files = {
+        role: PlannedFile(path=str(tmp_path / name), sha256=_sha256(tmp_path / name))
+        for role, name in (("source", source), ("reference", reference))
+    }
+    return AcquisitionPlan("toy", "parallel", "mirror", file_format, segments, files, ())
 
 
 def test_mismatched_counts(tmp_path: Path) -> None:
@@ -325,21 +266,18 @@ def test_mismatched_counts(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"src\.en has 3 segments.*ref\.fr has 2"):
         load_parallel_files(tmp_path / "src.en", tmp_path / "ref.fr", "plain")
     with pytest.raises(InputError, match="differ in length"):
-        load_parallel_testset(_spec_for(tmp_path, "src.en", "ref.fr", 3), tmp_path)
+        read_dataset(_plan_for(tmp_path, "src.en", "ref.fr", 3))
 
 
 def test_count_differs_from_manifest(tmp_path: Path) -> None:
     (tmp_path / "src.en").write_text("a\nb\n", encoding="utf-8")
     (tmp_path / "ref.fr").write_text("x\ny\n", encoding="utf-8")
-    with pytest.raises(InputError, match=r"dataset toy: .*src\.en has 2 segments but the manifest expects 3"):
-        load_parallel_testset(_spec_for(tmp_path, "src.en", "ref.fr", 3), tmp_path)
-    frame = load_parallel_testset(_spec_for(tmp_path, "src.en", "ref.fr", 2), tmp_path)
-    assert frame.to_dict("list") == {
-        "segment_id": ["1", "2"],
-        "doc_id": ["", ""],
-        "source": ["a", "b"],
-        "reference": ["x", "y"],
-    }
+    with pytest.raises(InputError, match=r"dataset toy: .*src\.en, .*ref\.fr hold 2 segments but the manifest expects 3"):
+        read_dataset(_plan_for(tmp_path, "src.en", "ref.fr", 3))
+    expected = {"segment_id": ["1", "2"], "doc_id": ["", ""], "source": ["a", "b"], "reference": ["x", "y"]}
+    assert read_dataset(_plan_for(tmp_path, "src.en", "ref.fr", 2)).to_dict("list") == expected
+    # an unknown count (null in the manifest) is not checked
+    assert read_dataset(_plan_for(tmp_path, "src.en", "ref.fr", None)).to_dict("list") == expected
 
 
 def test_empty_testset(tmp_path: Path) -> None:
@@ -357,10 +295,10 @@ def test_empty_testset(tmp_path: Path) -> None:
 def test_bad_checksum(tmp_path: Path) -> None:
     (tmp_path / "src.en").write_text("a\n", encoding="utf-8")
     (tmp_path / "ref.fr").write_text("b\n", encoding="utf-8")
-    spec = _spec_for(tmp_path, "src.en", "ref.fr", 1)
+    plan = _plan_for(tmp_path, "src.en", "ref.fr", 1)
     (tmp_path / "ref.fr").write_text("changed\n", encoding="utf-8")
-    with pytest.raises(InputError, match=r"checksum mismatch for .*ref\.fr \(dataset toy"):
-        load_parallel_testset(spec, tmp_path)
+    with pytest.raises(InputError, match=r"checksum mismatch for .*ref\.fr \(dataset toy\): expected sha256"):
+        read_dataset(plan)
     with pytest.raises(InputError, match=r"checksum mismatch for .*src\.en"):
         verify_checksum(tmp_path / "src.en", "0" * 64)
 
@@ -368,14 +306,29 @@ def test_bad_checksum(tmp_path: Path) -> None:
 def test_missing_file(tmp_path: Path) -> None:
     (tmp_path / "src.en").write_text("a\n", encoding="utf-8")
     (tmp_path / "ref.fr").write_text("b\n", encoding="utf-8")
-    spec = _spec_for(tmp_path, "src.en", "ref.fr", 1)
+    plan = _plan_for(tmp_path, "src.en", "ref.fr", 1)
     (tmp_path / "src.en").unlink()
-    expected = f"mirror file not found: {tmp_path / 'src.en'} (dataset toy, mirror_dir {tmp_path})"
     with pytest.raises(InputError) as raised:
-        load_parallel_testset(spec, tmp_path)
-    assert str(raised.value) == expected
+        read_dataset(plan)
+    assert str(raised.value) == f"file not found: {tmp_path / 'src.en'} (dataset toy)"
     with pytest.raises(InputError, match="file not found"):
         load_parallel_files(tmp_path / "src.en", tmp_path / "ref.fr", "plain")
+
+
+def test_tsv_columns(tmp_path: Path) -> None:
+    """MTNT layout: id, source, target; MTNT2019: two ids, source, target, with empty fields."""
+    path = tmp_path / "test.en-fr.tsv"
+    path.write_text('c1\tHello "world"\tBonjour "monde"\nc1\t  lol \t mdr \nc2\t\t\n', encoding="utf-8")
+    assert read_tsv_column(path, 1) == ['Hello "world"', "lol", ""]
+    assert read_tsv_column(path, 0) == ["c1", "c1", "c2"]
+    table = build_parallel_table(path, path, "tsv", source_column=1, reference_column=2)
+    assert table["reference"].tolist() == ['Bonjour "monde"', "mdr", ""]
+    assert set(table["doc_id"]) == {""}
+    path.write_text("a\tb\tc\nmissing tab\tonly\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"test\.en-fr\.tsv: line 2: has 2 tab-separated field\(s\), no column 2"):
+        read_tsv_column(path, 2)
+    with pytest.raises(InputError, match="needs the column"):
+        build_parallel_table(path, path, "tsv")
 
 
 def test_invalid_utf8_names_file_and_line(tmp_path: Path) -> None:
@@ -461,6 +414,8 @@ def test_unknown_format_and_bad_limit(tmp_path: Path) -> None:
     (tmp_path / "s").write_text("a\n", encoding="utf-8")
     with pytest.raises(InputError, match="unknown test-set format"):
         load_parallel_files(tmp_path / "s", tmp_path / "s", "tmx")
+    with pytest.raises(InputError, match="unknown test-set format"):
+        load_parallel_files(tmp_path / "s", tmp_path / "s", "tsv")  # needs columns: manifest datasets only
     with pytest.raises(InputError, match="limit"):
         load_parallel_files(tmp_path / "s", tmp_path / "s", "plain", limit=0)
 
