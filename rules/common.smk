@@ -3,7 +3,9 @@
 import re
 from pathlib import Path
 
-from nlp_robustness.acquisition import download_file_path, extraction_dir_path, mirror_download_file, plan_dataset
+from snakemake.logging import logger
+
+from nlp_robustness.acquisition import download_file_path, mirror_download_file, missing_mirror_files, plan_dataset
 from nlp_robustness.config import (
     METHODS,
     acquired_datasets,
@@ -51,6 +53,13 @@ DATASET_PLANS = {
     key: plan_dataset(dataset, MANIFEST, MIRROR_DIR, DOWNLOAD_DIR) for key, dataset in MANIFEST.datasets.items()
 }
 ACQUIRED_DATASETS = acquired_datasets(config)
+for _key in ACQUIRED_DATASETS:
+    _missing = missing_mirror_files(MANIFEST.datasets[_key], MIRROR_DIR) if MIRROR_DIR is not None else []
+    if _missing and len(_missing) < len(MANIFEST.datasets[_key].mirror.files):
+        logger.warning(
+            f"dataset {_key}: mirror_dir {MIRROR_DIR} holds only part of it (missing {', '.join(_missing)}); "
+            f"the whole dataset is taken from its downloads"
+        )
 ARCHIVE_DOWNLOADS = [key for key, download in MANIFEST.downloads.items() if download.archive is not None]
 
 
@@ -110,6 +119,7 @@ def download_fetch_params(wildcards):
         "url": download.url,
         "checksum": None if checksum is None else {"algorithm": checksum.algorithm, "hexdigest": checksum.hexdigest, "source": checksum.source},
         "mirror_file": mirror_download_file(download, MIRROR_DIR),
+        "mirror_looked_for": str(Path(MIRROR_DIR) / download.mirror) if MIRROR_DIR and download.mirror else None,
     }
 
 

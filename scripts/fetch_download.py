@@ -15,6 +15,8 @@ policy = RetryPolicy(
     retries=snakemake.params.retries,
     retry_wait_seconds=snakemake.params.retry_wait_seconds,
 )
+if source["mirror_file"] is None and source["mirror_looked_for"] is not None:
+    logging.info("the mirror has no %s; downloading from the canonical URL", source["mirror_looked_for"])
 logging.info("fetching %s from %s", snakemake.wildcards.download, source["mirror_file"] or source["url"])
 result = fetch(
     source["url"],

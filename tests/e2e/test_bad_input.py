@@ -92,6 +92,7 @@ def test_mirror_missing_a_file_falls_back_to_downloads(tmp_path: Path, mirror_di
     config = small_config(partial_mirror)
     result = run_workflow(tmp_path / "run", config, "results/testsets/bio18.tsv", "--dry-run")
     assert result.returncode == 0, result.stdout[-3000:]
+    assert "holds only part of it (missing wmt-biomedical-enfr/medline18_en2fr.fr)" in result.stdout
     jobs = result.stdout.split("\nrule ")
     fetches = [job for job in jobs if job.startswith("fetch_download:")]
     assert len(fetches) == 2
