@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
-REPOSITORY = Path(__file__).resolve().parent.parent
+from tests.paths import MIRROR, REPOSITORY
 
 
 @pytest.fixture(scope="session")
 def mirror_dir() -> Path:
     """The offline mirror of the datasets (../shared/data beside the repository unless overridden)."""
-    path = Path(os.environ.get("NLP_ROBUSTNESS_MIRROR", REPOSITORY.parent / "shared" / "data")).resolve()
-    if not path.is_dir():
-        pytest.skip(f"data mirror not found at {path} (set NLP_ROBUSTNESS_MIRROR)")
-    return path
+    if not MIRROR.is_dir():
+        pytest.skip(f"data mirror not found at {MIRROR} (set NLP_ROBUSTNESS_MIRROR)")
+    return MIRROR
 
 
 @pytest.fixture(scope="session")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import os
 from pathlib import Path
 
 import pytest
@@ -21,11 +20,9 @@ from nlp_robustness.acquisition import (
 )
 from nlp_robustness.errors import InputError
 from nlp_robustness.manifest import load_manifest, sacrebleu_download, sacrebleu_langpair_files
+from tests.paths import MANIFEST, MANIFEST_SCHEMA, MIRROR
 
-REPO = Path(__file__).resolve().parents[2]
-MANIFEST = REPO / "resources" / "datasets.yaml"
-SCHEMA = REPO / "schemas" / "datasets.schema.yaml"
-MIRROR = Path(os.environ.get("NLP_ROBUSTNESS_MIRROR", REPO.parent / "shared" / "data"))
+SCHEMA = MANIFEST_SCHEMA
 DOCUMENT = yaml.safe_load(MANIFEST.read_text(encoding="utf-8"))
 
 #: Every dataset the paper uses (Section 5), by manifest key.

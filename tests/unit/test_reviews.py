@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 from nlp_robustness.errors import InputError
 from nlp_robustness.reviews import REVIEW_COLUMNS, read_blitzer_reviews
+from tests.paths import MIRROR
 
-REPO = Path(__file__).resolve().parents[2]
-MIRROR = Path(os.environ.get("NLP_ROBUSTNESS_MIRROR", REPO.parent / "shared" / "data"))
 ACL = MIRROR / "amazon-multidomain-sentiment" / "sorted_data_acl"
 DOMAINS = ["books", "dvd", "electronics", "kitchen_&_housewares"]
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 
 import pandas as pd
@@ -26,11 +25,9 @@ from nlp_robustness.testsets import (
     verify_checksum,
     write_testset_table,
 )
+from tests.paths import MANIFEST, MANIFEST_SCHEMA, MIRROR
 
-REPO = Path(__file__).resolve().parents[2]
-MANIFEST = REPO / "resources" / "datasets.yaml"
-SCHEMA = REPO / "schemas" / "datasets.schema.yaml"
-MIRROR = Path(os.environ.get("NLP_ROBUSTNESS_MIRROR", REPO.parent / "shared" / "data"))
+SCHEMA = MANIFEST_SCHEMA
 
 needs_mirror = pytest.mark.skipif(
     not MIRROR.is_dir(),
