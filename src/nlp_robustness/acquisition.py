@@ -108,16 +108,18 @@ class AcquisitionPlan:
 
 
 def plan_from_params(params: Mapping[str, Any]) -> AcquisitionPlan:
-    """Rebuild an :class:`AcquisitionPlan` from :meth:`AcquisitionPlan.as_params`."""
-    files = {role: PlannedFile(**spec) for role, spec in params["files"].items()}
+    """Rebuild an :class:`AcquisitionPlan` from :meth:`AcquisitionPlan.as_params`.
+
+    ``inputs`` (the job's dependencies) are a planning matter and do not travel: the result has none.
+    """
     return AcquisitionPlan(
         dataset=params["dataset"],
         kind=params["kind"],
         origin=params["origin"],
         format=params["format"],
         segments=params["segments"],
-        files=files,
-        inputs=tuple(spec.path for spec in files.values()),
+        files={role: PlannedFile(**spec) for role, spec in params["files"].items()},
+        inputs=(),
         downloads=tuple(params.get("downloads", ())),
     )
 
@@ -199,11 +201,15 @@ def provenance_record(
 ) -> dict[str, Any]:
     """What :func:`read_dataset` read, for ``results/datasets/<key>.provenance.json``.
 
-    Records the origin (mirror or download), the format, every file read with its sha256 (computed
-    now), the number of rows, and the dataset's canonical downloads (URL and checksum source), which
-    are recorded even when the mirror was read.
+    Records the origin (mirror or download), the format, every file read with its sha256, the number
+    of rows, and the dataset's canonical downloads (URL and checksum source), which are recorded even
+    when the mirror was read. A file with an expected sha256 was verified by :func:`read_dataset`, so
+    only the others are hashed here.
     """
-    files = {role: {"path": planned.path, "sha256": sha256_of(planned.path)} for role, planned in plan.files.items()}
+    files = {
+        role: {"path": planned.path, "sha256": planned.sha256 or sha256_of(planned.path)}
+        for role, planned in plan.files.items()
+    }
     record: dict[str, Any] = {
         "dataset": plan.dataset,
         "kind": plan.kind,

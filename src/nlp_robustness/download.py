@@ -165,7 +165,8 @@ def _network_failure(error: BaseException, url: str, timeout: float) -> Exceptio
     return _TransientError(f"connection failed: {error}")
 
 
-_NETWORK_ERRORS = (urllib.error.URLError, http.client.HTTPException, ConnectionError, TimeoutError, socket.timeout, OSError)
+# URLError, ConnectionError and timeouts are all OSErrors; http.client raises the rest.
+_NETWORK_ERRORS = (OSError, http.client.HTTPException)
 
 
 def _download_once(url: str, handle: IO[bytes], timeout: float) -> _Digests:
