@@ -5,7 +5,7 @@ CORES ?= all
 APT_PACKAGES = apertium apertium-eng-spa apertium-fr-es apertium-eng-cat apertium-fra-cat
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: setup system-packages run test test-fast lint benchmark clean
+.PHONY: setup system-packages run test test-fast lint benchmark benchmark-fairseq clean
 
 setup: system-packages $(VENV)/.installed
 
@@ -15,10 +15,13 @@ system-packages:
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(APT_PACKAGES); \
 	fi
 
-$(VENV)/.installed: requirements.txt pyproject.toml
+$(VENV)/.installed: requirements.txt requirements-fairseq.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install -q --upgrade pip
 	$(VENV)/bin/pip install -q -r requirements.txt
+	# fairseq compiles extensions against the torch and Cython just installed (a few minutes, once;
+	# pip caches the wheel).
+	$(VENV)/bin/pip install -q --no-build-isolation -r requirements-fairseq.txt
 	$(VENV)/bin/pip install -q --no-deps -e .
 	touch $@
 
@@ -39,6 +42,10 @@ lint: setup
 
 benchmark: setup
 	$(VENV)/bin/python benchmarks/bench_bagging.py
+
+# Translation throughput of the default ConvS2S (trained by `make run`), CPU and GPU if present.
+benchmark-fairseq: setup
+	$(VENV)/bin/python benchmarks/bench_fairseq_throughput.py
 
 clean:
 	rm -rf results logs .snakemake

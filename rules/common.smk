@@ -5,14 +5,22 @@ from pathlib import Path
 
 from snakemake.logging import logger
 
-from nlp_robustness.acquisition import download_file_path, mirror_download_file, missing_mirror_files, plan_dataset
+from nlp_robustness.acquisition import (
+    download_file_path,
+    extraction_dir_path,
+    mirror_download_file,
+    missing_mirror_files,
+    plan_dataset,
+)
 from nlp_robustness.config import (
     METHODS,
     acquired_datasets,
+    fairseq_settings,
     leave_out_labels,
     pool_testsets,
     validate_config,
     validate_dataset_references,
+    validate_system_references,
 )
 from nlp_robustness.errors import InputError
 from nlp_robustness.manifest import load_manifest
@@ -47,6 +55,9 @@ except InputError as error:
 validate_dataset_references(
     config, {key: dataset.kind for key, dataset in MANIFEST.datasets.items()}, config["dataset_manifest"]
 )
+validate_system_references(
+    config, {key: dataset.kind for key, dataset in MANIFEST.datasets.items()}, MANIFEST.models, config["dataset_manifest"]
+)
 # Where every manifest dataset is read from (mirror or downloads), decided now so that a dry run
 # shows every download; any manifest dataset can be requested as results/datasets/<key>.tsv.
 DATASET_PLANS = {
@@ -74,6 +85,10 @@ def _alternation(names):
 
 APERTIUM_SYSTEMS = _alternation(_systems_of_kind("apertium"))
 HYPOTHESES_SYSTEMS = _alternation(_systems_of_kind("hypotheses"))
+FAIRSEQ_SYSTEMS = _alternation(_systems_of_kind("fairseq"))
+# fairseq systems trained by the workflow (the others are pretrained models of the manifest).
+INHOUSE_MODELS = [name for name in _systems_of_kind("fairseq") if "training" in config["systems"][name]]
+INHOUSE_SYSTEMS = _alternation(INHOUSE_MODELS)
 
 
 wildcard_constraints:
@@ -146,6 +161,95 @@ def hypotheses_file(wildcards):
     return config["systems"][wildcards.system]["files"][wildcards.testset]
 
 
+def fairseq_spec(wildcards):
+    """A fairseq system's config entry, defaults filled in."""
+    return fairseq_settings(config["systems"][wildcards.system])
+
+
+def fairseq_languages(system):
+    """(source, target) language of a fairseq system: its pretrained model's, or its first training dataset's."""
+    spec = config["systems"][system]
+    if "pretrained" in spec:
+        model = MANIFEST.models[spec["pretrained"]]
+        return model.source_language, model.target_language
+    dataset = MANIFEST.datasets[spec["training"]["datasets"][0]]
+    return dataset.source_language, dataset.target_language
+
+
+def training_corpus_inputs(wildcards):
+    """Parsed manifest tables an in-house model trains on, and its separate dev sets if any."""
+    training = config["systems"][wildcards.system]["training"]
+    return {
+        "training": expand("results/datasets/{dataset}.tsv", dataset=training["datasets"]),
+        "dev": expand("results/datasets/{dataset}.tsv", dataset=training["dev"].get("datasets", [])),
+    }
+
+
+def training_corpus_params(wildcards):
+    """What the training corpus depends on (an edit of training.arch, say, leaves it alone)."""
+    training = config["systems"][wildcards.system]["training"]
+    source_language, target_language = fairseq_languages(wildcards.system)
+    return {
+        "datasets": training["datasets"],
+        "dataset_languages": {
+            key: [MANIFEST.datasets[key].source_language, MANIFEST.datasets[key].target_language]
+            for key in [*training["datasets"], *training["dev"].get("datasets", [])]
+        },
+        "max_segments": training.get("max_segments"),
+        "holdout": training["dev"].get("holdout"),
+        "bpe_merges": training["bpe_merges"],
+        "bpe_min_frequency": training.get("bpe_min_frequency", 2),
+        "seed": training["seed"],
+        "source_language": source_language,
+        "target_language": target_language,
+    }
+
+
+def training_params(wildcards):
+    training = config["systems"][wildcards.system]["training"]
+    return {key: training.get(key) for key in ("arch", "train_args", "seed", "max_epoch", "patience")}
+
+
+def fairseq_model_inputs(wildcards):
+    """The files of a fairseq system's model: the extracted pretrained archive, or what training wrote."""
+    spec = config["systems"][wildcards.system]
+    if "pretrained" in spec:
+        download = MANIFEST.downloads[MANIFEST.models[spec["pretrained"]].download]
+        return {"model_dir": extraction_dir_path(DOWNLOAD_DIR, download)}
+    prefix = f"results/models/{wildcards.system}"
+    return {"checkpoint": f"{prefix}/checkpoint_best.pt", "data_bin": f"{prefix}/data-bin", "bpe_codes": f"{prefix}/bpecodes"}
+
+
+def fairseq_bundle(wildcards):
+    """Paths of a fairseq system's checkpoint, dictionaries and BPE codes (nlp_robustness.fairseq_mt.ModelBundle)."""
+    spec = config["systems"][wildcards.system]
+    source_language, target_language = fairseq_languages(wildcards.system)
+    if "pretrained" in spec:
+        model = MANIFEST.models[spec["pretrained"]]
+        directory = extraction_dir_path(DOWNLOAD_DIR, MANIFEST.downloads[model.download])
+        files = {role: f"{directory}/{member}" for role, member in model.files.items()}
+    else:
+        prefix = f"results/models/{wildcards.system}"
+        files = {
+            "checkpoint": f"{prefix}/checkpoint_best.pt",
+            "source_dictionary": f"{prefix}/data-bin/dict.{source_language}.txt",
+            "target_dictionary": f"{prefix}/data-bin/dict.{target_language}.txt",
+            "bpe_codes": f"{prefix}/bpecodes",
+        }
+    return {**files, "source_language": source_language, "target_language": target_language}
+
+
+def fairseq_translation_params(wildcards):
+    """Model files, beam search, device and threads of a fairseq system (nlp_robustness.fairseq_mt.translate_with_settings)."""
+    spec = fairseq_spec(wildcards)
+    return {
+        "bundle": fairseq_bundle(wildcards),
+        "generation": spec["generation"],
+        "device": spec["device"],
+        "cpu_threads": spec["cpu_threads"],
+    }
+
+
 def system_scores(wildcards):
     """Sentence score tables of one system, one per test set, in config order."""
     return expand("results/scores/{system}/{testset}.tsv", system=wildcards.system, testset=TESTSETS)
@@ -175,4 +279,5 @@ def final_outputs():
     figures = expand("results/figures/{metric}/gamma_curves.{extension}", metric=METRICS, extension=["png", "pdf"])
     datasets = expand("results/datasets/{dataset}.tsv", dataset=ACQUIRED_DATASETS)
     dataset_summary = ["results/tables/datasets.csv", "results/tables/datasets.md"] if ACQUIRED_DATASETS else []
-    return tables + testset_means + figures + datasets + dataset_summary
+    models = ["results/tables/models.csv", "results/tables/models.md"] if INHOUSE_MODELS else []
+    return tables + testset_means + figures + datasets + dataset_summary + models

@@ -14,9 +14,14 @@ The server listens on 127.0.0.1 only, on a free port; it records how many reques
 
 from __future__ import annotations
 
+import contextlib
 import http.server
+import io
+import os
+import tarfile
 import threading
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 #: A stalled answer never lasts longer than this, whatever the client does.
@@ -110,3 +115,36 @@ class LoopbackServer:
         self._httpd.shutdown()
         self._httpd.server_close()
         self._thread.join(timeout=5)
+
+
+@contextlib.contextmanager
+def serving() -> Iterator[LoopbackServer]:
+    """A running :class:`LoopbackServer`, with proxies bypassed for loopback (the workflow's subprocesses too)."""
+    saved = {name: os.environ.get(name) for name in ("no_proxy", "NO_PROXY")}
+    os.environ["no_proxy"] = os.environ["NO_PROXY"] = "127.0.0.1,localhost"
+    try:
+        with LoopbackServer() as server:
+            yield server
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def tar_archive(members: dict[str, bytes], compression: str = "gz", directories: tuple[str, ...] = ()) -> bytes:
+    """A tar archive (``compression`` gz, bz2 or xz) of ``members``, with ``directories`` as entries of their own."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode=f"w:{compression}") as archive:
+        for name in directories:
+            directory = tarfile.TarInfo(name)
+            directory.type = tarfile.DIRTYPE
+            directory.mode = 0o755
+            archive.addfile(directory)
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            info.mtime = 1_400_000_000
+            archive.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()

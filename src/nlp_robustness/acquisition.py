@@ -243,12 +243,3 @@ def summary_table(records: list[Mapping[str, Any]]) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows, columns=["dataset", "kind", "origin", "format", "rows", "canonical_url", "download_checksum"])
-
-
-def summary_markdown(table: pd.DataFrame) -> str:
-    """The summary table as GitHub Markdown (``|`` in values escaped)."""
-    header = list(table.columns)
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    for _, row in table.iterrows():
-        lines.append("| " + " | ".join(str(value).replace("|", "\\|") for value in row) + " |")
-    return "\n".join(lines) + "\n"

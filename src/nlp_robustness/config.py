@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 import jsonschema
 import yaml
@@ -24,8 +24,31 @@ NOTHING_LEFT_OUT = "none"
 METHODS = ("pool", "bagging", "design_bagging")
 
 
+#: Defaults of the optional keys of a fairseq system (schemas/config.schema.yaml documents the same values).
+FAIRSEQ_DEFAULTS: dict[str, Any] = {"device": "auto", "cpu_threads": 2, "gpus": 1, "mem_mb": 8000}
+
+#: What to say when a config entry matches none of the alternatives of a ``oneOf``.
+_ONE_OF_DETAILS = {
+    "testsets": "give either 'dataset' or all of 'source', 'reference' and 'format'",
+    "systems": "a fairseq system gives either 'pretrained' (a manifest model) or 'training' (an in-house model)",
+    "training.dev": "give either 'datasets' (manifest datasets) or 'holdout' (segments held out of the training data)",
+}
+
+
 def _key_path(path: Any) -> str:
     return ".".join(str(part) for part in path) or "<top level>"
+
+
+def _schema_branch(path: Any) -> str:
+    parts = [str(part) for part in path]
+    if parts[-2:] == ["training", "dev"] or parts[-1:] == ["dev"]:
+        return "training.dev"
+    return parts[0] if parts else ""
+
+
+def fairseq_settings(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """A fairseq system's config entry with the defaults of its optional keys filled in."""
+    return {**FAIRSEQ_DEFAULTS, "generation": {}, **spec}
 
 
 def validate_config(config: Mapping[str, Any], schema_path: str | Path) -> None:
@@ -37,7 +60,7 @@ def validate_config(config: Mapping[str, Any], schema_path: str | Path) -> None:
         error = jsonschema.exceptions.best_match(errors)
         detail = error.message
         if error.validator == "oneOf":
-            detail = "give either 'dataset' or all of 'source', 'reference' and 'format'"
+            detail = _ONE_OF_DETAILS.get(_schema_branch(error.absolute_path), detail)
         raise InputError(f"invalid configuration at key '{_key_path(error.absolute_path)}': {detail}")
 
     testsets = list(config["testsets"])
@@ -78,11 +101,62 @@ def pool_testsets(config: Mapping[str, Any], left_out: str) -> list[str]:
     return [name for name in config["testsets"] if name != left_out]
 
 
+def training_datasets(config: Mapping[str, Any]) -> list[str]:
+    """Manifest datasets that in-house fairseq systems train and stop early on (config order)."""
+    names: list[str] = []
+    for spec in config["systems"].values():
+        training = spec.get("training") if spec["kind"] == "fairseq" else None
+        if training is not None:
+            names += training["datasets"]
+            names += training["dev"].get("datasets", [])
+    return list(dict.fromkeys(names))
+
+
 def acquired_datasets(config: Mapping[str, Any]) -> list[str]:
-    """Manifest datasets the config uses: those of the test sets (config order), then ``extra_datasets``."""
+    """Manifest datasets the config uses: the test sets' (config order), the training data, then ``extra_datasets``."""
     names = [spec["dataset"] for spec in config["testsets"].values() if "dataset" in spec]
+    names += training_datasets(config)
     names += list(config.get("extra_datasets", []))
     return list(dict.fromkeys(names))
+
+
+def validate_system_references(
+    config: Mapping[str, Any], dataset_kinds: Mapping[str, str], model_keys: Iterable[str], manifest: str
+) -> None:
+    """Check what fairseq systems name: pretrained models and training data of the manifest.
+
+    Raises:
+        InputError: Naming the config key, e.g. ``systems.convs2s.training.dev.datasets[0]`` or
+            ``systems.convs2s.training.train_args.save-dir`` (an option the workflow sets itself).
+    """
+    from nlp_robustness.fairseq_mt import RESERVED_TRAIN_OPTIONS
+
+    models = list(model_keys)
+    for name, spec in config["systems"].items():
+        if spec["kind"] != "fairseq":
+            continue
+        if "pretrained" in spec and spec["pretrained"] not in models:
+            raise InputError(
+                f"invalid configuration at key 'systems.{name}.pretrained': '{spec['pretrained']}' is not a model of "
+                f"{manifest} (known: {', '.join(models) or 'none'})"
+            )
+        training = spec.get("training")
+        if training is None:
+            continue
+        references = [(f"datasets[{index}]", dataset) for index, dataset in enumerate(training["datasets"])]
+        references += [(f"dev.datasets[{index}]", dataset) for index, dataset in enumerate(training["dev"].get("datasets", []))]
+        for key, dataset in references:
+            where = f"invalid configuration at key 'systems.{name}.training.{key}'"
+            if dataset not in dataset_kinds:
+                raise InputError(f"{where}: '{dataset}' is not a dataset of {manifest} (known: {', '.join(dataset_kinds)})")
+            if dataset_kinds[dataset] != "parallel":
+                raise InputError(f"{where}: '{dataset}' is a {dataset_kinds[dataset]} dataset, not parallel text")
+        for option in training.get("train_args", {}):
+            if option in RESERVED_TRAIN_OPTIONS:
+                raise InputError(
+                    f"invalid configuration at key 'systems.{name}.training.train_args.{option}': the workflow sets "
+                    f"--{option} itself (from training.arch, seed, max_epoch, patience, device)"
+                )
 
 
 def validate_dataset_references(config: Mapping[str, Any], dataset_kinds: Mapping[str, str], manifest: str) -> None:

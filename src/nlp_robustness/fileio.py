@@ -1,9 +1,10 @@
-"""File helpers: atomic writing (an output appears complete, or not at all) and TSV tables of text."""
+"""File helpers: atomic writing (an output appears complete, or not at all), TSV tables of text, summaries."""
 
 from __future__ import annotations
 
 import contextlib
 import csv
+import json
 import os
 import tempfile
 from collections.abc import Sequence
@@ -148,3 +149,29 @@ def read_text_lines(path: str | os.PathLike[str]) -> list[str]:
             ) from None
         lines.append(line.removesuffix("\r"))
     return lines
+
+
+def read_json_records(paths: Sequence[str | os.PathLike[str]]) -> list[dict]:
+    """One JSON object per file, in the order of ``paths`` (the per-item records that summaries join)."""
+    records = []
+    for path in paths:
+        with open(path, encoding="utf-8") as handle:
+            records.append(json.load(handle))
+    return records
+
+
+def markdown_table(table: pd.DataFrame) -> str:
+    """A table as GitHub Markdown (``|`` in values escaped)."""
+    header = list(table.columns)
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    for _, row in table.iterrows():
+        lines.append("| " + " | ".join(str(value).replace("|", "\\|") for value in row) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def write_summary_table(table: pd.DataFrame, csv_path: str | os.PathLike[str], markdown_path: str | os.PathLike[str]) -> None:
+    """Write a summary table as CSV and as Markdown, each atomically."""
+    with atomic_write(csv_path) as handle:
+        table.to_csv(handle, index=False, lineterminator="\n")
+    with atomic_write(markdown_path) as handle:
+        handle.write(markdown_table(table))

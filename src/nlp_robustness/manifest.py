@@ -1,6 +1,6 @@
 """The dataset manifest (``resources/datasets.yaml``): canonical downloads, mirror copies, formats, sizes.
 
-The manifest has two sections.
+The manifest has two sections, and an optional third.
 
 ``downloads``
     One entry per file fetched from the internet: an archive (``.tgz``, ``.zip``, ...) or a plain
@@ -22,6 +22,11 @@ The manifest has two sections.
     *copies*: ``download`` (files inside downloads) and, optionally, ``mirror`` (files inside the
     mirror directory, each with its sha256). The two copies may differ in format: the mirror copy of
     WMT'15 is a plain-text conversion of the official SGML release, for instance.
+
+``models`` (optional)
+    Pretrained translation models published as archives (fairseq's ``wmt14.v2.en-fr.fconv-py``):
+    the download that holds one, its language pair, and the archive members of its four files
+    (``checkpoint``, ``source_dictionary``, ``target_dictionary``, ``bpe_codes``).
 
 :func:`load_manifest` validates the file against ``schemas/datasets.schema.yaml``, checks the
 cross-references a schema cannot express, resolves sacrebleu entries and returns a :class:`Manifest`.
@@ -133,22 +138,48 @@ class Dataset:
     notes: str | None = None
 
 
+#: The files of a pretrained model, in the order they are listed.
+MODEL_ROLES: tuple[str, ...] = ("checkpoint", "source_dictionary", "target_dictionary", "bpe_codes")
+
+
+@dataclass(frozen=True)
+class PretrainedModel:
+    """A pretrained translation model published as an archive (manifest section ``models``).
+
+    Attributes:
+        key: The manifest key, e.g. ``"wmt14-enfr-fconv"``.
+        download: Key of the archive download that holds it.
+        files: Archive member of each of :data:`MODEL_ROLES`.
+    """
+
+    key: str
+    description: str
+    licence: str
+    download: str
+    source_language: str
+    target_language: str
+    files: Mapping[str, str]
+    notes: str | None = None
+
+
 @dataclass(frozen=True)
 class Manifest:
-    """The validated manifest: downloads and datasets by key, in file order."""
+    """The validated manifest: downloads, datasets and pretrained models by key, in file order."""
 
     path: str
     downloads: Mapping[str, Download] = field(default_factory=dict)
     datasets: Mapping[str, Dataset] = field(default_factory=dict)
+    models: Mapping[str, PretrainedModel] = field(default_factory=dict)
 
     def members_of(self, download: str) -> list[str]:
-        """Archive members that some dataset reads from ``download`` (sorted, without duplicates)."""
+        """Archive members that some dataset or model reads from ``download`` (sorted, without duplicates)."""
         members = {
             ref.path
             for dataset in self.datasets.values()
             for ref in dataset.download.files.values()
             if ref.download == download and ref.path
         }
+        members.update(path for model in self.models.values() if model.download == download for path in model.files.values())
         return sorted(members)
 
 
@@ -333,6 +364,23 @@ def _parse_reviews(key: str, entry: Mapping[str, Any], downloads: Mapping[str, D
     )
 
 
+def _parse_model(key: str, entry: Mapping[str, Any], downloads: Mapping[str, Download], where: str) -> PretrainedModel:
+    if entry["download"] not in downloads:
+        raise InputError(f"{where}.download: {entry['download']!r} is not a key of the downloads section")
+    if downloads[entry["download"]].archive is None:
+        raise InputError(f"{where}.download: {entry['download']!r} is a plain file; a model is read from an archive")
+    return PretrainedModel(
+        key=key,
+        description=entry["description"],
+        licence=entry["licence"],
+        download=entry["download"],
+        source_language=entry["source_language"],
+        target_language=entry["target_language"],
+        files={role: entry["files"][role] for role in MODEL_ROLES},
+        notes=entry.get("notes"),
+    )
+
+
 def load_manifest(path: PathLike, schema_path: PathLike) -> Manifest:
     """Load, validate and resolve the dataset manifest.
 
@@ -377,4 +425,7 @@ def load_manifest(path: PathLike, schema_path: PathLike) -> Manifest:
         where = f"{path}: datasets.{key}"
         parse = _parse_parallel if entry["kind"] == "parallel" else _parse_reviews
         datasets[key] = parse(key, entry, downloads, where)
-    return Manifest(path=str(path), downloads=downloads, datasets=datasets)
+    models = {
+        key: _parse_model(key, entry, downloads, f"{path}: models.{key}") for key, entry in (document.get("models") or {}).items()
+    }
+    return Manifest(path=str(path), downloads=downloads, datasets=datasets, models=models)

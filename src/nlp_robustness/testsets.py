@@ -1,6 +1,6 @@
 """Test-set parsing: the file formats of parallel test sets and the test-set table.
 
-A *test set* is a line-aligned pair of source texts and reference translations. Four file
+A *test set* is a line-aligned pair of source texts and reference translations. Five file
 formats are read:
 
 ``wmt-sgml``
@@ -19,6 +19,12 @@ formats are read:
 ``plain``
     One segment per line, UTF-8; leading and trailing whitespace of every line is stripped, inner
     whitespace is kept.
+``wit3-tags``
+    The IWSLT/WIT3 *training* files (``train.tags.en-fr.en``): one segment per line, line-aligned
+    across the two languages, with talk metadata on lines of their own that start with a tag
+    (``<url>``, ``<keywords>``, ``<talkid>``, ``<title>``, ``<description>``, ``<speaker>``,
+    ``<doc ...>``, ...). Those lines are dropped, as fairseq's ``prepare-iwslt14.sh`` does; the rest
+    is read like ``plain``.
 
 Unlike sacrebleu, inner runs of whitespace are *not* collapsed in any format (sacrebleu's ``_clean``
 turns them into one space); this keeps the texts identical to the mirror's ``derived/`` plain files.
@@ -45,7 +51,7 @@ from nlp_robustness.fileio import read_table, read_text_lines, write_table
 PathLike = str | os.PathLike[str]
 
 #: Formats of parallel files (the manifest's ``format``; ``tsv`` also needs a column per side).
-PARALLEL_FORMATS: tuple[str, ...] = ("plain", "wmt-sgml", "iwslt-xml", "tsv")
+PARALLEL_FORMATS: tuple[str, ...] = ("plain", "wmt-sgml", "iwslt-xml", "tsv", "wit3-tags")
 
 #: Formats of a user-defined test set (config ``testsets.<name>.format``): one file per side.
 FORMATS: tuple[str, ...] = ("plain", "wmt-sgml", "iwslt-xml")
@@ -216,6 +222,15 @@ def verify_checksum(path: PathLike, expected_sha256: str, *, dataset: str | None
         )
 
 
+def read_wit3_tags(path: PathLike) -> list[str]:
+    """Read a WIT3 training file: every line that does not start with ``<`` is a segment (stripped).
+
+    Raises:
+        InputError: The file is missing or unreadable, or a line is not valid UTF-8.
+    """
+    return [line.strip() for line in read_text_lines(path) if not line.lstrip().startswith("<")]
+
+
 def read_tsv_column(path: PathLike, column: int) -> list[str]:
     """Read one column (0-based) of a tab-separated file without quoting: one segment per line.
 
@@ -241,6 +256,8 @@ def _read_side(
     """Read one side of a test set: the texts and, for SGML/XML, the (doc_id, seg_id) of each."""
     if file_format == "plain":
         return read_plain_lines(path), None
+    if file_format == "wit3-tags":
+        return read_wit3_tags(path), None
     if file_format == "tsv":
         if column is None:
             raise InputError(f"{path}: format 'tsv' needs the column to read")

@@ -12,10 +12,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import io
-import os
 import re
-import tarfile
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +21,7 @@ import yaml
 
 from nlp_robustness.manifest import load_manifest
 from tests.e2e.workflow_runner import DEFAULT_CONFIG, REPOSITORY, run_workflow
-from tests.loopback import LoopbackServer
+from tests.loopback import LoopbackServer, serving, tar_archive
 
 pytestmark = pytest.mark.e2e
 
@@ -35,17 +32,6 @@ AMAZON_DOMAINS = ["books", "dvd", "electronics", "kitchen_&_housewares"]
 #: Datasets of the clean-download run, and the test sets that use them.
 DATASETS = ["wmt14-newstest2014-enfr", "iwslt17-tst2017-enfr", "wmt18-biomedical-medline-enfr", "amazon-sentiment-acl"]
 TESTSETS = {"wmt14": "wmt14-newstest2014-enfr", "iwslt17": "iwslt17-tst2017-enfr", "bio18": "wmt18-biomedical-medline-enfr"}
-
-
-def _tar_gz(members: dict[str, bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
-        for name, data in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            info.mtime = 1_400_000_000
-            archive.addfile(info, io.BytesIO(data))
-    return buffer.getvalue()
 
 
 def _sha256(data: bytes) -> str:
@@ -59,13 +45,13 @@ class Sources:
         self.server = server
         self.mirror = mirror
         wmt14 = mirror / "wmt14-newstest2014-enfr"
-        self.wmt14_archive = _tar_gz({
+        self.wmt14_archive = tar_archive({
             "test-full/newstest2014-fren-src.en.sgm": (wmt14 / "newstest2014-fren-src.en.sgm").read_bytes(),
             "test-full/newstest2014-fren-ref.fr.sgm": (wmt14 / "newstest2014-fren-ref.fr.sgm").read_bytes(),
             "test-full/newstest2014-fren-src.fr.sgm": (wmt14 / "newstest2014-fren-src.fr.sgm").read_bytes(),
         })
         acl = mirror / "amazon-multidomain-sentiment" / "sorted_data_acl"
-        self.amazon_archive = _tar_gz({
+        self.amazon_archive = tar_archive({
             f"sorted_data_acl/{domain}/{label}.review": (acl / domain / f"{label}.review").read_bytes()
             for domain in AMAZON_DOMAINS for label in ("positive", "negative")
         })
@@ -100,17 +86,8 @@ class Sources:
 
 @pytest.fixture(scope="module")
 def sources(mirror_dir: Path):
-    saved = {name: os.environ.get(name) for name in ("no_proxy", "NO_PROXY")}
-    os.environ["no_proxy"] = os.environ["NO_PROXY"] = "127.0.0.1,localhost"  # the workflow's subprocesses too
-    try:
-        with LoopbackServer() as server:
-            yield Sources(server, mirror_dir)
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+    with serving() as server:
+        yield Sources(server, mirror_dir)
 
 
 def _config(manifest: Path | None, workdir: Path, mirror_dir: Path | None, **download: Any) -> dict[str, Any]:
@@ -121,6 +98,8 @@ def _config(manifest: Path | None, workdir: Path, mirror_dir: Path | None, **dow
     config["download"] = {"checksum_lock": str(workdir / "checksums.lock.yaml"), "timeout_seconds": 5, "retries": 2,
                           "retry_wait_seconds": 0, **download}
     config["testsets"] = {name: {"dataset": key, "domain": "x"} for name, key in TESTSETS.items()}
+    # the in-house ConvS2S would add its training data to the datasets acquired (test_fairseq covers it)
+    config["systems"] = {name: spec for name, spec in config["systems"].items() if spec["kind"] == "apertium"}
     config["robustness"]["leave_out"] = list(TESTSETS)
     config["extra_datasets"] = ["amazon-sentiment-acl"]
     return config
@@ -266,7 +245,7 @@ def test_stalled_server_times_out(sources: Sources, tmp_path: Path) -> None:
 
 def test_tar_member_escaping_the_target_is_refused(sources: Sources, tmp_path: Path) -> None:
     wmt14 = sources.mirror / "wmt14-newstest2014-enfr"
-    evil = _tar_gz({
+    evil = tar_archive({
         "test-full/newstest2014-fren-src.en.sgm": (wmt14 / "newstest2014-fren-src.en.sgm").read_bytes(),
         "test-full/newstest2014-fren-ref.fr.sgm": (wmt14 / "newstest2014-fren-ref.fr.sgm").read_bytes(),
         "test-full/../../../../escaped.txt": b"written outside the target\n",
@@ -304,15 +283,18 @@ def test_paper_config_dry_runs_offline_and_lists_every_dataset(tmp_path: Path, m
     paper = yaml.safe_load((REPOSITORY / "config" / "paper.yaml").read_text(encoding="utf-8"))
     every_dataset = {spec["dataset"] for spec in paper["testsets"].values()} | set(paper["extra_datasets"])
     assert len(every_dataset) == 14
+    # the in-house ConvS2S models' training data (their dev sets are among the 14 already)
+    every_dataset |= {"iwslt17-train-enfr", "mtnt18-train-enfr"}
     output = _paper_dry_run(tmp_path / "mirror", mirror_dir)
     assert _jobs(output, "prepare_dataset", "dataset") == every_dataset
     # what the mirror lacks is downloaded; what it holds is not
     assert _jobs(output, "fetch_download", "download") == {
         "mtnt-1.1", "mtnt-2019", "iwslt17-train-dev-en-fr", "iwslt17-train-dev-fr-en", "khresmoi-summary-2.0",
-        "amazon-unprocessed",
+        "amazon-unprocessed", "fairseq-wmt14-enfr-fconv",
     }
-    assert {"translate_apertium", "robustness_tables", "gamma_curves"} <= set(re.findall(r"^rule (\w+):", output, re.M))
+    rules = set(re.findall(r"^rule (\w+):", output, re.M))
+    assert {"translate_apertium", "translate_fairseq", "fairseq_train", "robustness_tables", "gamma_curves"} <= rules
     # without a mirror, every dataset is downloaded from its canonical source
     output = _paper_dry_run(tmp_path / "online", None)
     assert _jobs(output, "prepare_dataset", "dataset") == every_dataset
-    assert len(_jobs(output, "fetch_download", "download")) == 15
+    assert len(_jobs(output, "fetch_download", "download")) == 16

@@ -22,7 +22,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.apertium]
 
 MAX_SEGMENTS = 40
 TESTSETS = ["wmt14", "wmt15", "iwslt17", "bio18"]
-SYSTEMS = ["apertium-en-es-fr", "apertium-en-ca-fr", "copy-source"]
+SYSTEMS = ["apertium-en-es-fr", "apertium-en-ca-fr", "convs2s-tatoeba", "copy-source"]
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,17 @@ from pathlib import Path
 import pytest
 import yaml
 
-from nlp_robustness.config import acquired_datasets, leave_out_labels, pool_testsets, validate_config, validate_dataset_references
+from nlp_robustness.config import (
+    FAIRSEQ_DEFAULTS,
+    acquired_datasets,
+    fairseq_settings,
+    leave_out_labels,
+    pool_testsets,
+    training_datasets,
+    validate_config,
+    validate_dataset_references,
+    validate_system_references,
+)
 from nlp_robustness.errors import InputError
 
 REPOSITORY = Path(__file__).resolve().parents[2]
@@ -53,18 +63,18 @@ def test_mistakes_name_their_key(edit, key: str) -> None:
 
 KINDS = {"wmt14-newstest2014-enfr": "parallel", "wmt15-newsdiscusstest2015-enfr": "parallel",
          "iwslt17-tst2017-enfr": "parallel", "wmt18-biomedical-medline-enfr": "parallel",
-         "amazon-sentiment-acl": "reviews"}
+         "tatoeba-v2021-08-07-enfr": "parallel", "amazon-sentiment-acl": "reviews"}
 
 
 def test_datasets_of_the_config() -> None:
     validate_dataset_references(DEFAULT, KINDS, "datasets.yaml")
     assert acquired_datasets(DEFAULT) == [
         "wmt14-newstest2014-enfr", "wmt15-newsdiscusstest2015-enfr", "iwslt17-tst2017-enfr",
-        "wmt18-biomedical-medline-enfr", "amazon-sentiment-acl",
+        "wmt18-biomedical-medline-enfr", "tatoeba-v2021-08-07-enfr", "amazon-sentiment-acl",
     ]
     # a dataset used twice is acquired once; extra_datasets may be absent
     config = config_with(lambda c: (c.pop("extra_datasets"), c["testsets"].update(again={"dataset": "wmt14-newstest2014-enfr", "domain": "news"})))
-    assert acquired_datasets(config) == list(KINDS)[:4]
+    assert acquired_datasets(config) == list(KINDS)[:5]
 
 
 @pytest.mark.parametrize(
@@ -94,3 +104,78 @@ def test_download_settings_are_validated(edit, key: str) -> None:
         validate_config(config_with(edit), SCHEMA)
     assert f"'{key}" in str(error.value)
     validate_config(config_with(lambda c: c.update(mirror_dir=None)), SCHEMA)  # null: download everything
+
+
+# --------------------------------------------------------------------------------------------
+# fairseq systems
+# --------------------------------------------------------------------------------------------
+
+PRETRAINED = {"kind": "fairseq", "pretrained": "wmt14-enfr-fconv"}
+
+
+def test_fairseq_systems_of_the_default_config() -> None:
+    validate_system_references(DEFAULT, KINDS, ["wmt14-enfr-fconv"], "datasets.yaml")
+    assert training_datasets(DEFAULT) == ["tatoeba-v2021-08-07-enfr"]
+    with_dev = config_with(lambda c: c["systems"]["convs2s-tatoeba"]["training"].update(dev={"datasets": ["wmt15-newsdiscusstest2015-enfr"]}))
+    assert training_datasets(with_dev) == ["tatoeba-v2021-08-07-enfr", "wmt15-newsdiscusstest2015-enfr"]
+    pretrained = config_with(lambda c: c["systems"].update(wmt14=PRETRAINED))
+    validate_config(pretrained, SCHEMA)
+    assert fairseq_settings(pretrained["systems"]["wmt14"]) == {**FAIRSEQ_DEFAULTS, "generation": {}, **PRETRAINED}
+
+
+def _fairseq_schema_defaults() -> dict:
+    schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
+    branch = next(rule["then"] for rule in schema["properties"]["systems"]["additionalProperties"]["allOf"]
+                  if rule["if"]["properties"]["kind"]["const"] == "fairseq")
+    return {key: spec["default"] for key, spec in branch["properties"].items() if "default" in spec}
+
+
+def test_fairseq_defaults_are_the_ones_the_schema_documents() -> None:
+    from nlp_robustness.fairseq_mt import GenerationOptions
+
+    assert _fairseq_schema_defaults() == FAIRSEQ_DEFAULTS
+    schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
+    branch = next(rule["then"] for rule in schema["properties"]["systems"]["additionalProperties"]["allOf"]
+                  if rule["if"]["properties"]["kind"]["const"] == "fairseq")
+    generation = {key: spec["default"] for key, spec in branch["properties"]["generation"]["properties"].items()}
+    assert generation == GenerationOptions().__dict__
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda c: c["systems"].update(both={**PRETRAINED, "training": c["systems"]["convs2s-tatoeba"]["training"]}),
+         r"'systems\.both': a fairseq system gives either 'pretrained'"),
+        (lambda c: c["systems"].update(neither={"kind": "fairseq"}), r"'systems\.neither': a fairseq system gives either"),
+        (lambda c: c["systems"]["convs2s-tatoeba"]["training"].update(dev={"holdout": 5, "datasets": ["x"]}),
+         r"'systems\.convs2s-tatoeba\.training\.dev': give either 'datasets' .* or 'holdout'"),
+        (lambda c: c["systems"]["convs2s-tatoeba"]["training"].pop("patience"), r"'systems\.convs2s-tatoeba\.training': 'patience' is a required"),
+        (lambda c: c["systems"]["convs2s-tatoeba"].update(device="tpu"), r"'systems\.convs2s-tatoeba\.device'"),
+        (lambda c: c["systems"]["convs2s-tatoeba"]["generation"].update(beam=0), r"'systems\.convs2s-tatoeba\.generation\.beam'"),
+        (lambda c: c["systems"]["convs2s-tatoeba"]["training"]["train_args"].update({"--lr": 1}),
+         r"'systems\.convs2s-tatoeba\.training\.train_args'"),
+    ],
+)
+def test_fairseq_mistakes_name_their_key(edit, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        validate_config(config_with(edit), SCHEMA)
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda c: c["systems"].update(wmt14={**PRETRAINED, "pretrained": "wmt19"}),
+         r"'systems\.wmt14\.pretrained': 'wmt19' is not a model of datasets\.yaml \(known: wmt14-enfr-fconv\)"),
+        (lambda c: c["systems"]["convs2s-tatoeba"]["training"].update(datasets=["tatoeba-v2021-08-07-enfr", "europarl"]),
+         r"'systems\.convs2s-tatoeba\.training\.datasets\[1\]': 'europarl' is not a dataset"),
+        (lambda c: c["systems"]["convs2s-tatoeba"]["training"].update(dev={"datasets": ["wmt14-newstest2014-enfr", "amazon-sentiment-acl"]}),
+         r"'systems\.convs2s-tatoeba\.training\.dev\.datasets\[1\]': 'amazon-sentiment-acl' is a reviews dataset"),
+        (lambda c: c["systems"]["convs2s-tatoeba"]["training"]["train_args"].update({"save-dir": "/tmp/x"}),
+         r"'systems\.convs2s-tatoeba\.training\.train_args\.save-dir': the workflow sets --save-dir itself"),
+    ],
+)
+def test_fairseq_references_name_their_key(edit, message: str) -> None:
+    config = config_with(edit)
+    validate_config(config, SCHEMA)
+    with pytest.raises(InputError, match=message):
+        validate_system_references(config, KINDS, ["wmt14-enfr-fconv"], "datasets.yaml")

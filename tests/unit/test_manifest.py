@@ -146,6 +146,14 @@ def _edited(edit) -> dict:
          r"must contain both \{domain\} and \{label\}"),
         (lambda d: d["datasets"]["amazon-sentiment-acl"].update(labels=["positive", "great"]),
          r"datasets\.amazon-sentiment-acl\.labels\.1"),
+        (lambda d: d["models"]["wmt14-enfr-fconv"].update(download="fairseq-wmt14"),
+         r"models\.wmt14-enfr-fconv\.download: 'fairseq-wmt14' is not a key of the downloads section"),
+        (lambda d: d["models"]["wmt14-enfr-fconv"].update(download="biomedical-medline18-en"),
+         r"models\.wmt14-enfr-fconv\.download: 'biomedical-medline18-en' is a plain file"),
+        (lambda d: d["models"]["wmt14-enfr-fconv"]["files"].pop("bpe_codes"),
+         r"key 'models\.wmt14-enfr-fconv\.files': 'bpe_codes' is a required property"),
+        (lambda d: d["models"]["wmt14-enfr-fconv"]["files"].update(checkpoint="/abs/model.pt"),
+         r"key 'models\.wmt14-enfr-fconv\.files\.checkpoint'"),
     ],
 )
 def test_manifest_mistakes_name_their_key(tmp_path: Path, edit, message: str) -> None:
@@ -165,11 +173,19 @@ def test_download_files_and_members(manifest) -> None:
     assert manifest.downloads["khresmoi-summary-2.0"].archive == "zip"
     assert manifest.downloads["khresmoi-summary-2.0"].checksum is None
     assert manifest.downloads["biomedical-medline18-en"].filename == "medline18_en2fr.en"  # %20 in the URL path
-    assert manifest.members_of("mtnt-1.1") == ["MTNT/test/test.en-fr.tsv", "MTNT/valid/valid.en-fr.tsv"]
+    assert manifest.members_of("mtnt-1.1") == ["MTNT/test/test.en-fr.tsv", "MTNT/train/train.en-fr.tsv", "MTNT/valid/valid.en-fr.tsv"]
     assert manifest.members_of("khresmoi-summary-2.0") == [
         f"khresmoi-summary-test-set-2.0/khresmoi-summary-{split}.{language}"
         for split in ("dev", "test") for language in ("en", "fr")
     ]
+    # the pretrained model's four files, not the README beside them in fairseq's archive
+    assert manifest.members_of("fairseq-wmt14-enfr-fconv") == [
+        f"wmt14.en-fr.fconv-py/{name}" for name in ("bpecodes", "dict.en.txt", "dict.fr.txt", "model.pt")
+    ]
+    model = manifest.models["wmt14-enfr-fconv"]
+    assert (model.source_language, model.target_language) == ("en", "fr")
+    assert manifest.downloads[model.download].url == "https://dl.fbaipublicfiles.com/fairseq/models/wmt14.v2.en-fr.fconv-py.tar.bz2"
+    assert manifest.downloads[model.download].archive == "tar"
     download = manifest.downloads["mtnt-1.1"]
     assert download_file_path("resources/downloads", download) == "resources/downloads/mtnt-1.1/MTNT.1.1.tar.gz"
     assert extraction_dir_path("resources/downloads", download) == "resources/downloads/mtnt-1.1/extracted"
@@ -179,7 +195,7 @@ def test_download_files_and_members(manifest) -> None:
 def test_plans_read_the_mirror_when_it_holds_every_file(manifest) -> None:
     expected_mirror = {
         "wmt14-newstest2014-enfr", "wmt15-newsdiscusstest2015-enfr", "iwslt17-tst2017-enfr",
-        "wmt18-biomedical-medline-enfr", "wmt17-biomedical-edp-enfr", "amazon-sentiment-acl",
+        "wmt18-biomedical-medline-enfr", "wmt17-biomedical-edp-enfr", "amazon-sentiment-acl", "tatoeba-v2021-08-07-enfr",
     }
     plans = {key: plan_dataset(dataset, manifest, MIRROR, "dl") for key, dataset in manifest.datasets.items()}
     assert {key for key, plan in plans.items() if plan.origin == "mirror"} == expected_mirror

@@ -12,6 +12,7 @@ from nlp_robustness.acquisition import AcquisitionPlan, PlannedFile, plan_datase
 from nlp_robustness.errors import InputError
 from nlp_robustness.manifest import Manifest, load_manifest
 from nlp_robustness.testsets import (
+    read_wit3_tags,
     TABLE_COLUMNS,
     SgmlSegment,
     build_parallel_table,
@@ -39,9 +40,10 @@ WMT15 = "wmt15-newsdiscusstest2015-enfr"
 IWSLT17 = "iwslt17-tst2017-enfr"
 MEDLINE18 = "wmt18-biomedical-medline-enfr"
 EDP17 = "wmt17-biomedical-edp-enfr"
+TATOEBA = "tatoeba-v2021-08-07-enfr"
 
 #: The parallel datasets the mirror holds, with their segment counts.
-EXPECTED_COUNTS = {WMT14: 3003, WMT15: 1500, IWSLT17: 1455, MEDLINE18: 321, EDP17: 974}
+EXPECTED_COUNTS = {WMT14: 3003, WMT15: 1500, IWSLT17: 1455, MEDLINE18: 321, EDP17: 974, TATOEBA: 12681}
 
 # derived/ plain-text extractions shipped with the mirror: (source, reference, docids.tsv)
 DERIVED = {
@@ -92,8 +94,9 @@ def loaded(manifest: Manifest) -> dict[str, pd.DataFrame]:
 def test_mirrored_parallel_datasets(manifest: Manifest) -> None:
     mirrored = [key for key, dataset in manifest.datasets.items() if dataset.kind == "parallel" and dataset.mirror]
     assert mirrored == list(EXPECTED_COUNTS)
-    domains = {WMT14: "news", WMT15: "discussion", IWSLT17: "ted", MEDLINE18: "biomedical", EDP17: "biomedical"}
-    formats = {WMT14: "wmt-sgml", WMT15: "plain", IWSLT17: "iwslt-xml", MEDLINE18: "plain", EDP17: "plain"}
+    domains = {WMT14: "news", WMT15: "discussion", IWSLT17: "ted", MEDLINE18: "biomedical", EDP17: "biomedical",
+               TATOEBA: "everyday"}
+    formats = {WMT14: "wmt-sgml", WMT15: "plain", IWSLT17: "iwslt-xml", MEDLINE18: "plain", EDP17: "plain", TATOEBA: "plain"}
     for key in mirrored:
         dataset = manifest.datasets[key]
         assert dataset.segments == EXPECTED_COUNTS[key]
@@ -405,6 +408,30 @@ def test_plain_lines_details(tmp_path: Path) -> None:
     path = tmp_path / "p.txt"
     path.write_bytes("\ufeff  lead\r\ninner  space \u2028 kept\t\n\nlast without newline".encode("utf-8"))
     assert read_plain_lines(path) == ["lead", "inner  space \u2028 kept", "", "last without newline"]
+
+
+def test_wit3_training_files_drop_the_talk_metadata(tmp_path: Path) -> None:
+    """The layout of WIT3's train.tags.en-fr.{en,fr}: metadata lines per talk, then one segment per line."""
+    english = tmp_path / "train.tags.en-fr.en"
+    french = tmp_path / "train.tags.en-fr.fr"
+    english.write_text(
+        "<url>http://www.ted.com/talks/a.html</url>\n<keywords>talks, science</keywords>\n<speaker>A</speaker>\n"
+        "<talkid>1</talkid>\n<title>A: Science</title>\n<description>TED Talk</description>\n"
+        " Thank you so much, Chris. \nIt's an honor.\n<url>http://www.ted.com/talks/b.html</url>\n<talkid>2</talkid>\nHello & welcome.\n",
+        encoding="utf-8",
+    )
+    french.write_text(
+        "<url>http://www.ted.com/talks/a.html</url>\n<keywords>exposés, science</keywords>\n<speaker>A</speaker>\n"
+        "<talkid>1</talkid>\n<title>A : Science</title>\n<description>Exposé TED</description>\n"
+        "Merci beaucoup, Chris.\nC'est un honneur.\n<url>http://www.ted.com/talks/b.html</url>\n<talkid>2</talkid>\nBonjour & bienvenue.\n",
+        encoding="utf-8",
+    )
+    assert read_wit3_tags(english) == ["Thank you so much, Chris.", "It's an honor.", "Hello & welcome."]
+    table = build_parallel_table(english, french, "wit3-tags")
+    assert table["reference"].tolist() == ["Merci beaucoup, Chris.", "C'est un honneur.", "Bonjour & bienvenue."]
+    french.write_text("Merci.\n", encoding="utf-8")
+    with pytest.raises(InputError, match="differ in length"):
+        build_parallel_table(english, french, "wit3-tags")
 
 
 def test_unknown_format_and_bad_limit(tmp_path: Path) -> None:

@@ -1,0 +1,84 @@
+"""Training corpus of an in-house fairseq model: dev split, tokenization, joint BPE, binarization."""
+
+import json
+import logging
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
+logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
+
+import pandas as pd  # noqa: E402
+
+from nlp_robustness.errors import InputError  # noqa: E402
+from nlp_robustness.fairseq_mt import binarize, fairseq_environment, prepare_training_corpus  # noqa: E402
+from nlp_robustness.fileio import atomic_write, write_table  # noqa: E402
+from nlp_robustness.testsets import read_testset_table  # noqa: E402
+
+corpus_params = snakemake.params.corpus
+source_language, target_language = corpus_params["source_language"], corpus_params["target_language"]
+for dataset, languages in corpus_params["dataset_languages"].items():
+    if languages != [source_language, target_language]:
+        raise InputError(
+            f"systems.{snakemake.wildcards.system}.training: dataset {dataset} is {languages[0]}->{languages[1]}, "
+            f"the first training dataset {source_language}->{target_language}"
+        )
+
+
+def read_pairs(paths):
+    pairs = []
+    for path in paths:
+        table = read_testset_table(path)
+        pairs += list(zip(table["source"], table["reference"]))
+    return pairs
+
+
+pairs = read_pairs(snakemake.input.training)
+dev_pairs = read_pairs(snakemake.input.dev) if snakemake.input.dev else None
+
+corpus = prepare_training_corpus(
+    pairs,
+    source_language=source_language,
+    target_language=target_language,
+    bpe_merges=corpus_params["bpe_merges"],
+    bpe_min_frequency=corpus_params["bpe_min_frequency"],
+    dev_pairs=dev_pairs,
+    holdout=corpus_params["holdout"],
+    seed=corpus_params["seed"],
+    max_segments=corpus_params["max_segments"],
+)
+logging.info("corpus: %s", corpus.statistics)
+
+# Binarize into a scratch directory beside the output and move it into place only when complete.
+data_bin = Path(snakemake.output.data_bin)
+scratch = Path(tempfile.mkdtemp(prefix=".data-bin.", dir=data_bin.parent))
+try:
+    with open(snakemake.log[0], "a", encoding="utf-8") as log:
+        binarize(
+            {
+                "train": (corpus.train_source, corpus.train_target),
+                "valid": (corpus.valid_source, corpus.valid_target),
+            },
+            scratch,
+            source_language,
+            target_language,
+            joined_dictionary=True,
+            workers=snakemake.threads,
+            environment=fairseq_environment(snakemake.threads),
+            log=log,
+        )
+    shutil.rmtree(scratch / "text")
+    if data_bin.exists():
+        shutil.rmtree(data_bin)
+    scratch.rename(data_bin)
+finally:
+    shutil.rmtree(scratch, ignore_errors=True)
+
+with atomic_write(snakemake.output.bpe_codes) as handle:
+    handle.write(corpus.bpe_codes)
+dev = pd.DataFrame({"source": corpus.dev_sources, "reference": corpus.dev_references})
+write_table(dev, snakemake.output.dev, ["source", "reference"])
+with atomic_write(snakemake.output.statistics) as handle:
+    json.dump({"system": snakemake.wildcards.system, **corpus.statistics}, handle, indent=2)

@@ -1,0 +1,220 @@
+"""fairseq ConvS2S systems end to end, with real fairseq training and generation on real data.
+
+* in-house: a tiny fconv trained by the workflow on 1500 real Tatoeba pairs of the mirror (2 epochs,
+  early stopping on the real Medline'18 set as a separate dev dataset; the default config's seeded
+  holdout is run by test_workflow), then every test set (first 25 segments of newstest2014 and Medline'18) translated with it;
+* pretrained: that model packed in the exact layout of fairseq's published
+  ``wmt14.v2.en-fr.fconv-py.tar.bz2`` (``wmt14.en-fr.fconv-py/{model.pt, dict.en.txt, dict.fr.txt,
+  bpecodes, README.md}``), served by a real HTTP server on loopback, downloaded through the manifest
+  (sha256 checked), extracted and used: its translations must be exactly the in-house ones;
+* a corrupt ``model.pt`` in that archive stops the workflow with an error that names the file.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+import yaml
+
+from tests.e2e.workflow_runner import DEFAULT_CONFIG, REPOSITORY, run_workflow
+from tests.loopback import LoopbackServer, serving, tar_archive
+
+pytest.importorskip("fairseq")
+pytestmark = [pytest.mark.e2e, pytest.mark.fairseq]
+
+MANIFEST_PATH = REPOSITORY / "resources" / "datasets.yaml"
+TESTSETS = ["wmt14", "bio18"]
+SEGMENTS = 25
+INHOUSE = "convs2s-tiny"
+PRETRAINED = "convs2s-wmt14"
+GENERATION = {"beam": 2, "batch_size": 16, "max_len_a": 1.5, "max_len_b": 10}
+
+#: A tiny in-house model: enough to translate (badly) after a few seconds of training.
+TINY_TRAINING: dict[str, Any] = {
+    "datasets": ["tatoeba-v2021-08-07-enfr"],
+    "max_segments": 1500,
+    "dev": {"datasets": ["wmt18-biomedical-medline-enfr"]},
+    "bpe_merges": 1000,
+    "arch": "fconv",
+    "train_args": {
+        "encoder-embed-dim": 64, "encoder-layers": "[(64, 3)] * 2", "decoder-embed-dim": 64,
+        "decoder-layers": "[(64, 3)] * 2", "decoder-out-embed-dim": 64, "dropout": 0.1,
+        "optimizer": "adam", "lr": 0.005, "clip-norm": 0.5, "max-tokens": 2000,
+    },
+    "max_epoch": 2,
+    "patience": 2,
+    "seed": 1,
+}
+
+
+def fairseq_config(mirror_dir: Path, systems: dict[str, Any], manifest: Path | None = None) -> dict[str, Any]:
+    config = copy.deepcopy(DEFAULT_CONFIG)
+    config["mirror_dir"] = str(mirror_dir)
+    config["max_segments"] = SEGMENTS
+    config["testsets"] = {name: DEFAULT_CONFIG["testsets"][name] for name in TESTSETS}
+    config["systems"] = systems
+    config["metrics"] = ["bleu"]
+    config["extra_datasets"] = []
+    config["robustness"]["leave_out"] = ["bio18"]
+    if manifest is not None:
+        config["dataset_manifest"] = str(manifest)
+    return config
+
+
+def inhouse_system() -> dict[str, Any]:
+    return {"kind": "fairseq", "training": TINY_TRAINING, "generation": GENERATION, "device": "cpu", "cpu_threads": 2}
+
+
+def translations(workdir: Path, system: str, testset: str) -> list[str]:
+    return (workdir / f"results/translations/{system}/{testset}.txt").read_text(encoding="utf-8").split("\n")[:-1]
+
+
+@pytest.fixture(scope="module")
+def inhouse_run(tmp_path_factory: pytest.TempPathFactory, mirror_dir: Path) -> Path:
+    workdir = tmp_path_factory.mktemp("inhouse")
+    result = run_workflow(workdir, fairseq_config(mirror_dir, {INHOUSE: inhouse_system()}), cores=2)
+    assert result.returncode == 0, result.stdout[-5000:]
+    return workdir
+
+
+def test_inhouse_translations_align_with_the_test_sets(inhouse_run: Path) -> None:
+    for testset in TESTSETS:
+        table = pd.read_csv(inhouse_run / f"results/testsets/{testset}.tsv", sep="\t", dtype=str, keep_default_na=False)
+        lines = translations(inhouse_run, INHOUSE, testset)
+        assert len(lines) == len(table) == SEGMENTS
+        assert sum(bool(line.strip()) for line in lines) >= SEGMENTS - 2
+        assert sum(line != source for line, source in zip(lines, table["source"])) >= SEGMENTS - 2
+        report = yaml.safe_load((inhouse_run / f"results/translations/{INHOUSE}/{testset}.report.json").read_text(encoding="utf-8"))
+        assert report["segments"] == report["translated"] == SEGMENTS
+        assert report["device"] == "cpu" and report["model"]["arch"] == "fconv"
+        assert "@@" not in "".join(lines) and "&apos;" not in "".join(lines)  # BPE joined, Moses unescaped
+
+
+def test_inhouse_training_is_recorded(inhouse_run: Path) -> None:
+    model_dir = inhouse_run / "results/models" / INHOUSE
+    corpus = yaml.safe_load((model_dir / "corpus.json").read_text(encoding="utf-8"))
+    assert corpus["development_pairs"] == 321  # the whole Medline'18 dataset
+    assert corpus["training_pairs"] + corpus["dropped_training_pairs"] == 1500
+    assert sorted(path.name for path in model_dir.iterdir()) == [
+        "bpecodes", "checkpoint_best.pt", "corpus.json", "data-bin", "dev.tsv", "dev_scores.json", "training.json",
+    ]  # no scratch checkpoint directory left behind
+    training = yaml.safe_load((model_dir / "training.json").read_text(encoding="utf-8"))
+    assert training["epochs"] == 2 and len(training["valid_loss_by_epoch"]) == 2
+    assert training["best_valid_loss"] == min(training["valid_loss_by_epoch"])
+    summary = pd.read_csv(inhouse_run / "results/tables/models.csv")
+    assert summary["system"].tolist() == [INHOUSE]
+    assert summary.at[0, "epochs"] == 2 and summary.at[0, "training_pairs"] == corpus["training_pairs"]
+    # two epochs on Tatoeba translate Medline badly, but not into nothing
+    assert 0 <= summary.at[0, "dev_bleu"] <= 100 and 0 < summary.at[0, "dev_chrf"] <= 100
+    robustness = pd.read_csv(inhouse_run / "results/tables/bleu/robustness_pool.csv", index_col="system")
+    assert list(robustness.index) == [INHOUSE]
+
+
+# --------------------------------------------------------------------------------------------
+# The pretrained path, through a loopback copy of fairseq's published archive
+# --------------------------------------------------------------------------------------------
+
+
+def published_archive(model_dir: Path, checkpoint: bytes | None = None) -> bytes:
+    """``wmt14.v2.en-fr.fconv-py.tar.bz2`` as fairseq publishes it, holding the in-house model."""
+    members = {
+        "wmt14.en-fr.fconv-py/model.pt": checkpoint if checkpoint is not None else (model_dir / "checkpoint_best.pt").read_bytes(),
+        "wmt14.en-fr.fconv-py/dict.en.txt": (model_dir / "data-bin/dict.en.txt").read_bytes(),
+        "wmt14.en-fr.fconv-py/dict.fr.txt": (model_dir / "data-bin/dict.fr.txt").read_bytes(),
+        "wmt14.en-fr.fconv-py/bpecodes": (model_dir / "bpecodes").read_bytes(),
+        "wmt14.en-fr.fconv-py/README.md": b"Convolutional sequence to sequence model, WMT'14 English-French.\n",
+    }
+    return tar_archive(members, compression="bz2", directories=("wmt14.en-fr.fconv-py",))
+
+
+def loopback_manifest(workdir: Path, url: str, archive: bytes) -> Path:
+    """The real manifest with the pretrained model's download pointed at the loopback server."""
+    document = yaml.safe_load(MANIFEST_PATH.read_text(encoding="utf-8"))
+    download = document["downloads"]["fairseq-wmt14-enfr-fconv"]
+    assert download["url"] == "https://dl.fbaipublicfiles.com/fairseq/models/wmt14.v2.en-fr.fconv-py.tar.bz2"
+    download.pop("checksum")
+    download.update(url=url, sha256=hashlib.sha256(archive).hexdigest())
+    path = workdir / "datasets.yaml"
+    workdir.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(document, sort_keys=False), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def server():
+    with serving() as loopback:
+        yield loopback
+
+
+PRETRAINED_SYSTEM = {"kind": "fairseq", "pretrained": "wmt14-enfr-fconv", "generation": GENERATION, "device": "cpu"}
+
+
+@pytest.fixture(scope="module")
+def pretrained_run(inhouse_run: Path, server: LoopbackServer, tmp_path_factory: pytest.TempPathFactory, mirror_dir: Path) -> Path:
+    archive = published_archive(inhouse_run / "results/models" / INHOUSE)
+    server.add("/fairseq/models/wmt14.v2.en-fr.fconv-py.tar.bz2", archive)
+    workdir = tmp_path_factory.mktemp("pretrained")
+    manifest = loopback_manifest(workdir, server.url("/fairseq/models/wmt14.v2.en-fr.fconv-py.tar.bz2"), archive)
+    result = run_workflow(workdir, fairseq_config(mirror_dir, {PRETRAINED: PRETRAINED_SYSTEM}, manifest), cores=2)
+    assert result.returncode == 0, result.stdout[-5000:]
+    return workdir
+
+
+def test_the_published_archive_layout_is_downloaded_verified_and_extracted(pretrained_run: Path) -> None:
+    download = pretrained_run / "resources/downloads/fairseq-wmt14-enfr-fconv"
+    assert (download / "wmt14.v2.en-fr.fconv-py.tar.bz2").is_file()
+    extracted = sorted(str(path.relative_to(download / "extracted")) for path in (download / "extracted").rglob("*")
+                       if path.is_file() and path.name != ".snakemake_timestamp")
+    # only the four files the manifest reads; the README stays in the archive
+    assert extracted == [f"wmt14.en-fr.fconv-py/{name}" for name in ("bpecodes", "dict.en.txt", "dict.fr.txt", "model.pt")]
+    fetch_log = (pretrained_run / "logs/fetch_download/fairseq-wmt14-enfr-fconv/wmt14.v2.en-fr.fconv-py.tar.bz2.log").read_text(encoding="utf-8")
+    assert "verified" in fetch_log
+    assert not (pretrained_run / "results/models").exists()  # nothing is trained for a pretrained system
+
+
+def test_the_pretrained_path_translates_exactly_like_the_same_model_inhouse(pretrained_run: Path, inhouse_run: Path) -> None:
+    for testset in TESTSETS:
+        assert translations(pretrained_run, PRETRAINED, testset) == translations(inhouse_run, INHOUSE, testset)
+    pool = pd.read_csv(pretrained_run / "results/tables/bleu/robustness_pool.csv", index_col="system")
+    inhouse_pool = pd.read_csv(inhouse_run / "results/tables/bleu/robustness_pool.csv", index_col="system")
+    assert pool.loc[PRETRAINED].tolist() == inhouse_pool.loc[INHOUSE].tolist()
+
+
+def test_a_corrupt_checkpoint_stops_with_a_clear_error(
+    inhouse_run: Path, server: LoopbackServer, tmp_path_factory: pytest.TempPathFactory, mirror_dir: Path
+) -> None:
+    good = (inhouse_run / "results/models" / INHOUSE / "checkpoint_best.pt").read_bytes()
+    archive = published_archive(inhouse_run / "results/models" / INHOUSE, checkpoint=good[: len(good) // 3])
+    server.add("/corrupt/wmt14.v2.en-fr.fconv-py.tar.bz2", archive)
+    workdir = tmp_path_factory.mktemp("corrupt")
+    manifest = loopback_manifest(workdir, server.url("/corrupt/wmt14.v2.en-fr.fconv-py.tar.bz2"), archive)
+    config = fairseq_config(mirror_dir, {PRETRAINED: PRETRAINED_SYSTEM}, manifest)
+    result = run_workflow(workdir, config, f"results/translations/{PRETRAINED}/wmt14.txt", cores=1)
+    assert result.returncode != 0
+    logs = (workdir / f"logs/translate_fairseq/{PRETRAINED}/wmt14.log").read_text(encoding="utf-8")
+    assert "wmt14.en-fr.fconv-py/model.pt: not a readable fairseq checkpoint" in logs
+    assert not (workdir / f"results/translations/{PRETRAINED}").exists() or not any(
+        (workdir / f"results/translations/{PRETRAINED}").iterdir()
+    )
+
+
+def test_training_is_deterministic(inhouse_run: Path, tmp_path: Path) -> None:
+    """Two trainings with the same seed and thread count give bit-identical weights."""
+    import torch
+
+    from nlp_robustness.fairseq_mt import TrainingOptions, train_model
+
+    options = TrainingOptions(arch="fconv", train_args={**TINY_TRAINING["train_args"]}, seed=1, max_epoch=1, patience=1)
+    data_bin = inhouse_run / "results/models" / INHOUSE / "data-bin"
+    weights = []
+    for run in ("first", "second"):
+        train_model(data_bin, tmp_path / run, options, device="cpu", cpu_threads=2)
+        state = torch.load(tmp_path / run / "checkpoint_best.pt", map_location="cpu", weights_only=False)["model"]
+        weights.append(state)
+    assert weights[0].keys() == weights[1].keys()
+    assert all(torch.equal(weights[0][name], weights[1][name]) for name in weights[0])
