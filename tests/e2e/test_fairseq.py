@@ -218,3 +218,22 @@ def test_training_is_deterministic(inhouse_run: Path, tmp_path: Path) -> None:
         weights.append(state)
     assert weights[0].keys() == weights[1].keys()
     assert all(torch.equal(weights[0][name], weights[1][name]) for name in weights[0])
+
+
+def test_config_edits_rerun_exactly_what_they_touch(inhouse_run: Path) -> None:
+    """Beam size: translations and dev scores only; max_epoch: training onwards; BPE merges: the corpus onwards."""
+    config = yaml.safe_load((inhouse_run / "config.yaml").read_text(encoding="utf-8"))
+
+    def rules_rerun(edit) -> set[str]:
+        edited = copy.deepcopy(config)
+        edit(edited["systems"][INHOUSE])
+        result = run_workflow(inhouse_run, edited, "--dry-run", "--quiet", "rules")
+        assert result.returncode == 0, result.stdout[-3000:]
+        return {rule for rule in ("fairseq_training_data", "fairseq_train", "fairseq_dev_scores", "translate_fairseq")
+                if rule in result.stdout}
+
+    assert rules_rerun(lambda spec: spec["generation"].update(beam=3)) == {"fairseq_dev_scores", "translate_fairseq"}
+    assert rules_rerun(lambda spec: spec["training"].update(max_epoch=3)) == {
+        "fairseq_train", "fairseq_dev_scores", "translate_fairseq"}
+    assert rules_rerun(lambda spec: spec["training"].update(bpe_merges=900)) == {
+        "fairseq_training_data", "fairseq_train", "fairseq_dev_scores", "translate_fairseq"}
