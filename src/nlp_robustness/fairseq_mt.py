@@ -39,7 +39,9 @@ Determinism
     fairseq seeds every random choice from ``--seed``; data loading runs in the main process
     (``--num-workers 0``) and the CPU thread count is fixed from the config (``cpu_threads``, not
     Snakemake's ``--cores``), because floating-point sums may be ordered differently with a
-    different number of threads. Results are reproducible for one device kind (CPU or a given GPU);
+    different number of threads. MKL, which does torch's CPU matrix products, runs in its
+    conditional numerical reproducibility mode (``MKL_CBWR=AUTO,STRICT``, no dynamic threads); its
+    default path can depend on memory alignment, which made two same-seed trainings differ once. Results are reproducible for one device kind (CPU or a given GPU);
     CPU and GPU results differ in the last bits, so the device used is recorded in every report.
 """
 
@@ -243,7 +245,7 @@ def resolve_device(requested: str) -> str:
 
 
 def fairseq_environment(cpu_threads: int, base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """Environment for fairseq's commands: fixed thread counts, unpickling of self-made checkpoints.
+    """Environment for fairseq's commands: fixed threads and MKL code path, unpickling of self-made checkpoints.
 
     fairseq 0.12 checkpoints hold argparse/omegaconf objects, which torch >= 2.6 refuses to unpickle
     by default (``weights_only``); ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1`` restores the old behaviour.
@@ -255,6 +257,12 @@ def fairseq_environment(cpu_threads: int, base: Mapping[str, str] | None = None)
         TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD="1",
         OMP_NUM_THREADS=threads,
         MKL_NUM_THREADS=threads,
+        # torch's CPU matrix products run in MKL, whose default code path may depend on memory
+        # alignment and may drop threads at run time: two trainings with one seed then differ in the
+        # last bits (seen once in CI). Conditional numerical reproducibility fixes the path.
+        MKL_CBWR="AUTO,STRICT",
+        MKL_DYNAMIC="FALSE",
+        OMP_DYNAMIC="FALSE",
         PYTHONHASHSEED="0",
     )
     return environment
@@ -525,6 +533,7 @@ def translate_segments(
     encoded_references = codec.encode([references[index] for index in sent], bundle.target_language)
     capped_sources = [_cap_tokens(line, options.max_tokens_per_side) for line in encoded_sources]
     report.truncated_sources = sum(cut for _, cut in capped_sources)
+    # only fills the target slot; a placeholder keeps an empty reference from being a zero-length target
     capped_references = [_cap_tokens(line, options.max_tokens_per_side)[0] or "." for line in encoded_references]
 
     data_dir = Path(workdir) / "data-bin"

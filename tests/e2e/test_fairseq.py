@@ -237,3 +237,27 @@ def test_config_edits_rerun_exactly_what_they_touch(inhouse_run: Path) -> None:
         "fairseq_train", "fairseq_dev_scores", "translate_fairseq"}
     assert rules_rerun(lambda spec: spec["training"].update(bpe_merges=900)) == {
         "fairseq_training_data", "fairseq_train", "fairseq_dev_scores", "translate_fairseq"}
+
+
+def test_empty_and_overlong_sources_keep_their_lines(inhouse_run: Path, tmp_path: Path) -> None:
+    """Empty sources never reach the model; a source over the length limit is cut, counted, and still translated."""
+    from nlp_robustness.fairseq_mt import translate_with_settings
+
+    model_dir = inhouse_run / "results/models" / INHOUSE
+    bundle = {
+        "checkpoint": str(model_dir / "checkpoint_best.pt"),
+        "source_dictionary": str(model_dir / "data-bin/dict.en.txt"),
+        "target_dictionary": str(model_dir / "data-bin/dict.fr.txt"),
+        "bpe_codes": str(model_dir / "bpecodes"),
+    }
+    sources = ["I like the cat.", "", "   ", "The dog sleeps in the garden and the cat sleeps in the house.", "Thank you."]
+    references = ["J'aime le chat.", "", "", "Le chien dort dans le jardin et le chat dort dans la maison.", ""]
+    translations, report = translate_with_settings(
+        sources, references, bundle, {**GENERATION, "max_tokens_per_side": 8}, device="cpu", cpu_threads=2,
+        log_path=tmp_path / "log",
+    )
+    assert len(translations) == len(sources)
+    assert translations[1] == translations[2] == ""
+    assert all(translations[index] for index in (0, 3, 4))
+    assert (report.segments, report.translated, report.empty_sources, report.truncated_sources) == (5, 3, 2, 1)
+    assert "fairseq-generate" in (tmp_path / "log").read_text(encoding="utf-8")

@@ -186,6 +186,16 @@ def test_a_training_log_without_validation_is_an_error() -> None:
         parse_training_log("| train | epoch 001 | loss 9.0 | num_updates 3\n")
 
 
+def test_fairseq_runs_with_fixed_threads_and_a_reproducible_mkl_path() -> None:
+    from nlp_robustness.fairseq_mt import fairseq_environment
+
+    environment = fairseq_environment(3, base={"PATH": "/bin", "MKL_CBWR": "COMPATIBLE"})
+    assert environment["PATH"] == "/bin"
+    assert environment["OMP_NUM_THREADS"] == environment["MKL_NUM_THREADS"] == "3"
+    assert environment["MKL_CBWR"] == "AUTO,STRICT" and environment["MKL_DYNAMIC"] == "FALSE"
+    assert environment["TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD"] == "1"
+
+
 def test_device_resolution() -> None:
     assert resolve_device("cpu") == "cpu"
     assert resolve_device("auto") == ("cuda" if torch.cuda.is_available() else "cpu")
