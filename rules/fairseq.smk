@@ -44,10 +44,10 @@ rule fairseq_train:
         languages=lambda wildcards: fairseq_languages(wildcards.system),
         device=lambda wildcards: fairseq_spec(wildcards)["device"],
         cpu_threads=lambda wildcards: fairseq_spec(wildcards)["cpu_threads"],
-    threads: lambda wildcards: fairseq_settings(config["systems"][wildcards.system])["cpu_threads"]
+    threads: lambda wildcards: fairseq_spec(wildcards)["cpu_threads"]
     resources:
-        mem_mb=lambda wildcards: fairseq_settings(config["systems"][wildcards.system])["mem_mb"],
-        gpu=lambda wildcards: fairseq_settings(config["systems"][wildcards.system])["gpus"],
+        mem_mb=lambda wildcards: fairseq_spec(wildcards)["mem_mb"],
+        gpu=lambda wildcards: fairseq_spec(wildcards)["gpus"],
         runtime=24 * 60,
     conda:
         "../envs/fairseq.yaml"
@@ -70,10 +70,10 @@ rule fairseq_dev_scores:
         system=INHOUSE_SYSTEMS,
     params:
         translation=fairseq_translation_params,
-    threads: lambda wildcards: fairseq_settings(config["systems"][wildcards.system])["cpu_threads"]
+    threads: lambda wildcards: fairseq_spec(wildcards)["cpu_threads"]
     resources:
-        mem_mb=lambda wildcards: fairseq_settings(config["systems"][wildcards.system])["mem_mb"],
-        gpu=lambda wildcards: fairseq_settings(config["systems"][wildcards.system])["gpus"],
+        mem_mb=lambda wildcards: fairseq_spec(wildcards)["mem_mb"],
+        gpu=lambda wildcards: fairseq_spec(wildcards)["gpus"],
         runtime=120,
     conda:
         "../envs/fairseq.yaml"
@@ -114,10 +114,10 @@ rule translate_fairseq:
         system=FAIRSEQ_SYSTEMS,
     params:
         translation=fairseq_translation_params,
-    threads: lambda wildcards: fairseq_settings(config["systems"][wildcards.system])["cpu_threads"]
+    threads: lambda wildcards: fairseq_spec(wildcards)["cpu_threads"]
     resources:
-        mem_mb=lambda wildcards: fairseq_settings(config["systems"][wildcards.system])["mem_mb"],
-        gpu=lambda wildcards: fairseq_settings(config["systems"][wildcards.system])["gpus"],
+        mem_mb=lambda wildcards: fairseq_spec(wildcards)["mem_mb"],
+        gpu=lambda wildcards: fairseq_spec(wildcards)["gpus"],
         runtime=120,
     conda:
         "../envs/fairseq.yaml"

@@ -129,7 +129,7 @@ def validate_system_references(
         InputError: Naming the config key, e.g. ``systems.convs2s.training.dev.datasets[0]`` or
             ``systems.convs2s.training.train_args.save-dir`` (an option the workflow sets itself).
     """
-    from nlp_robustness.fairseq_mt import RESERVED_TRAIN_OPTIONS
+    from nlp_robustness.fairseq_mt import reserved_train_options
 
     models = list(model_keys)
     for name, spec in config["systems"].items():
@@ -146,17 +146,13 @@ def validate_system_references(
         references = [(f"datasets[{index}]", dataset) for index, dataset in enumerate(training["datasets"])]
         references += [(f"dev.datasets[{index}]", dataset) for index, dataset in enumerate(training["dev"].get("datasets", []))]
         for key, dataset in references:
-            where = f"invalid configuration at key 'systems.{name}.training.{key}'"
-            if dataset not in dataset_kinds:
-                raise InputError(f"{where}: '{dataset}' is not a dataset of {manifest} (known: {', '.join(dataset_kinds)})")
-            if dataset_kinds[dataset] != "parallel":
-                raise InputError(f"{where}: '{dataset}' is a {dataset_kinds[dataset]} dataset, not parallel text")
-        for option in training.get("train_args", {}):
-            if option in RESERVED_TRAIN_OPTIONS:
-                raise InputError(
-                    f"invalid configuration at key 'systems.{name}.training.train_args.{option}': the workflow sets "
-                    f"--{option} itself (from training.arch, seed, max_epoch, patience, device)"
-                )
+            _check_dataset_reference(f"systems.{name}.training.{key}", dataset, dataset_kinds, manifest, "parallel text")
+        reserved = reserved_train_options(training.get("train_args", {}))
+        if reserved:
+            raise InputError(
+                f"invalid configuration at key 'systems.{name}.training.train_args.{reserved[0]}': the workflow sets "
+                f"--{reserved[0]} itself (from training.arch, seed, max_epoch, patience, device)"
+            )
 
 
 def validate_dataset_references(config: Mapping[str, Any], dataset_kinds: Mapping[str, str], manifest: str) -> None:
@@ -170,22 +166,22 @@ def validate_dataset_references(config: Mapping[str, Any], dataset_kinds: Mappin
     Raises:
         InputError: Naming the config key, e.g. ``testsets.bio18.dataset`` or ``extra_datasets[0]``.
     """
-    known = ", ".join(dataset_kinds)
     for name, spec in config["testsets"].items():
-        if "dataset" not in spec:
-            continue
-        dataset = spec["dataset"]
-        if dataset not in dataset_kinds:
-            raise InputError(
-                f"invalid configuration at key 'testsets.{name}.dataset': '{dataset}' is not a dataset of {manifest} (known: {known})"
-            )
-        if dataset_kinds[dataset] != "parallel":
-            raise InputError(
-                f"invalid configuration at key 'testsets.{name}.dataset': '{dataset}' is a {dataset_kinds[dataset]} "
-                f"dataset, not a parallel test set"
-            )
+        if "dataset" in spec:
+            _check_dataset_reference(f"testsets.{name}.dataset", spec["dataset"], dataset_kinds, manifest, "a parallel test set")
     for index, dataset in enumerate(config.get("extra_datasets", [])):
-        if dataset not in dataset_kinds:
-            raise InputError(
-                f"invalid configuration at key 'extra_datasets[{index}]': '{dataset}' is not a dataset of {manifest} (known: {known})"
-            )
+        _check_dataset_reference(f"extra_datasets[{index}]", dataset, dataset_kinds, manifest)
+
+
+def _check_dataset_reference(
+    key: str, dataset: str, dataset_kinds: Mapping[str, str], manifest: str, parallel_as: str | None = None
+) -> None:
+    """``dataset`` (named at config ``key``) is in the manifest and, if ``parallel_as`` says what for, parallel."""
+    if dataset not in dataset_kinds:
+        raise InputError(
+            f"invalid configuration at key '{key}': '{dataset}' is not a dataset of {manifest} (known: {', '.join(dataset_kinds)})"
+        )
+    if parallel_as is not None and dataset_kinds[dataset] != "parallel":
+        raise InputError(
+            f"invalid configuration at key '{key}': '{dataset}' is a {dataset_kinds[dataset]} dataset, not {parallel_as}"
+        )

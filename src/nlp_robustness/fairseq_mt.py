@@ -41,8 +41,9 @@ Determinism
     Snakemake's ``--cores``), because floating-point sums may be ordered differently with a
     different number of threads. MKL, which does torch's CPU matrix products, runs in its
     conditional numerical reproducibility mode (``MKL_CBWR=AUTO,STRICT``, no dynamic threads); its
-    default path can depend on memory alignment, which made two same-seed trainings differ once. Results are reproducible for one device kind (CPU or a given GPU);
-    CPU and GPU results differ in the last bits, so the device used is recorded in every report.
+    default path can depend on memory alignment, which made two same-seed trainings differ once.
+    Results are reproducible for one device kind (CPU or a given GPU); CPU and GPU results differ in
+    the last bits, so the device used is recorded in every report.
 """
 
 from __future__ import annotations
@@ -84,6 +85,7 @@ __all__ = [
     "parse_generate_output",
     "parse_training_log",
     "prepare_training_corpus",
+    "reserved_train_options",
     "resolve_device",
     "run_fairseq",
     "single_line",
@@ -628,6 +630,11 @@ class TrainingOptions:
     max_positions: int = 1024
 
 
+def reserved_train_options(train_args: Iterable[str]) -> list[str]:
+    """The options of ``train_args`` that the workflow sets itself (:data:`RESERVED_TRAIN_OPTIONS`), sorted."""
+    return sorted(RESERVED_TRAIN_OPTIONS.intersection(train_args))
+
+
 def train_command(data_dir: str | os.PathLike[str], save_dir: str | os.PathLike[str], options: TrainingOptions, device: str) -> list[str]:
     """Arguments of ``fairseq-train``: the config's ``train_args`` plus what the workflow fixes.
 
@@ -638,7 +645,7 @@ def train_command(data_dir: str | os.PathLike[str], save_dir: str | os.PathLike[
     Raises:
         InputError: ``train_args`` sets an option the workflow controls (names it).
     """
-    reserved = sorted(RESERVED_TRAIN_OPTIONS.intersection(options.train_args))
+    reserved = reserved_train_options(options.train_args)
     if reserved:
         raise InputError(f"training.train_args must not set {', '.join(reserved)} (the workflow sets them from other keys)")
     arguments = [
