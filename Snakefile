@@ -19,6 +19,7 @@ include: "rules/translate.smk"
 include: "rules/fairseq.smk"
 include: "rules/score.smk"
 include: "rules/robustness.smk"
+include: "rules/sentiment.smk"
 include: "rules/report.smk"
 
 

@@ -18,8 +18,11 @@ from nlp_robustness.config import (
     fairseq_settings,
     leave_out_labels,
     pool_testsets,
+    sentiment_leave_out_labels,
+    sentiment_settings,
     validate_config,
     validate_dataset_references,
+    validate_sentiment_references,
     validate_system_references,
 )
 from nlp_robustness.errors import InputError
@@ -58,6 +61,16 @@ validate_dataset_references(
 validate_system_references(
     config, {key: dataset.kind for key, dataset in MANIFEST.datasets.items()}, MANIFEST.models, config["dataset_manifest"]
 )
+validate_sentiment_references(
+    config,
+    {key: dataset.domains for key, dataset in MANIFEST.datasets.items()},
+    {key: dataset.kind for key, dataset in MANIFEST.datasets.items()},
+    config["dataset_manifest"],
+)
+# The sentiment branch (optional): classifiers are named after their training domains.
+SENTIMENT = sentiment_settings(config)
+SENTIMENT_CLASSIFIERS = list(SENTIMENT["training"]["domains"]) if SENTIMENT else []
+SENTIMENT_LEAVE_OUT = sentiment_leave_out_labels(config)
 # Where every manifest dataset is read from (mirror or downloads), decided now so that a dry run
 # shows every download; any manifest dataset can be requested as results/datasets/<key>.tsv.
 DATASET_PLANS = {
@@ -102,6 +115,7 @@ wildcard_constraints:
     method=_alternation(METHODS),
     bagging_method=_alternation(["bagging", "design_bagging"]),
     left_out=_alternation(LEAVE_OUT),
+    classifier=_alternation(SENTIMENT_CLASSIFIERS),
 
 
 def testset_spec(wildcards):
@@ -267,6 +281,34 @@ def bagging_block_files(wildcards):
     )
 
 
+def sentiment_training_table(wildcards):
+    return f"results/datasets/{SENTIMENT['training']['dataset']}.tsv"
+
+
+def sentiment_evaluation_inputs(wildcards):
+    """A classifier, its split, the training reviews (for its held-out split and seen texts) and the test reviews."""
+    prefix = f"results/sentiment/models/{wildcards.classifier}"
+    return {
+        "model": f"{prefix}/model.joblib",
+        "split": f"{prefix}/split.tsv",
+        "training_reviews": sentiment_training_table(wildcards),
+        "test_reviews": f"results/datasets/{SENTIMENT['test']['dataset']}.tsv",
+    }
+
+
+def sentiment_outputs():
+    """The sentiment branch's tables and figure (none without a sentiment section)."""
+    if not SENTIMENT:
+        return []
+    return [
+        *expand("results/tables/sentiment/robustness_{method}.{extension}", method=METHODS, extension=["csv", "md", "tex"]),
+        "results/tables/sentiment/accuracy.csv",
+        "results/tables/sentiment/accuracy.md",
+        "results/figures/sentiment/gamma_curves.png",
+        "results/figures/sentiment/gamma_curves.pdf",
+    ]
+
+
 def final_outputs():
     """Everything `snakemake` builds by default."""
     tables = expand(
@@ -280,4 +322,4 @@ def final_outputs():
     datasets = expand("results/datasets/{dataset}.tsv", dataset=ACQUIRED_DATASETS)
     dataset_summary = ["results/tables/datasets.csv", "results/tables/datasets.md"] if ACQUIRED_DATASETS else []
     models = ["results/tables/models.csv", "results/tables/models.md"] if INHOUSE_MODELS else []
-    return tables + testset_means + figures + datasets + dataset_summary + models
+    return tables + testset_means + figures + datasets + dataset_summary + models + sentiment_outputs()

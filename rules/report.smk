@@ -9,8 +9,15 @@ rule robustness_tables:
     log:
         "logs/robustness_tables/{metric}/{method}.log",
     params:
-        systems=SYSTEMS,
+        rows=SYSTEMS,
+        row_label="system",
         leave_out=LEAVE_OUT,
+        branch="mt",
+        scores=lambda wildcards: f"Sentence {wildcards.metric}",
+        pool="test set",
+        note="",
+        latex_label=lambda wildcards: f"robustness-{wildcards.metric}",
+        decimals=2,
     threads: 1
     resources:
         mem_mb=500,
@@ -52,7 +59,9 @@ rule gamma_curves:
     log:
         "logs/gamma_curves/{metric}.log",
     params:
-        systems=SYSTEMS,
+        rows=SYSTEMS,
+        metric=lambda wildcards: wildcards.metric,
+        scores=None,
     threads: 1
     resources:
         mem_mb=1000,

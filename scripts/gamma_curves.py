@@ -1,4 +1,4 @@
-"""Figure 4: gamma-epsilon curves of every system on the whole pool, raw and normalised."""
+"""Figure 4 (MT) or its sentiment analog: gamma-epsilon curves of every system on the whole pool, raw and normalised."""
 
 import logging
 import sys
@@ -12,7 +12,9 @@ from nlp_robustness.config import NOTHING_LEFT_OUT  # noqa: E402
 from nlp_robustness.figures import plot_gamma_curves  # noqa: E402
 
 curves = {}
-for system, path in zip(snakemake.params.systems, snakemake.input):
+for row, path in zip(snakemake.params.rows, snakemake.input):
     gamma = pd.read_csv(path, sep="\t", keep_default_na=False)
-    curves[system] = gamma[(gamma["left_out"] == NOTHING_LEFT_OUT) & (gamma["method"] == "pool")]
-plot_gamma_curves(curves, snakemake.wildcards.metric, {"png": snakemake.output.png, "pdf": snakemake.output.pdf})
+    curves[row] = gamma[(gamma["left_out"] == NOTHING_LEFT_OUT) & (gamma["method"] == "pool")]
+plot_gamma_curves(
+    curves, snakemake.params.metric, {"png": snakemake.output.png, "pdf": snakemake.output.pdf}, scores=snakemake.params.scores
+)

@@ -1,4 +1,4 @@
-"""Write one paper-shaped robustness table (Table 1, 3 or 5) as CSV, Markdown and LaTeX."""
+"""Write one paper-shaped robustness table (MT: Table 1, 3 or 5; sentiment: Table 2, 4 or 6) as CSV, Markdown and LaTeX."""
 
 import logging
 import sys
@@ -9,19 +9,17 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 import pandas as pd  # noqa: E402
 
 from nlp_robustness.fileio import atomic_write  # noqa: E402
-from nlp_robustness.tables import METHOD_CAPTIONS, robustness_table, to_csv_text, to_latex_text, to_markdown_text  # noqa: E402
+from nlp_robustness.tables import robustness_table, table_caption, to_csv_text, to_latex_text, to_markdown_text  # noqa: E402
 
-method, metric = snakemake.wildcards.method, snakemake.wildcards.metric
-summaries = {
-    system: pd.read_csv(path, sep="\t", keep_default_na=False)
-    for system, path in zip(snakemake.params.systems, snakemake.input)
-}
-table = robustness_table(summaries, method, snakemake.params.leave_out)
-caption = f"Sentence {metric}. {METHOD_CAPTIONS[method]} Column groups: test set left out (none = whole pool)."
+method = snakemake.wildcards.method
+rows = snakemake.params.rows
+summaries = {name: pd.read_csv(path, sep="\t", keep_default_na=False) for name, path in zip(rows, snakemake.input)}
+table = robustness_table(summaries, method, snakemake.params.leave_out, row_label=snakemake.params.row_label)
+caption = table_caption(snakemake.params.branch, method, snakemake.params.scores, snakemake.params.pool, snakemake.params.note)
 for path, text in (
     (snakemake.output.csv, to_csv_text(table)),
-    (snakemake.output.markdown, to_markdown_text(table, caption)),
-    (snakemake.output.latex, to_latex_text(table, caption, label=f"tab:robustness-{metric}-{method}")),
+    (snakemake.output.markdown, to_markdown_text(table, caption, snakemake.params.decimals)),
+    (snakemake.output.latex, to_latex_text(table, caption, f"tab:{snakemake.params.latex_label}-{method}", snakemake.params.decimals)),
 ):
     with atomic_write(path) as handle:
         handle.write(text)

@@ -7,7 +7,7 @@ give a file for every test set, ...). Every error names the offending config key
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -26,6 +26,11 @@ METHODS = ("pool", "bagging", "design_bagging")
 
 #: Defaults of the optional keys of a fairseq system (schemas/config.schema.yaml documents the same values).
 FAIRSEQ_DEFAULTS: dict[str, Any] = {"device": "auto", "cpu_threads": 2, "gpus": 1, "mem_mb": 8000}
+
+#: Defaults of the optional keys of the sentiment section (the schema documents the same values; the
+#: classifier's defaults are those of :class:`nlp_robustness.sentiment.ClassifierSettings`).
+SENTIMENT_TRAINING_DEFAULTS: dict[str, Any] = {"validation_fraction": 0.15, "seed": 0}
+SENTIMENT_BAGGING_UNIT_DEFAULT = "review"
 
 #: What to say when a config entry matches none of the alternatives of a ``oneOf``.
 _ONE_OF_DETAILS = {
@@ -112,10 +117,32 @@ def training_datasets(config: Mapping[str, Any]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def sentiment_settings(config: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The ``sentiment`` section with the defaults of its optional keys filled in (None: no sentiment branch)."""
+    section = config.get("sentiment")
+    if section is None:
+        return None
+    return {
+        **section,
+        "training": {**SENTIMENT_TRAINING_DEFAULTS, **section["training"]},
+        "classifier": dict(section.get("classifier", {})),
+        "bagging_unit": section.get("bagging_unit", SENTIMENT_BAGGING_UNIT_DEFAULT),
+    }
+
+
+def sentiment_leave_out_labels(config: Mapping[str, Any]) -> list[str]:
+    """Columns of the sentiment tables: ``none`` first, then each left-out test domain."""
+    section = config.get("sentiment")
+    return [] if section is None else [NOTHING_LEFT_OUT, *section["leave_out"]]
+
+
 def acquired_datasets(config: Mapping[str, Any]) -> list[str]:
-    """Manifest datasets the config uses: the test sets' (config order), the training data, then ``extra_datasets``."""
+    """Manifest datasets the config uses: the test sets' (config order), the training data, the sentiment
+    branch's reviews, then ``extra_datasets``."""
     names = [spec["dataset"] for spec in config["testsets"].values() if "dataset" in spec]
     names += training_datasets(config)
+    if "sentiment" in config:
+        names += [config["sentiment"]["training"]["dataset"], config["sentiment"]["test"]["dataset"]]
     names += list(config.get("extra_datasets", []))
     return list(dict.fromkeys(names))
 
@@ -185,3 +212,46 @@ def _check_dataset_reference(
         raise InputError(
             f"invalid configuration at key '{key}': '{dataset}' is a {dataset_kinds[dataset]} dataset, not {parallel_as}"
         )
+
+
+def validate_sentiment_references(
+    config: Mapping[str, Any], dataset_domains: Mapping[str, Sequence[str]], dataset_kinds: Mapping[str, str], manifest: str
+) -> None:
+    """Check the sentiment section against the manifest: review datasets, their domains, the left-out domains.
+
+    Args:
+        config: The configuration (already schema-valid).
+        dataset_domains: Domains of every manifest dataset, by key (empty for parallel datasets).
+        dataset_kinds: Kind of every manifest dataset, by key.
+        manifest: The manifest's path, for messages.
+
+    Raises:
+        InputError: Naming the config key, e.g. ``sentiment.test.domains[3]`` or ``sentiment.leave_out[0]``.
+    """
+    section = config.get("sentiment")
+    if section is None:
+        return
+    for part in ("training", "test"):
+        key = f"sentiment.{part}.dataset"
+        dataset = section[part]["dataset"]
+        _check_dataset_reference(key, dataset, dataset_kinds, manifest)
+        if dataset_kinds[dataset] != "reviews":
+            raise InputError(f"invalid configuration at key '{key}': '{dataset}' is a {dataset_kinds[dataset]} dataset, not reviews")
+        known = list(dataset_domains[dataset])
+        for index, domain in enumerate(section[part]["domains"]):
+            if domain not in known:
+                raise InputError(
+                    f"invalid configuration at key 'sentiment.{part}.domains[{index}]': '{domain}' is not a domain of "
+                    f"dataset {dataset} (known: {', '.join(known)})"
+                )
+    test_domains = list(section["test"]["domains"])
+    for index, domain in enumerate(section["leave_out"]):
+        if domain not in test_domains:
+            raise InputError(
+                f"invalid configuration at key 'sentiment.leave_out[{index}]': '{domain}' is not a test domain "
+                f"(sentiment.test.domains: {', '.join(test_domains)})"
+            )
+    if section["leave_out"] and len(test_domains) < 2:
+        raise InputError("invalid configuration at key 'sentiment.leave_out': leaving out the only test domain leaves no pool")
+    if NOTHING_LEFT_OUT in test_domains:
+        raise InputError(f"invalid configuration at key 'sentiment.test.domains': the name '{NOTHING_LEFT_OUT}' is reserved")

@@ -26,12 +26,16 @@ from nlp_robustness.fileio import atomic_write  # noqa: E402
 METRIC_DISPLAY_NAMES = {"bleu": "BLEU", "chrf": "chrF"}
 
 
-def plot_gamma_curves(curves: Mapping[str, pd.DataFrame], metric: str, outputs: Mapping[str, str | Path]) -> None:
+def plot_gamma_curves(
+    curves: Mapping[str, pd.DataFrame], metric: str, outputs: Mapping[str, str | Path], scores: str | None = None
+) -> None:
     """Draw the two-panel gamma figure for ``curves`` (system -> table with epsilon, gamma, sigma).
 
     ``outputs`` maps a file format (``png``, ``pdf``) to its path; each file is written atomically.
+    ``scores`` says in the title what the curves measure (default: sentence scores on the pooled test sets).
     """
     metric = METRIC_DISPLAY_NAMES.get(metric, metric)
+    scores = scores or f"sentence {metric} on the pooled test sets"
     figure, (raw_axis, normalised_axis) = plt.subplots(1, 2, figsize=(11, 4.2), constrained_layout=True)
     for system, curve in curves.items():
         raw_axis.plot(curve["epsilon"], curve["gamma"], label=system, linewidth=1.6)
@@ -49,7 +53,7 @@ def plot_gamma_curves(curves: Mapping[str, pd.DataFrame], metric: str, outputs: 
     normalised_axis.set_title(r"normalised: $\epsilon$ in standard deviations")
     handles, labels = raw_axis.get_legend_handles_labels()
     figure.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 5), frameon=False)
-    figure.suptitle(rf"$(\epsilon,\gamma)$-Robustness of sentence {metric} on the pooled test sets")
+    figure.suptitle(rf"$(\epsilon,\gamma)$-Robustness of {scores}")
     for file_format, path in outputs.items():
         with atomic_write(path, mode="wb") as handle:
             figure.savefig(handle, format=file_format, dpi=150)

@@ -15,20 +15,34 @@ from nlp_robustness.errors import InputError
 
 STATISTICS = {"mean": "Mean", "variance": "Var", "cov": "COV"}
 
-#: Caption of each method's table: which paper table it reproduces and how it was computed.
-METHOD_CAPTIONS = {
-    "pool": "Robustness Metrics I & II on the whole pool of sentence scores (paper Table 1).",
-    "bagging": "Robustness Metrics by bagging (Algorithm 5; paper Table 3): mean and variance averaged over "
-    "blocks, COV from those averages.",
-    "design_bagging": "Robustness Metrics by design bagging (Algorithm 6; paper Table 5): mean and variance "
-    "averaged over blocks, COV from those averages.",
+#: What each method's table shows and how it was computed (the caption's middle part).
+METHOD_DESCRIPTIONS = {
+    "pool": "Robustness Metrics I & II on the whole pool",
+    "bagging": "Robustness Metrics by bagging (Algorithm 5): mean and variance averaged over blocks, COV from those averages",
+    "design_bagging": "Robustness Metrics by design bagging (Algorithm 6): mean and variance averaged over blocks, "
+    "COV from those averages",
+}
+
+#: The paper's table of each method, for MT (sentence scores) and for sentiment (domain-level accuracy).
+PAPER_TABLES = {
+    "mt": {"pool": 1, "bagging": 3, "design_bagging": 5},
+    "sentiment": {"pool": 2, "bagging": 4, "design_bagging": 6},
 }
 
 
+def table_caption(branch: str, method: str, scores: str, pool: str, note: str = "") -> str:
+    """Caption of a robustness table: what is scored, the method and its paper table, the column groups, a note."""
+    caption = (
+        f"{scores}. {METHOD_DESCRIPTIONS[method]} (paper Table {PAPER_TABLES[branch][method]}). "
+        f"Column groups: {pool} left out (none = whole pool)."
+    )
+    return f"{caption} {note}" if note else caption
+
+
 def robustness_table(
-    summaries: Mapping[str, pd.DataFrame], method: str, leave_out: Sequence[str]
+    summaries: Mapping[str, pd.DataFrame], method: str, leave_out: Sequence[str], row_label: str = "system"
 ) -> pd.DataFrame:
-    """One row per system, columns ``(left_out, statistic)`` for the given method."""
+    """One row per system (or classifier: ``row_label`` names the rows), columns ``(left_out, statistic)`` for ``method``."""
     rows = {}
     for system, summary in summaries.items():
         selected = summary[summary["method"] == method].set_index("left_out")
@@ -42,27 +56,30 @@ def robustness_table(
         }
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.columns = pd.MultiIndex.from_tuples(table.columns, names=["left_out", "statistic"])
-    table.index.name = "system"
+    table.index.name = row_label
     return table
 
 
 def to_csv_text(table: pd.DataFrame) -> str:
-    """CSV with flat headers ``system, none_Mean, none_Var, none_COV, <left_out>_Mean, ...``."""
+    """CSV with flat headers ``<row label>, none_Mean, none_Var, none_COV, <left_out>_Mean, ...``."""
     flat = table.copy()
     flat.columns = [f"{left_out}_{statistic}" for left_out, statistic in table.columns]
     return flat.to_csv(float_format="%.6g", lineterminator="\n")
 
 
-def _format(value: float) -> str:
-    return f"{value:.2f}"
+def _format(value: float, decimals: int = 2) -> str:
+    return f"{value:.{decimals}f}"
 
 
-def to_markdown_text(table: pd.DataFrame, caption: str) -> str:
-    """GitHub Markdown: one header row naming the left-out set and statistic (Markdown has no column spans)."""
-    header = ["system"] + [f"{statistic} (w/o {left_out})" for left_out, statistic in table.columns]
+def to_markdown_text(table: pd.DataFrame, caption: str, decimals: int = 2) -> str:
+    """GitHub Markdown: one header row naming the left-out set and statistic (Markdown has no column spans).
+
+    Values are rounded to ``decimals`` places (2 as the paper prints BLEU; accuracies' COV needs 3).
+    """
+    header = [str(table.index.name or "system")] + [f"{statistic} (w/o {left_out})" for left_out, statistic in table.columns]
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
     for system, values in table.iterrows():
-        lines.append("| " + " | ".join([str(system)] + [_format(value) for value in values]) + " |")
+        lines.append("| " + " | ".join([str(system)] + [_format(value, decimals) for value in values]) + " |")
     return "\n".join(lines) + f"\n\n{caption}\n"
 
 
@@ -74,7 +91,7 @@ def _latex_escape(text: str) -> str:
     return "".join(_LATEX_SPECIALS.get(character, character) for character in text)
 
 
-def to_latex_text(table: pd.DataFrame, caption: str, label: str) -> str:
+def to_latex_text(table: pd.DataFrame, caption: str, label: str, decimals: int = 2) -> str:
     """A booktabs table with one multicolumn group per left-out test set (needs \\usepackage{booktabs})."""
     groups = list(dict.fromkeys(left_out for left_out, _ in table.columns))
     n_statistics = len(STATISTICS)
@@ -87,7 +104,7 @@ def to_latex_text(table: pd.DataFrame, caption: str, label: str) -> str:
     )
     statistic_header = " & ".join([""] + list(STATISTICS.values()) * len(groups))
     body = [
-        " & ".join([_latex_escape(str(system))] + [_format(value) for value in values]) + r" \\"
+        " & ".join([_latex_escape(str(system))] + [_format(value, decimals) for value in values]) + r" \\"
         for system, values in table.iterrows()
     ]
     return "\n".join(

@@ -46,6 +46,14 @@ def test_left_out_testset_must_exist(tmp_path: Path, mirror_dir: Path) -> None:
     assert "robustness.leave_out[1]" in result.stdout and "mtnt18" in result.stdout
 
 
+def test_sentiment_test_domain_must_be_a_domain_of_its_dataset(tmp_path: Path, mirror_dir: Path) -> None:
+    config = small_config(mirror_dir)
+    config["sentiment"]["test"]["domains"] = ["books", "kitchen"]
+    result = run_workflow(tmp_path, config, "--dry-run")
+    assert result.returncode != 0
+    assert "sentiment.test.domains[1]" in result.stdout and "'kitchen' is not a domain of dataset amazon-sentiment-acl" in result.stdout
+
+
 def test_hypotheses_with_too_few_lines_fail_and_leave_nothing(tmp_path: Path, mirror_dir: Path) -> None:
     short = tmp_path / "short.fr"
     short.write_text("".join(f"phrase {number}\n" for number in range(25)), encoding="utf-8")

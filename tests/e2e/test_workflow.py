@@ -7,6 +7,8 @@ independently from the workflow's intermediate files.
 from __future__ import annotations
 
 import functools
+import json
+import re
 import shutil
 from pathlib import Path
 
@@ -123,6 +125,79 @@ def test_gamma_curves_follow_algorithm_4(finished_run: Path) -> None:
             assert whole.at[epsilon, "gamma"] == pytest.approx(expected, rel=1e-4, abs=1e-6)
 
 
+# --------------------------------------------------------------------------------------------
+# sentiment branch (real reviews, full size)
+# --------------------------------------------------------------------------------------------
+
+ACL_DOMAINS = ["books", "dvd", "electronics", "kitchen_&_housewares"]
+
+
+def sentiment_predictions(workdir: Path, classifier: str) -> pd.DataFrame:
+    return pd.read_csv(workdir / f"results/sentiment/predictions/{classifier}.tsv", sep="\t", keep_default_na=False,
+                       dtype={"review_id": str})
+
+
+def test_sentiment_classifiers_are_tested_on_every_domain(finished_run: Path) -> None:
+    reviews = pd.read_csv(finished_run / "results/datasets/amazon-sentiment-acl.tsv", sep="\t", keep_default_na=False, dtype=str)
+    reviews["document"] = [f"{t}\n{r}" if t else r for t, r in zip(reviews["title"], reviews["review_text"])]
+    documents = reviews.set_index("review_id")["document"]
+    accuracy = pd.read_csv(finished_run / "results/tables/sentiment/accuracy.csv", index_col="classifier")
+    assert list(accuracy.index) == ACL_DOMAINS
+    for classifier in ACL_DOMAINS:
+        training = json.loads((finished_run / f"results/sentiment/models/{classifier}/training.json").read_text())
+        split = pd.read_csv(finished_run / f"results/sentiment/models/{classifier}/split.tsv", sep="\t", dtype=str)
+        predictions = sentiment_predictions(finished_run, classifier)
+        held_out = predictions[predictions["test_domain"] == classifier]
+        assert set(held_out["source"]) == {"held-out"}
+        assert set(held_out["review_id"]) == set(split.loc[split["split"] == "validation", "review_id"])
+        assert len(held_out) == training["validation_reviews"] and 290 <= len(held_out) <= 310
+        # no test review was seen in training
+        seen = set(documents[split["review_id"]])
+        cross = predictions[predictions["source"] == "cross-domain"]
+        assert not set(documents[cross["review_id"]]) & seen
+        assert set(cross["test_domain"]) == set(ACL_DOMAINS) - {classifier}
+        # accuracies recomputed from the predictions; floors: see tests/unit/test_sentiment.py
+        by_domain = predictions.groupby("test_domain")["correct"].mean() * 100
+        for domain in ACL_DOMAINS:
+            assert accuracy.at[classifier, domain] == pytest.approx(by_domain[domain], abs=1e-4)
+        assert accuracy.at[classifier, "validation_accuracy"] == pytest.approx(by_domain[classifier], abs=1e-4)
+        assert by_domain[classifier] >= 76
+        assert by_domain.drop(classifier).min() >= 66
+
+
+def test_sentiment_tables_match_independent_computation(finished_run: Path) -> None:
+    from nlp_robustness.bagging import bagging_blocks, block_size, design_bagging_blocks, rng_for
+
+    tables = {method: pd.read_csv(finished_run / f"results/tables/sentiment/robustness_{method}.csv", index_col=0)
+              for method in ("pool", "bagging", "design_bagging")}
+    assert tables["pool"].index.name == "training domain" and list(tables["pool"].index) == ACL_DOMAINS
+    for classifier in ACL_DOMAINS:
+        predictions = sentiment_predictions(finished_run, classifier)
+        for left_out in ["none", *ACL_DOMAINS]:
+            members = [domain for domain in ACL_DOMAINS if domain != left_out]
+            pool = predictions[predictions["test_domain"].isin(members)].reset_index(drop=True)
+            accuracies = pool.groupby("test_domain")["correct"].mean().to_numpy() * 100
+            expected = {"pool": (accuracies.mean(), accuracies.var())}
+            for method, draw in (("bagging", bagging_blocks), ("design_bagging", design_bagging_blocks)):
+                blocks = draw(len(pool), block_size(len(pool), 0.6), 30, rng_for(0, "sentiment", method, left_out))
+                means, variances = [], []
+                for members_ in blocks:
+                    block = pool.iloc[members_].groupby("test_domain")["correct"].mean().to_numpy() * 100
+                    means.append(block.mean())
+                    variances.append(block.var())
+                expected[method] = (np.mean(means), np.mean(variances))
+            for method, (mean, variance) in expected.items():
+                row = tables[method].loc[classifier]
+                assert row[f"{left_out}_Mean"] == pytest.approx(mean, rel=1e-5)
+                assert row[f"{left_out}_Var"] == pytest.approx(variance, rel=1e-4, abs=1e-4)
+                assert row[f"{left_out}_COV"] == pytest.approx(np.sqrt(variance) / mean, rel=1e-4)
+    markdown = (finished_run / "results/tables/sentiment/robustness_design_bagging.md").read_text(encoding="utf-8")
+    assert markdown.startswith("| training domain |") and "100*Var/Mean" in markdown and "(paper Table 6)" in markdown
+    latex = (finished_run / "results/tables/sentiment/robustness_pool.tex").read_text(encoding="utf-8")
+    assert r"\multicolumn{3}{c}{kitchen\_\&\_housewares}" in latex
+    assert (finished_run / "results/figures/sentiment/gamma_curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
 def test_reports_are_written_in_every_format(finished_run: Path) -> None:
     for metric in ("bleu", "chrf"):
         for method in ("pool", "bagging", "design_bagging"):
@@ -147,6 +222,9 @@ def test_same_config_gives_identical_results_with_one_core(finished_run: Path, t
         *(f"results/tables/{metric}/robustness_{method}.csv" for metric in ("bleu", "chrf")
           for method in ("pool", "bagging", "design_bagging")),
         *(f"results/translations/{system}/{testset}.txt" for system in SYSTEMS for testset in TESTSETS),
+        *(f"results/tables/sentiment/robustness_{method}.csv" for method in ("pool", "bagging", "design_bagging")),
+        "results/tables/sentiment/accuracy.csv",
+        *(f"results/sentiment/predictions/{classifier}.tsv" for classifier in ACL_DOMAINS),
     ]
     for path in compared:
         assert (again / path).read_bytes() == (finished_run / path).read_bytes(), path
@@ -155,13 +233,31 @@ def test_same_config_gives_identical_results_with_one_core(finished_run: Path, t
 def test_editing_the_bagging_fraction_reruns_only_what_it_touches(finished_run: Path) -> None:
     config = yaml.safe_load((finished_run / "config.yaml").read_text(encoding="utf-8"))
     config["robustness"]["bagging"]["fraction"] = 0.5
-    result = run_workflow(finished_run, config, "--dry-run", "--quiet", "rules")
+    result = run_workflow(finished_run, config, "--dry-run", "--quiet", "rules", config_name="edited.yaml")
     assert result.returncode == 0, result.stdout[-3000:]
     output = result.stdout
-    for rule in ("bagging_blocks", "robustness_statistics", "robustness_tables"):
+    for rule in ("bagging_blocks", "robustness_statistics", "robustness_tables", "sentiment_robustness"):
         assert rule in output
-    for rule in ("prepare_testset", "translate_apertium", "score_sentences", "import_hypotheses"):
+    for rule in ("prepare_testset", "translate_apertium", "score_sentences", "import_hypotheses", "sentiment_train",
+                 "sentiment_evaluate"):
         assert rule not in output
+
+
+def test_editing_the_sentiment_classifier_reruns_only_the_sentiment_branch(finished_run: Path) -> None:
+    config = yaml.safe_load((finished_run / "config.yaml").read_text(encoding="utf-8"))
+    config["sentiment"]["classifier"]["c_grid"] = [1, 10]
+    result = run_workflow(finished_run, config, "--dry-run", "--quiet", "rules", config_name="edited.yaml")
+    assert result.returncode == 0, result.stdout[-3000:]
+    jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", result.stdout, flags=re.MULTILINE))
+    assert jobs == {"sentiment_train": "4", "sentiment_evaluate": "4", "sentiment_robustness": "4",
+                    "sentiment_robustness_tables": "3", "sentiment_accuracy_table": "1", "sentiment_gamma_curves": "1",
+                    "all": "1", "total": "18"}
+    config = yaml.safe_load((finished_run / "config.yaml").read_text(encoding="utf-8"))
+    config["sentiment"]["leave_out"] = ["dvd"]
+    result = run_workflow(finished_run, config, "--dry-run", "--quiet", "rules", config_name="edited.yaml")
+    jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", result.stdout, flags=re.MULTILINE))
+    assert jobs == {"sentiment_robustness": "4", "sentiment_robustness_tables": "3", "sentiment_gamma_curves": "1",
+                    "all": "1", "total": "9"}
 
 
 def test_snakemake_report_bundles_tables_and_figures(finished_run: Path) -> None:
@@ -171,3 +267,4 @@ def test_snakemake_report_bundles_tables_and_figures(finished_run: Path) -> None
     assert "ERROR/" not in result.stdout  # reStructuredText caption errors are only printed, not raised
     html = (finished_run / "report.html").read_text(encoding="utf-8")
     assert "robustness_design_bagging.csv" in html and "gamma_curves.png" in html
+    assert "Robustness of sentiment classifiers" in html and "accuracy.csv" in html

@@ -55,11 +55,12 @@ def small_config(mirror_dir: Path, max_segments: int = 40) -> dict[str, Any]:
 
 
 def run_workflow(
-    workdir: Path, config: dict[str, Any], *arguments: str, cores: int = 2
+    workdir: Path, config: dict[str, Any], *arguments: str, cores: int = 2, config_name: str = "config.yaml"
 ) -> subprocess.CompletedProcess[str]:
-    """Write ``config`` into ``workdir`` and run the repository's Snakefile there (stderr merged into stdout)."""
+    """Write ``config`` into ``workdir`` (as ``config_name``: edited configs of dry runs go beside the run's
+    own config.yaml, which later tests reuse) and run the repository's Snakefile there (stderr merged into stdout)."""
     workdir.mkdir(parents=True, exist_ok=True)
-    config_path = workdir / "config.yaml"
+    config_path = workdir / config_name
     config_path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     command = [
         str(SNAKEMAKE),

@@ -12,11 +12,16 @@ from nlp_robustness.config import (
     FAIRSEQ_DEFAULTS,
     acquired_datasets,
     fairseq_settings,
+    SENTIMENT_BAGGING_UNIT_DEFAULT,
+    SENTIMENT_TRAINING_DEFAULTS,
     leave_out_labels,
     pool_testsets,
+    sentiment_leave_out_labels,
+    sentiment_settings,
     training_datasets,
     validate_config,
     validate_dataset_references,
+    validate_sentiment_references,
     validate_system_references,
 )
 from nlp_robustness.errors import InputError
@@ -72,8 +77,8 @@ def test_datasets_of_the_config() -> None:
         "wmt14-newstest2014-enfr", "wmt15-newsdiscusstest2015-enfr", "iwslt17-tst2017-enfr",
         "wmt18-biomedical-medline-enfr", "tatoeba-v2021-08-07-enfr", "amazon-sentiment-acl",
     ]
-    # a dataset used twice is acquired once; extra_datasets may be absent
-    config = config_with(lambda c: (c.pop("extra_datasets"), c["testsets"].update(again={"dataset": "wmt14-newstest2014-enfr", "domain": "news"})))
+    # a dataset used twice is acquired once; extra_datasets and sentiment may be absent
+    config = config_with(lambda c: (c.pop("extra_datasets"), c.pop("sentiment"), c["testsets"].update(again={"dataset": "wmt14-newstest2014-enfr", "domain": "news"})))
     assert acquired_datasets(config) == list(KINDS)[:5]
 
 
@@ -179,3 +184,77 @@ def test_fairseq_references_name_their_key(edit, message: str) -> None:
     validate_config(config, SCHEMA)
     with pytest.raises(InputError, match=message):
         validate_system_references(config, KINDS, ["wmt14-enfr-fconv"], "datasets.yaml")
+
+
+# --------------------------------------------------------------------------------------------
+# sentiment branch
+# --------------------------------------------------------------------------------------------
+
+ACL_DOMAINS = ["books", "dvd", "electronics", "kitchen_&_housewares"]
+DOMAINS = {key: [] for key in KINDS} | {"amazon-sentiment-acl": ACL_DOMAINS, "amazon-sentiment-unprocessed": ["apparel", *ACL_DOMAINS]}
+REVIEW_KINDS = KINDS | {"amazon-sentiment-unprocessed": "reviews"}
+
+
+def test_sentiment_section_of_the_default_config() -> None:
+    validate_sentiment_references(DEFAULT, DOMAINS, REVIEW_KINDS, "datasets.yaml")
+    assert sentiment_leave_out_labels(DEFAULT) == ["none", *ACL_DOMAINS]
+    settings = sentiment_settings(DEFAULT)
+    assert settings["training"]["validation_fraction"] == 0.15 and settings["bagging_unit"] == "review"
+    bare = config_with(lambda c: c.update(sentiment={
+        "training": {"dataset": "amazon-sentiment-acl", "domains": ["dvd"]},
+        "test": {"dataset": "amazon-sentiment-unprocessed", "domains": ["apparel", "books"]},
+        "leave_out": ["apparel"],
+    }))
+    validate_config(bare, SCHEMA)
+    validate_sentiment_references(bare, DOMAINS, REVIEW_KINDS, "datasets.yaml")
+    filled = sentiment_settings(bare)
+    assert filled["training"] == {**SENTIMENT_TRAINING_DEFAULTS, "dataset": "amazon-sentiment-acl", "domains": ["dvd"]}
+    assert filled["classifier"] == {} and filled["bagging_unit"] == SENTIMENT_BAGGING_UNIT_DEFAULT
+    assert acquired_datasets(bare)[-2:] == ["amazon-sentiment-acl", "amazon-sentiment-unprocessed"]
+    assert sentiment_settings(config_with(lambda c: c.pop("sentiment"))) is None
+    assert sentiment_leave_out_labels(config_with(lambda c: c.pop("sentiment"))) == []
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda s: s["training"].update(dataset="wmt14-newstest2014-enfr"), "'sentiment.training.dataset': 'wmt14-newstest2014-enfr' is a parallel dataset, not reviews"),
+        (lambda s: s["test"].update(dataset="amazon-reviews"), "'sentiment.test.dataset': 'amazon-reviews' is not a dataset of datasets.yaml"),
+        (lambda s: s["training"].update(domains=["books", "kitchen"]), "'sentiment.training.domains[1]': 'kitchen' is not a domain of dataset amazon-sentiment-acl"),
+        (lambda s: s["test"].update(domains=["books", "apparel"]), "'sentiment.test.domains[1]': 'apparel' is not a domain"),
+        (lambda s: s.update(leave_out=["dvd", "music"]), "'sentiment.leave_out[1]': 'music' is not a test domain"),
+        (lambda s: (s["test"].update(domains=["dvd"]), s.update(leave_out=["dvd"])), "'sentiment.leave_out': leaving out the only test domain"),
+    ],
+)
+def test_sentiment_references_name_their_key(edit, message: str) -> None:
+    config = config_with(lambda c: edit(c["sentiment"]))
+    with pytest.raises(InputError) as error:
+        validate_sentiment_references(config, DOMAINS, REVIEW_KINDS, "datasets.yaml")
+    assert message in str(error.value)
+
+
+@pytest.mark.parametrize(
+    ("edit", "key"),
+    [
+        (lambda s: s["training"].update(validation_fraction=1.0), "sentiment.training.validation_fraction"),
+        (lambda s: s["classifier"].update(c_grid=[0, 1]), "sentiment.classifier.c_grid.0"),
+        (lambda s: s["classifier"].update(fields=["text"]), "sentiment.classifier.fields.0"),
+        (lambda s: s.update(bagging_unit="sentence"), "sentiment.bagging_unit"),
+        (lambda s: s.pop("test"), "sentiment"),
+    ],
+)
+def test_sentiment_schema_names_the_key(edit, key: str) -> None:
+    with pytest.raises(InputError) as error:
+        validate_config(config_with(lambda c: edit(c["sentiment"])), SCHEMA)
+    assert f"'{key}'" in str(error.value)
+
+
+def test_sentiment_defaults_are_the_ones_the_schema_documents() -> None:
+    from nlp_robustness.sentiment import ClassifierSettings
+
+    section = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))["properties"]["sentiment"]["properties"]
+    training = {key: spec["default"] for key, spec in section["training"]["properties"].items() if "default" in spec}
+    assert training == SENTIMENT_TRAINING_DEFAULTS
+    assert section["bagging_unit"]["default"] == SENTIMENT_BAGGING_UNIT_DEFAULT
+    classifier = {key: spec["default"] for key, spec in section["classifier"]["properties"].items()}
+    assert classifier == ClassifierSettings().as_dict()

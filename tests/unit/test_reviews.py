@@ -46,6 +46,15 @@ def test_first_review_fields_and_entities() -> None:
     assert "light & funny read!" in texts  # raw ampersands kept
 
 
+@needs_mirror
+def test_real_escaped_markup_becomes_angle_brackets() -> None:
+    """The ACL files escape markup inside values (no raw '<' in them): decoded, it is text, not structure."""
+    frame = read_blitzer_reviews(ACL / "electronics" / "negative.review", domain="electronics", label="negative")
+    texts = "\n".join(frame["review_text"])
+    assert "lasted < 5 months" in texts and "cannot be <whatever>." in texts
+    assert "&lt;" not in texts and "&gt;" not in texts
+
+
 def test_raw_markup_inside_values(tmp_path: Path) -> None:
     path = tmp_path / "positive.review"
     path.write_text(

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.tables import robustness_table, to_csv_text, to_latex_text, to_markdown_text
+from nlp_robustness.tables import robustness_table, table_caption, to_csv_text, to_latex_text, to_markdown_text
 
 
 def summary(system_offset: float) -> pd.DataFrame:
@@ -52,3 +52,20 @@ def test_markdown_and_latex(table: pd.DataFrame) -> None:
 def test_missing_leave_out_row_is_an_error() -> None:
     with pytest.raises(InputError, match="sys_a has no design_bagging row"):
         robustness_table({"sys_a": summary(0.0)}, "design_bagging", ["none"])
+
+
+def test_sentiment_rows_are_named_and_rounded_to_three_places() -> None:
+    table = robustness_table({"kitchen_&_housewares": summary(0.0)}, "bagging", ["none", "wmt15"], row_label="training domain")
+    assert pd.read_csv(io.StringIO(to_csv_text(table))).columns[0] == "training domain"
+    markdown = to_markdown_text(table, "caption", decimals=3)
+    assert markdown.startswith("| training domain | Mean (w/o none) |")
+    assert "| kitchen_&_housewares | 10.000 | 100.000 | 1.000 | 11.000 | 101.000 | 1.100 |" in markdown
+    latex = to_latex_text(table, "caption", "tab:x", decimals=3)
+    assert r"kitchen\_\&\_housewares & 10.000 & 100.000 & 1.000 & 11.000" in latex
+
+
+def test_captions_name_the_paper_table_of_each_branch() -> None:
+    assert "(paper Table 3)" in table_caption("mt", "bagging", "Sentence bleu", "test set")
+    caption = table_caption("sentiment", "design_bagging", "Accuracy", "test domain", "COV is sigma/mu.")
+    assert caption.startswith("Accuracy. Robustness Metrics by design bagging") and "(paper Table 6)" in caption
+    assert caption.endswith("Column groups: test domain left out (none = whole pool). COV is sigma/mu.")

@@ -1,0 +1,24 @@
+"""One row per sentiment classifier: chosen C, validation accuracy, accuracy on every test domain."""
+
+import logging
+import sys
+
+sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
+logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
+
+from nlp_robustness.fileio import atomic_write, read_json_records, read_table  # noqa: E402
+from nlp_robustness.sentiment import ACCURACY_COLUMNS, accuracy_summary, accuracy_summary_markdown  # noqa: E402
+
+records = read_json_records(snakemake.input.training)
+accuracies = {}
+for classifier, path in zip(snakemake.params.classifiers, snakemake.input.accuracy):
+    table = read_table(path, ACCURACY_COLUMNS, "accuracy table")
+    table["accuracy"] = table["accuracy"].astype(float)
+    accuracies[classifier] = table
+test_domains = snakemake.params.test_domains
+summary = accuracy_summary(records, accuracies, test_domains)
+with atomic_write(snakemake.output.csv) as handle:
+    summary.to_csv(handle, index=False, float_format="%.6g", lineterminator="\n")
+with atomic_write(snakemake.output.markdown) as handle:
+    handle.write(accuracy_summary_markdown(summary, accuracies, test_domains))
+logging.info("\n%s", summary.round(2).to_string(index=False))

@@ -1,0 +1,34 @@
+"""Train one sentiment classifier on one domain's reviews: seeded validation split, C chosen on it."""
+
+import json
+import logging
+import sys
+
+sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
+logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
+
+import joblib  # noqa: E402
+
+from nlp_robustness.fileio import atomic_write, write_table  # noqa: E402
+from nlp_robustness.sentiment import SPLIT_COLUMNS, ClassifierSettings, read_reviews, train_domain_classifier  # noqa: E402
+
+settings = ClassifierSettings.from_config(snakemake.params.classifier)
+trained, split, record = train_domain_classifier(
+    read_reviews(snakemake.input.reviews),
+    snakemake.wildcards.classifier,
+    validation_fraction=snakemake.params.validation_fraction,
+    seed=snakemake.params.seed,
+    settings=settings,
+    source=snakemake.input.reviews,
+)
+record["dataset"] = snakemake.params.dataset
+with atomic_write(snakemake.output.model, mode="wb") as handle:
+    joblib.dump(trained.pipeline, handle)
+write_table(split, snakemake.output.split, list(SPLIT_COLUMNS))
+with atomic_write(snakemake.output.training) as handle:
+    json.dump(record, handle, indent=2)
+    handle.write("\n")
+logging.info("\n%s", trained.selection.to_string(index=False))
+logging.info("%s: C = %g, validation accuracy %.2f%% (%d training, %d validation reviews, %d features)",
+             record["classifier"], record["chosen_c"], record["validation_accuracy"],
+             record["training_reviews"], record["validation_reviews"], record["vocabulary_size"])
