@@ -282,6 +282,7 @@ def _jobs(output: str, rule: str, wildcard: str) -> set[str]:
 def test_paper_config_dry_runs_offline_and_lists_every_dataset(tmp_path: Path, mirror_dir: Path) -> None:
     paper = yaml.safe_load((REPOSITORY / "config" / "paper.yaml").read_text(encoding="utf-8"))
     every_dataset = {spec["dataset"] for spec in paper["testsets"].values()} | set(paper["extra_datasets"])
+    every_dataset |= {paper["sentiment"]["training"]["dataset"], paper["sentiment"]["test"]["dataset"]}
     assert len(every_dataset) == 14
     # the in-house ConvS2S models' training data (their dev sets are among the 14 already)
     every_dataset |= {"iwslt17-train-enfr", "mtnt18-train-enfr"}
@@ -294,6 +295,10 @@ def test_paper_config_dry_runs_offline_and_lists_every_dataset(tmp_path: Path, m
     }
     rules = set(re.findall(r"^rule (\w+):", output, re.M))
     assert {"translate_apertium", "translate_fairseq", "fairseq_train", "robustness_tables", "gamma_curves"} <= rules
+    # the sentiment branch trains on the 4 labelled domains and tests on the 21 unprocessed others
+    assert _jobs(output, "sentiment_train", "classifier") == {"dvd", "books", "kitchen_&_housewares", "electronics"}
+    assert len(paper["sentiment"]["test"]["domains"]) == 21
+    assert "sentiment_robustness_tables" in rules
     # without a mirror, every dataset is downloaded from its canonical source
     output = _paper_dry_run(tmp_path / "online", None)
     assert _jobs(output, "prepare_dataset", "dataset") == every_dataset
