@@ -70,7 +70,7 @@ rule sentiment_robustness:
         seed=ROBUSTNESS["seed"],
         blocks=ROBUSTNESS["bagging"]["blocks"],
         fraction=ROBUSTNESS["bagging"]["fraction"],
-        epsilon=ROBUSTNESS["epsilon"],
+        epsilon=lambda wildcards: SENTIMENT["epsilon"],
     threads: 1
     resources:
         mem_mb=4000,

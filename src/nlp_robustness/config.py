@@ -79,9 +79,12 @@ def validate_config(config: Mapping[str, Any], schema_path: str | Path) -> None:
             )
     if len(testsets) - 1 < 1 and config["robustness"]["leave_out"]:
         raise InputError("invalid configuration at key 'robustness.leave_out': leaving out the only test set leaves no pool")
-    epsilon = config["robustness"]["epsilon"]
-    if epsilon["stop"] < epsilon["start"]:
-        raise InputError("invalid configuration at key 'robustness.epsilon.stop': must be >= start")
+    grids = [("robustness.epsilon", config["robustness"]["epsilon"])]
+    if "epsilon" in config.get("sentiment", {}):
+        grids.append(("sentiment.epsilon", config["sentiment"]["epsilon"]))
+    for key, epsilon in grids:
+        if epsilon["stop"] < epsilon["start"]:
+            raise InputError(f"invalid configuration at key '{key}.stop': must be >= start")
     for system, spec in config["systems"].items():
         if spec["kind"] == "hypotheses":
             missing = [name for name in testsets if name not in spec["files"]]
@@ -127,6 +130,7 @@ def sentiment_settings(config: Mapping[str, Any]) -> dict[str, Any] | None:
         "training": {**SENTIMENT_TRAINING_DEFAULTS, **section["training"]},
         "classifier": dict(section.get("classifier", {})),
         "bagging_unit": section.get("bagging_unit", SENTIMENT_BAGGING_UNIT_DEFAULT),
+        "epsilon": section.get("epsilon", config["robustness"]["epsilon"]),
     }
 
 

@@ -210,6 +210,8 @@ def test_sentiment_section_of_the_default_config() -> None:
     filled = sentiment_settings(bare)
     assert filled["training"] == {**SENTIMENT_TRAINING_DEFAULTS, "dataset": "amazon-sentiment-acl", "domains": ["dvd"]}
     assert filled["classifier"] == {} and filled["bagging_unit"] == SENTIMENT_BAGGING_UNIT_DEFAULT
+    assert filled["epsilon"] == DEFAULT["robustness"]["epsilon"]  # the MT grid unless given
+    assert settings["epsilon"] == {"start": 0.1, "stop": 15, "step": 0.1}
     assert acquired_datasets(bare)[-2:] == ["amazon-sentiment-acl", "amazon-sentiment-unprocessed"]
     assert sentiment_settings(config_with(lambda c: c.pop("sentiment"))) is None
     assert sentiment_leave_out_labels(config_with(lambda c: c.pop("sentiment"))) == []
@@ -241,6 +243,8 @@ def test_sentiment_references_name_their_key(edit, message: str) -> None:
         (lambda s: s["classifier"].update(fields=["text"]), "sentiment.classifier.fields.0"),
         (lambda s: s.update(bagging_unit="sentence"), "sentiment.bagging_unit"),
         (lambda s: s.pop("test"), "sentiment"),
+        (lambda s: s["epsilon"].update(step=0), "sentiment.epsilon.step"),
+        (lambda s: s["epsilon"].update(stop=0.05), "sentiment.epsilon.stop"),
     ],
 )
 def test_sentiment_schema_names_the_key(edit, key: str) -> None:
