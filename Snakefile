@@ -20,6 +20,7 @@ include: "rules/fairseq.smk"
 include: "rules/score.smk"
 include: "rules/robustness.smk"
 include: "rules/sentiment.smk"
+include: "rules/human.smk"
 include: "rules/report.smk"
 
 

@@ -14,14 +14,17 @@ from nlp_robustness.acquisition import (
 )
 from nlp_robustness.config import (
     METHODS,
+    NOTHING_LEFT_OUT,
     acquired_datasets,
     fairseq_settings,
+    human_settings,
     leave_out_labels,
     pool_testsets,
     sentiment_leave_out_labels,
     sentiment_settings,
     validate_config,
     validate_dataset_references,
+    validate_human_references,
     validate_sentiment_references,
     validate_system_references,
 )
@@ -71,6 +74,13 @@ validate_sentiment_references(
 SENTIMENT = sentiment_settings(config)
 SENTIMENT_CLASSIFIERS = list(SENTIMENT["training"]["domains"]) if SENTIMENT else []
 SENTIMENT_LEAVE_OUT = sentiment_leave_out_labels(config)
+validate_human_references(config, MANIFEST.downloads, config["dataset_manifest"])
+# The human-judgement branch (optional): systems scored by humans on several domains.
+HUMAN = human_settings(config)
+HUMAN_SYSTEMS = list(HUMAN["systems"]) if HUMAN else []
+HUMAN_DOMAINS = list(HUMAN["domains"]) if HUMAN else []
+HUMAN_LEAVE_OUT = [NOTHING_LEFT_OUT, *HUMAN_DOMAINS] if len(HUMAN_DOMAINS) > 1 else [NOTHING_LEFT_OUT]
+HUMAN_SCORES = ["human", *METRICS]
 # Where every manifest dataset is read from (mirror or downloads), decided now so that a dry run
 # shows every download; any manifest dataset can be requested as results/datasets/<key>.tsv.
 DATASET_PLANS = {
@@ -116,6 +126,8 @@ wildcard_constraints:
     bagging_method=_alternation(["bagging", "design_bagging"]),
     left_out=_alternation(LEAVE_OUT),
     classifier=_alternation(SENTIMENT_CLASSIFIERS),
+    human_domain=_alternation(HUMAN_DOMAINS),
+    human_score=_alternation(HUMAN_SCORES),
 
 
 def testset_spec(wildcards):
@@ -309,6 +321,31 @@ def sentiment_outputs():
     ]
 
 
+def _download_path(key):
+    return download_file_path(DOWNLOAD_DIR, MANIFEST.downloads[key])
+
+
+def human_domain_inputs(wildcards):
+    """The downloaded (or mirrored) files of one human-judgement domain, by role."""
+    spec = HUMAN["domains"][wildcards.human_domain]
+    files = {role: _download_path(spec[role]) for role in ("scores", "source", "reference", "errors") if role in spec}
+    if "outputs" in spec:
+        files["outputs"] = [_download_path(spec["outputs"][system]) for system in HUMAN["systems"]]  # system order
+    return files
+
+
+def human_outputs():
+    """The human-judgement branch's tables and figure (none without a human section)."""
+    if not HUMAN:
+        return []
+    tables = expand(
+        "results/tables/human/{human_score}/robustness_{method}.{extension}",
+        human_score=HUMAN_SCORES, method=METHODS, extension=["csv", "md", "tex"],
+    )
+    rankings = expand("results/tables/human/{table}.{extension}", table=["rankings", "pairwise", "agreement"], extension=["csv", "md"])
+    return tables + rankings + ["results/figures/human/gamma_curves.png", "results/figures/human/gamma_curves.pdf"]
+
+
 def final_outputs():
     """Everything `snakemake` builds by default."""
     tables = expand(
@@ -322,4 +359,4 @@ def final_outputs():
     datasets = expand("results/datasets/{dataset}.tsv", dataset=ACQUIRED_DATASETS)
     dataset_summary = ["results/tables/datasets.csv", "results/tables/datasets.md"] if ACQUIRED_DATASETS else []
     models = ["results/tables/models.csv", "results/tables/models.md"] if INHOUSE_MODELS else []
-    return tables + testset_means + figures + datasets + dataset_summary + models + sentiment_outputs()
+    return tables + testset_means + figures + datasets + dataset_summary + models + sentiment_outputs() + human_outputs()

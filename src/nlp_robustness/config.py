@@ -80,8 +80,9 @@ def validate_config(config: Mapping[str, Any], schema_path: str | Path) -> None:
     if len(testsets) - 1 < 1 and config["robustness"]["leave_out"]:
         raise InputError("invalid configuration at key 'robustness.leave_out': leaving out the only test set leaves no pool")
     grids = [("robustness.epsilon", config["robustness"]["epsilon"])]
-    if "epsilon" in config.get("sentiment", {}):
-        grids.append(("sentiment.epsilon", config["sentiment"]["epsilon"]))
+    for branch in ("sentiment", "human"):
+        if "epsilon" in config.get(branch, {}):
+            grids.append((f"{branch}.epsilon", config[branch]["epsilon"]))
     for key, epsilon in grids:
         if epsilon["stop"] < epsilon["start"]:
             raise InputError(f"invalid configuration at key '{key}.stop': must be >= start")
@@ -259,3 +260,54 @@ def validate_sentiment_references(
         raise InputError("invalid configuration at key 'sentiment.leave_out': leaving out the only test domain leaves no pool")
     if NOTHING_LEFT_OUT in test_domains:
         raise InputError(f"invalid configuration at key 'sentiment.test.domains': the name '{NOTHING_LEFT_OUT}' is reserved")
+
+
+#: Defaults of the optional keys of ``human.ranking`` (the schema documents the same values).
+HUMAN_RANKING_DEFAULTS: dict[str, Any] = {"gamma": "area", "permutations": 100000}
+
+
+def human_settings(config: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The ``human`` section with defaults filled in (None: no human-judgement branch)."""
+    section = config.get("human")
+    if section is None:
+        return None
+    return {
+        **section,
+        "epsilon": section.get("epsilon", config["robustness"]["epsilon"]),
+        "ranking": {**HUMAN_RANKING_DEFAULTS, **section.get("ranking", {})},
+    }
+
+
+def validate_human_references(config: Mapping[str, Any], downloads: Iterable[str], manifest: str) -> None:
+    """Check the human section: downloads of the manifest, outputs for every system, gamma_at complete.
+
+    Raises:
+        InputError: Naming the config key, e.g. ``human.domains.news.outputs`` or ``human.ranking.gamma_at``.
+    """
+    section = config.get("human")
+    if section is None:
+        return
+    known = set(downloads)
+    systems = list(section["systems"])
+    for domain, spec in section["domains"].items():
+        if domain == NOTHING_LEFT_OUT:
+            raise InputError(f"invalid configuration at key 'human.domains.{domain}': the name is reserved")
+        references = [(key, spec[key]) for key in ("scores", "source", "reference", "errors") if key in spec]
+        references += [(f"outputs.{system}", download) for system, download in spec.get("outputs", {}).items()]
+        for key, download in references:
+            if download not in known:
+                raise InputError(
+                    f"invalid configuration at key 'human.domains.{domain}.{key}': '{download}' is not a download of {manifest}"
+                )
+        if "outputs" in spec:
+            missing = [system for system in systems if system not in spec["outputs"]]
+            unknown = [system for system in spec["outputs"] if system not in systems]
+            if missing or unknown:
+                detail = f"no output for {', '.join(missing)}" if missing else f"unknown system(s) {', '.join(unknown)}"
+                raise InputError(f"invalid configuration at key 'human.domains.{domain}.outputs': {detail} (human.systems)")
+    ranking = {**HUMAN_RANKING_DEFAULTS, **section.get("ranking", {})}
+    if ranking["gamma"] == "at":
+        needed = ["human", *config["metrics"]]
+        missing = [score for score in needed if score not in ranking.get("gamma_at", {})]
+        if missing:
+            raise InputError(f"invalid configuration at key 'human.ranking.gamma_at': no epsilon for {', '.join(missing)}")

@@ -31,11 +31,11 @@ PAPER_TABLES = {
 
 
 def table_caption(branch: str, method: str, scores: str, pool: str, note: str = "") -> str:
-    """Caption of a robustness table: what is scored, the method and its paper table, the column groups, a note."""
-    caption = (
-        f"{scores}. {METHOD_DESCRIPTIONS[method]} (paper Table {PAPER_TABLES[branch][method]}). "
-        f"Column groups: {pool} left out (none = whole pool)."
-    )
+    """Caption of a robustness table: what is scored, the method and its paper table (a branch without
+    one, e.g. ``human``, gets none), the column groups, a note."""
+    paper_table = PAPER_TABLES.get(branch, {}).get(method)
+    reference = f" (paper Table {paper_table})" if paper_table else ""
+    caption = f"{scores}. {METHOD_DESCRIPTIONS[method]}{reference}. Column groups: {pool} left out (none = whole pool)."
     return f"{caption} {note}" if note else caption
 
 

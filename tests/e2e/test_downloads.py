@@ -102,6 +102,8 @@ def _config(manifest: Path | None, workdir: Path, mirror_dir: Path | None, **dow
     config["systems"] = {name: spec for name, spec in config["systems"].items() if spec["kind"] == "apertium"}
     config["robustness"]["leave_out"] = list(TESTSETS)
     config["extra_datasets"] = ["amazon-sentiment-acl"]
+    # the human-judgement files are plain downloads copied from the mirror (test_workflow runs them)
+    config.pop("human")
     return config
 
 
@@ -288,11 +290,18 @@ def test_paper_config_dry_runs_offline_and_lists_every_dataset(tmp_path: Path, m
     every_dataset |= {"iwslt17-train-enfr", "mtnt18-train-enfr"}
     output = _paper_dry_run(tmp_path / "mirror", mirror_dir)
     assert _jobs(output, "prepare_dataset", "dataset") == every_dataset
-    # what the mirror lacks is downloaded; what it holds is not
-    assert _jobs(output, "fetch_download", "download") == {
+    # what the mirror lacks is downloaded; what it holds is not, except the human-judgement files, which
+    # are fetched from the mirror's copy (checksummed) into resources/downloads/
+    human = {download for spec in paper["human"]["domains"].values()
+             for download in [spec["scores"], *(spec[key] for key in ("source", "reference", "errors") if key in spec),
+                              *spec.get("outputs", {}).values()]}
+    assert len(human) == 13
+    fetched = _jobs(output, "fetch_download", "download")
+    assert fetched - human == {
         "mtnt-1.1", "mtnt-2019", "iwslt17-train-dev-en-fr", "iwslt17-train-dev-fr-en", "khresmoi-summary-2.0",
         "amazon-unprocessed", "fairseq-wmt14-enfr-fconv",
     }
+    assert human <= fetched and f"input: {mirror_dir}/wmt21-news-humaneval/" in output
     rules = set(re.findall(r"^rule (\w+):", output, re.M))
     assert {"translate_apertium", "translate_fairseq", "fairseq_train", "robustness_tables", "gamma_curves"} <= rules
     # the sentiment branch trains on the 4 labelled domains and tests on the 21 unprocessed others
@@ -302,4 +311,4 @@ def test_paper_config_dry_runs_offline_and_lists_every_dataset(tmp_path: Path, m
     # without a mirror, every dataset is downloaded from its canonical source
     output = _paper_dry_run(tmp_path / "online", None)
     assert _jobs(output, "prepare_dataset", "dataset") == every_dataset
-    assert len(_jobs(output, "fetch_download", "download")) == 16
+    assert len(_jobs(output, "fetch_download", "download")) == 16 + 13

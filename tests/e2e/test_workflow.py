@@ -198,6 +198,71 @@ def test_sentiment_tables_match_independent_computation(finished_run: Path) -> N
     assert (finished_run / "results/figures/sentiment/gamma_curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+# --------------------------------------------------------------------------------------------
+# human judgements (real WMT'21 MQM scores and system outputs)
+# --------------------------------------------------------------------------------------------
+
+HUMAN_SYSTEMS = ["Facebook-AI", "HuaweiTSC", "NVIDIA-NeMo", "Online-W", "UEdin", "VolcTrans-AT", "VolcTrans-GLAT", "eTranslation"]
+
+
+def human_segments(workdir: Path, domain: str) -> pd.DataFrame:
+    return pd.read_csv(workdir / f"results/human/segments/{domain}.tsv", sep="\t", keep_default_na=False,
+                       dtype={"segment_id": str})
+
+
+def test_human_segments_join_outputs_and_published_scores(finished_run: Path, mirror_dir: Path) -> None:
+    from nlp_robustness.human import read_mqm_segment_scores
+
+    news, ted = human_segments(finished_run, "news"), human_segments(finished_run, "ted")
+    assert news.groupby("system", sort=False).size().to_dict() == dict.fromkeys(HUMAN_SYSTEMS, 527)
+    assert ted.groupby("system", sort=False).size().to_dict() == dict.fromkeys(HUMAN_SYSTEMS, 529)
+    published = read_mqm_segment_scores(
+        str(mirror_dir / "wmt21-news-humaneval/google-mqm/newstest2021/ende/mqm_newstest2021_ende.avg_seg_scores.tsv")
+    ).set_index(["system", "segment_id"])["mqm"]
+    nemo = news[news["system"] == "NVIDIA-NeMo"]
+    assert np.allclose(nemo["human"], [published[("Nemo", segment)] for segment in nemo["segment_id"]])
+    outputs = (mirror_dir / "wmt21-news-humaneval/txt/system-outputs/newstest2021.en-de.hyp.NVIDIA-NeMo.de").read_text(
+        encoding="utf-8").split("\n")
+    assert nemo["hypothesis"].tolist() == [outputs[int(segment) - 1] for segment in nemo["segment_id"]]
+    bleu = sacrebleu.metrics.BLEU(effective_order=True)
+    for _, row in ted.sample(20, random_state=0).iterrows():
+        assert row["bleu"] == pytest.approx(bleu.sentence_score(row["hypothesis"], [row["reference"]]).score, abs=1e-4)
+
+
+def test_human_rankings_and_agreement_follow_the_segment_scores(finished_run: Path) -> None:
+    from scipy import stats
+
+    pooled = pd.concat([human_segments(finished_run, "news"), human_segments(finished_run, "ted")])
+    rankings = pd.read_csv(finished_run / "results/tables/human/rankings.csv", index_col="system")
+    assert list(rankings.index) == HUMAN_SYSTEMS
+    means = pooled.groupby("system")[["bleu", "human"]].mean()
+    for system in HUMAN_SYSTEMS:
+        assert rankings.at[system, "mean_bleu"] == pytest.approx(means.at[system, "bleu"], abs=1e-5)
+        assert rankings.at[system, "mean_human"] == pytest.approx(means.at[system, "human"], abs=1e-5)
+        gamma = pd.read_csv(finished_run / f"results/human/robustness/human/{system}.gamma.tsv",
+                            sep="\t", keep_default_na=False)
+        whole = gamma[(gamma["left_out"] == "none") & (gamma["method"] == "pool")]
+        assert rankings.at[system, "gamma_human"] == pytest.approx(whole["gamma"].mean(), abs=1e-5)
+    assert rankings["mean_bleu_rank"].tolist() == stats.rankdata(-rankings["mean_bleu"], method="min").astype(int).tolist()
+    assert rankings["gamma_human_rank"].tolist() == stats.rankdata(rankings["gamma_human"], method="min").astype(int).tolist()
+    agreement = pd.read_csv(finished_run / "results/tables/human/agreement.csv").set_index(["ranking", "reference"])
+    row = agreement.loc[("mean_bleu", "mean_human")]
+    assert row["kendall_tau"] == pytest.approx(stats.kendalltau(rankings["mean_bleu"], rankings["mean_human"]).statistic, abs=1e-4)
+    assert row["position_agreement"] == pytest.approx(100 * np.mean(rankings["mean_bleu_rank"] == rankings["mean_human_rank"]))
+    assert 0 <= row["p_value"] <= 1
+    pairwise = pd.read_csv(finished_run / "results/tables/human/pairwise.csv")
+    assert len(pairwise) == 28
+    agrees = pairwise["gamma_bleu_agrees"].mean() * 100
+    assert agreement.loc[("gamma_bleu", "gamma_human"), "pairwise_agreement"] == pytest.approx(agrees)
+    # cross-domain consistency: leaving out news leaves the TED segments alone
+    table = pd.read_csv(finished_run / "results/tables/human/bleu/robustness_pool.csv", index_col="system")
+    ted = human_segments(finished_run, "ted").groupby("system")["bleu"]
+    for system in HUMAN_SYSTEMS:
+        assert table.at[system, "news_Mean"] == pytest.approx(ted.mean()[system], abs=1e-4)
+        assert table.at[system, "news_Var"] == pytest.approx(ted.apply(lambda v: np.var(v.to_numpy()))[system], rel=1e-4)
+    assert (finished_run / "results/figures/human/gamma_curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
 def test_reports_are_written_in_every_format(finished_run: Path) -> None:
     for metric in ("bleu", "chrf"):
         for method in ("pool", "bagging", "design_bagging"):
@@ -225,6 +290,9 @@ def test_same_config_gives_identical_results_with_one_core(finished_run: Path, t
         *(f"results/tables/sentiment/robustness_{method}.csv" for method in ("pool", "bagging", "design_bagging")),
         "results/tables/sentiment/accuracy.csv",
         *(f"results/sentiment/predictions/{classifier}.tsv" for classifier in ACL_DOMAINS),
+        "results/tables/human/rankings.csv", "results/tables/human/agreement.csv", "results/tables/human/pairwise.csv",
+        *(f"results/tables/human/{score}/robustness_{method}.csv" for score in ("human", "bleu")
+          for method in ("pool", "bagging", "design_bagging")),
     ]
     for path in compared:
         assert (again / path).read_bytes() == (finished_run / path).read_bytes(), path
@@ -260,6 +328,20 @@ def test_editing_the_sentiment_classifier_reruns_only_the_sentiment_branch(finis
                     "all": "1", "total": "9"}
 
 
+def test_editing_the_human_ranking_reruns_only_the_rankings(finished_run: Path) -> None:
+    config = yaml.safe_load((finished_run / "config.yaml").read_text(encoding="utf-8"))
+    config["human"]["ranking"] = {"gamma": "at", "gamma_at": {"human": 2, "bleu": 10, "chrf": 10}}
+    result = run_workflow(finished_run, config, "--dry-run", "--quiet", "rules", config_name="edited.yaml")
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert dict(re.findall(r"^(\w+)\s+(\d+)$", result.stdout, flags=re.MULTILINE)) == {
+        "human_rankings": "1", "all": "1", "total": "2"}
+    config["human"]["epsilon"]["stop"] = 20
+    result = run_workflow(finished_run, config, "--dry-run", "--quiet", "rules", config_name="edited.yaml")
+    assert dict(re.findall(r"^(\w+)\s+(\d+)$", result.stdout, flags=re.MULTILINE)) == {
+        "human_robustness": "1", "human_robustness_tables": "3", "human_rankings": "1", "human_gamma_curves": "1",
+        "all": "1", "total": "7"}
+
+
 def test_snakemake_report_bundles_tables_and_figures(finished_run: Path) -> None:
     config = yaml.safe_load((finished_run / "config.yaml").read_text(encoding="utf-8"))
     result = run_workflow(finished_run, config, "--report", "report.html")
@@ -268,3 +350,4 @@ def test_snakemake_report_bundles_tables_and_figures(finished_run: Path) -> None
     html = (finished_run / "report.html").read_text(encoding="utf-8")
     assert "robustness_design_bagging.csv" in html and "gamma_curves.png" in html
     assert "Robustness of sentiment classifiers" in html and "accuracy.csv" in html
+    assert "Paper Table 8 analog" in html and "agreement.csv" in html

@@ -10,10 +10,12 @@ import yaml
 
 from nlp_robustness.config import (
     FAIRSEQ_DEFAULTS,
-    acquired_datasets,
-    fairseq_settings,
+    HUMAN_RANKING_DEFAULTS,
     SENTIMENT_BAGGING_UNIT_DEFAULT,
     SENTIMENT_TRAINING_DEFAULTS,
+    acquired_datasets,
+    fairseq_settings,
+    human_settings,
     leave_out_labels,
     pool_testsets,
     sentiment_leave_out_labels,
@@ -21,6 +23,7 @@ from nlp_robustness.config import (
     training_datasets,
     validate_config,
     validate_dataset_references,
+    validate_human_references,
     validate_sentiment_references,
     validate_system_references,
 )
@@ -262,3 +265,57 @@ def test_sentiment_defaults_are_the_ones_the_schema_documents() -> None:
     assert section["bagging_unit"]["default"] == SENTIMENT_BAGGING_UNIT_DEFAULT
     classifier = {key: spec["default"] for key, spec in section["classifier"]["properties"].items()}
     assert classifier == ClassifierSettings().as_dict()
+
+
+# --------------------------------------------------------------------------------------------
+# human judgements
+# --------------------------------------------------------------------------------------------
+
+HUMAN_DOWNLOADS = [download for spec in DEFAULT["human"]["domains"].values()
+                   for download in [spec["scores"], *(spec[key] for key in ("source", "reference", "errors") if key in spec),
+                                    *spec.get("outputs", {}).values()]]
+
+
+def test_human_section_of_the_default_config() -> None:
+    validate_human_references(DEFAULT, HUMAN_DOWNLOADS, "datasets.yaml")
+    settings = human_settings(DEFAULT)
+    assert settings["ranking"] == {"gamma": "area", "permutations": 100000}
+    assert settings["epsilon"] == {"start": 0.1, "stop": 25, "step": 0.1}
+    bare = config_with(lambda c: (c["human"].pop("epsilon"), c["human"].pop("ranking")))
+    validate_config(bare, SCHEMA)
+    assert human_settings(bare)["ranking"] == HUMAN_RANKING_DEFAULTS
+    assert human_settings(bare)["epsilon"] == DEFAULT["robustness"]["epsilon"]
+    assert human_settings(config_with(lambda c: c.pop("human"))) is None
+    schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))["properties"]["human"]["properties"]["ranking"]["properties"]
+    assert {key: spec["default"] for key, spec in schema.items() if "default" in spec} == HUMAN_RANKING_DEFAULTS
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda h: h["domains"]["news"].update(scores="mqm-2021"), "'human.domains.news.scores': 'mqm-2021' is not a download"),
+        (lambda h: h["domains"]["news"]["outputs"].pop("UEdin"), "'human.domains.news.outputs': no output for UEdin"),
+        (lambda h: h["domains"]["news"]["outputs"].update(Lingua="wmt21-newstest2021-ende-src"), "unknown system(s) Lingua"),
+        (lambda h: h["ranking"].update(gamma="at", gamma_at={"human": 2, "bleu": 10}), "'human.ranking.gamma_at': no epsilon for chrf"),
+        (lambda h: h["domains"].update(none=h["domains"]["ted"]), "'human.domains.none': the name is reserved"),
+    ],
+)
+def test_human_references_name_their_key(edit, message: str) -> None:
+    with pytest.raises(InputError) as error:
+        validate_human_references(config_with(lambda c: edit(c["human"])), HUMAN_DOWNLOADS, "datasets.yaml")
+    assert message in str(error.value)
+
+
+@pytest.mark.parametrize(
+    ("edit", "key"),
+    [
+        (lambda h: h["domains"]["ted"].update(source="x"), "human.domains.ted"),
+        (lambda h: h["domains"]["news"].pop("reference"), "human.domains.news"),
+        (lambda h: h["ranking"].update(gamma="median"), "human.ranking.gamma"),
+        (lambda h: h.update(systems={"only": "one"}), "human.systems"),
+    ],
+)
+def test_human_schema_names_the_key(edit, key: str) -> None:
+    with pytest.raises(InputError) as error:
+        validate_config(config_with(lambda c: edit(c["human"])), SCHEMA)
+    assert f"'{key}'" in str(error.value)

@@ -1,0 +1,37 @@
+"""One human-judgement domain: rated segments of every system with human score, sentence BLEU and chrF."""
+
+import logging
+import sys
+
+sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
+logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
+
+from nlp_robustness.fileio import read_text_lines, write_table  # noqa: E402
+from nlp_robustness.human import (  # noqa: E402
+    SEGMENT_COLUMNS,
+    domain_segments,
+    error_file_texts,
+    read_mqm_error_texts,
+    read_mqm_segment_scores,
+)
+from nlp_robustness.scoring import sentence_scores  # noqa: E402
+
+domain = snakemake.wildcards.human_domain
+systems = snakemake.params.systems
+scores = read_mqm_segment_scores(snakemake.input.scores)
+if snakemake.params.reference_system is not None:
+    source, reference, outputs = error_file_texts(
+        read_mqm_error_texts(snakemake.input.errors), systems, snakemake.params.reference_system, snakemake.input.errors
+    )
+else:
+    source, reference = read_text_lines(snakemake.input.source), read_text_lines(snakemake.input.reference)
+    outputs = {system: read_text_lines(path) for system, path in zip(systems, snakemake.input.outputs)}
+    for system, lines in outputs.items():
+        if len(lines) != len(source):
+            raise ValueError(f"human domain {domain}: output of {system} has {len(lines)} lines, the source {len(source)}")
+segments = domain_segments(scores, systems, source, reference, outputs, domain)
+for metric in snakemake.params.metrics:
+    segments[metric] = sentence_scores(segments["hypothesis"].tolist(), segments["reference"].tolist(), metric)
+write_table(segments, snakemake.output[0], list(SEGMENT_COLUMNS))
+logging.info("%s: %d rated segments x %d systems", domain, segments["segment_id"].nunique(), len(systems))
+logging.info("\n%s", segments.groupby("system", sort=False)[["human", *snakemake.params.metrics]].mean().round(3))
