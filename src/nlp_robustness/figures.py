@@ -56,5 +56,7 @@ def plot_gamma_curves(
     figure.suptitle(rf"$(\epsilon,\gamma)$-Robustness of {scores}")
     for file_format, path in outputs.items():
         with atomic_write(path, mode="wb") as handle:
-            figure.savefig(handle, format=file_format, dpi=150)
+            # No creation date in the PDF: the same data give the same bytes on every run.
+            metadata = {"CreationDate": None} if file_format == "pdf" else None
+            figure.savefig(handle, format=file_format, dpi=150, metadata=metadata)
     plt.close(figure)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import glob
 import json
 import os
 import tempfile
@@ -21,10 +22,16 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "w", encoding: str | 
     """Open a temporary file beside ``path``; rename it onto ``path`` only if the block succeeds.
 
     A failure inside the block removes the temporary file, so no partial output is ever left
-    under the final name (Snakemake would otherwise treat a half-written file as up to date).
+    under the final name (Snakemake would otherwise treat a half-written file as up to date); a
+    temporary file left by a killed process is removed by the next write of the same path.
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
+    # A run killed while writing (SIGKILL skips the cleanup below) leaves its temporary file; the job
+    # that writes ``path`` again removes it (Snakemake runs one job per output at a time).
+    for stale in target.parent.glob(f".{glob.escape(target.name)}.*.part"):
+        with contextlib.suppress(FileNotFoundError):
+            stale.unlink()
     descriptor, temporary_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
     try:
         if "b" in mode:

@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import re
 import shutil
+import signal
+import subprocess
+import time
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +22,7 @@ import pytest
 import sacrebleu
 import yaml
 
-from tests.e2e.workflow_runner import run_workflow, small_config
+from tests.e2e.workflow_runner import REPOSITORY, SNAKEMAKE, run_workflow, small_config
 
 pytestmark = [pytest.mark.e2e, pytest.mark.apertium]
 
@@ -328,6 +332,53 @@ def test_editing_the_sentiment_classifier_reruns_only_the_sentiment_branch(finis
                     "all": "1", "total": "9"}
 
 
+def _planned_jobs(output: str) -> dict[str, list[dict[str, str]]]:
+    """Jobs of a dry run (without --quiet): rule -> the wildcards of each of its jobs."""
+    jobs: dict[str, list[dict[str, str]]] = {}
+    for block in output.split("\nrule ")[1:] + output.split("\nlocalrule ")[1:]:
+        rule = block.split(":", 1)[0].strip()
+        match = re.search(r"wildcards: (.*)", block)
+        wildcards = dict(item.split("=", 1) for item in match.group(1).split(", ")) if match else {}
+        jobs.setdefault(rule, []).append(wildcards)
+    return jobs
+
+
+def test_a_rerun_with_the_same_config_does_nothing(finished_run: Path) -> None:
+    config = yaml.safe_load((finished_run / "config.yaml").read_text(encoding="utf-8"))
+    result = run_workflow(finished_run, config, "--dry-run", config_name="edited.yaml")
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert "Nothing to be done" in result.stdout and _planned_jobs(result.stdout) == {}
+
+
+def test_changing_one_system_reruns_only_its_jobs(finished_run: Path) -> None:
+    config = yaml.safe_load((finished_run / "config.yaml").read_text(encoding="utf-8"))
+    config["systems"]["apertium-en-ca-fr"]["mark_unknown"] = True
+    result = run_workflow(finished_run, config, "--dry-run", config_name="edited.yaml")
+    assert result.returncode == 0, result.stdout[-3000:]
+    jobs = _planned_jobs(result.stdout)
+    assert {rule: len(items) for rule, items in jobs.items()} == {
+        "translate_apertium": 4, "score_sentences": 4, "robustness_statistics": 2, "robustness_tables": 6,
+        "testset_means": 2, "gamma_curves": 2, "all": 1}
+    for rule in ("translate_apertium", "score_sentences", "robustness_statistics"):
+        assert {job["system"] for job in jobs[rule]} == {"apertium-en-ca-fr"}
+
+
+def test_adding_a_testset_reruns_its_jobs_and_the_pooled_ones(finished_run: Path) -> None:
+    config = yaml.safe_load((finished_run / "config.yaml").read_text(encoding="utf-8"))
+    config["testsets"]["tatoeba"] = {"dataset": "tatoeba-v2021-08-07-enfr", "domain": "everyday"}
+    del config["systems"]["copy-source"]  # its files cover the four old test sets only
+    result = run_workflow(finished_run, config, "--dry-run", config_name="edited.yaml")
+    assert result.returncode == 0, result.stdout[-3000:]
+    jobs = _planned_jobs(result.stdout)
+    assert {rule: len(items) for rule, items in jobs.items()} == {
+        "prepare_testset": 1, "translate_apertium": 2, "translate_fairseq": 1, "score_sentences": 3,
+        "bagging_blocks": 10, "robustness_statistics": 6, "robustness_tables": 6, "testset_means": 2,
+        "gamma_curves": 2, "all": 1}
+    # only the new test set is translated and scored; the other test sets' translations stand
+    for rule in ("prepare_testset", "translate_apertium", "translate_fairseq", "score_sentences"):
+        assert {job["testset"] for job in jobs[rule]} == {"tatoeba"}
+
+
 def test_editing_the_human_ranking_reruns_only_the_rankings(finished_run: Path) -> None:
     config = yaml.safe_load((finished_run / "config.yaml").read_text(encoding="utf-8"))
     config["human"]["ranking"] = {"gamma": "at", "gamma_at": {"human": 2, "bleu": 10, "chrf": 10}}
@@ -342,12 +393,58 @@ def test_editing_the_human_ranking_reruns_only_the_rankings(finished_run: Path) 
         "all": "1", "total": "7"}
 
 
+def test_a_run_killed_mid_job_reruns_to_identical_results(finished_run: Path, tmp_path: Path, mirror_dir: Path) -> None:
+    """SIGKILL to the whole run while a classifier trains; unlock, rerun: the same files as an uninterrupted
+    run, and no temporary file of the killed job survives."""
+    workdir = tmp_path / "killed"
+    config = small_config(mirror_dir, MAX_SEGMENTS)
+    targets = ["results/tables/sentiment/accuracy.csv", "results/tables/sentiment/robustness_design_bagging.csv"]
+    run_workflow(workdir, config, "--dry-run", *targets)  # writes the config
+    command = [str(SNAKEMAKE), "--snakefile", str(REPOSITORY / "Snakefile"), "--directory", str(workdir),
+               "--configfile", str(workdir / "config.yaml"), "--cores", "2", *targets]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    training_log = workdir / "logs/sentiment_train/books.log"
+    deadline = time.monotonic() + 300
+    while not training_log.exists() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(1.0)  # inside the job: reading and splitting the reviews, training
+    assert process.poll() is None, "the run ended before it could be killed"
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    assert not (workdir / "results/tables/sentiment/accuracy.csv").exists()
+    assert run_workflow(workdir, config, "--unlock").returncode == 0
+    result = run_workflow(workdir, config, "--rerun-incomplete", *targets)
+    assert result.returncode == 0, result.stdout[-3000:]
+    compared = [*targets,
+                *(f"results/sentiment/predictions/{classifier}.tsv" for classifier in ACL_DOMAINS),
+                *(f"results/sentiment/models/{classifier}/split.tsv" for classifier in ACL_DOMAINS)]
+    for path in compared:
+        assert (workdir / path).read_bytes() == (finished_run / path).read_bytes(), path
+    assert not list((workdir / "results").rglob("*.part"))
+
+
 def test_snakemake_report_bundles_tables_and_figures(finished_run: Path) -> None:
     config = yaml.safe_load((finished_run / "config.yaml").read_text(encoding="utf-8"))
     result = run_workflow(finished_run, config, "--report", "report.html")
     assert result.returncode == 0, result.stdout[-3000:]
     assert "ERROR/" not in result.stdout  # reStructuredText caption errors are only printed, not raised
     html = (finished_run / "report.html").read_text(encoding="utf-8")
-    assert "robustness_design_bagging.csv" in html and "gamma_curves.png" in html
-    assert "Robustness of sentiment classifiers" in html and "accuracy.csv" in html
-    assert "Paper Table 8 analog" in html and "agreement.csv" in html
+    # every table and figure the workflow marks for the report, each with its caption
+    methods = ("pool", "bagging", "design_bagging")
+    listed = [
+        *(f"results/tables/{metric}/robustness_{method}.csv" for metric in ("bleu", "chrf") for method in methods),
+        "results/tables/bleu/testset_means.csv", "results/tables/chrf/testset_means.csv",
+        "results/tables/datasets.csv", "results/tables/models.csv",
+        *(f"results/tables/sentiment/robustness_{method}.csv" for method in methods), "results/tables/sentiment/accuracy.csv",
+        *(f"results/tables/human/{score}/robustness_{method}.csv" for score in ("human", "bleu", "chrf") for method in methods),
+        *(f"results/tables/human/{table}.csv" for table in ("rankings", "pairwise", "agreement")),
+        *(f"results/figures/{branch}/gamma_curves.png" for branch in ("bleu", "chrf", "sentiment", "human")),
+    ]
+    for path in listed:
+        assert path in html, path
+    captions = [path.name for path in (REPOSITORY / "report").glob("*.rst") if path.name != "workflow.rst"]
+    rules = "\n".join(path.read_text(encoding="utf-8") for path in (REPOSITORY / "rules").glob("*.smk"))
+    assert sorted(captions) == sorted(set(re.findall(r'caption="../report/([a-z_]+\.rst)"', rules)))
+    for caption in ("Robustness of sentiment classifiers", "Paper Table 8 analog", "Paper Figure 5 analog",
+                    "(epsilon, gamma)-Robustness (paper Figure 4)"):
+        assert caption in html, caption

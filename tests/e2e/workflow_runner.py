@@ -55,7 +55,7 @@ def small_config(mirror_dir: Path, max_segments: int = 40) -> dict[str, Any]:
 
 
 def run_workflow(
-    workdir: Path, config: dict[str, Any], *arguments: str, cores: int = 2, config_name: str = "config.yaml"
+    workdir: Path, config: dict[str, Any], *arguments: str, cores: int | None = 2, config_name: str = "config.yaml"
 ) -> subprocess.CompletedProcess[str]:
     """Write ``config`` into ``workdir`` (as ``config_name``: edited configs of dry runs go beside the run's
     own config.yaml, which later tests reuse) and run the repository's Snakefile there (stderr merged into stdout)."""
@@ -67,7 +67,7 @@ def run_workflow(
         "--snakefile", str(REPOSITORY / "Snakefile"),
         "--directory", str(workdir),
         "--configfile", str(config_path),
-        "--cores", str(cores),
+        *(["--cores", str(cores)] if cores is not None else []),  # None: a cluster profile sets the jobs
         *arguments,
     ]
     return subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=1200)
