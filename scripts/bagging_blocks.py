@@ -6,7 +6,7 @@ import sys
 sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
-from nlp_robustness.bagging import bagging_blocks, block_size, design_bagging_blocks, rng_for  # noqa: E402
+from nlp_robustness.bagging import draw_blocks, rng_for  # noqa: E402
 from nlp_robustness.fileio import atomic_write  # noqa: E402
 from nlp_robustness.robustness import blocks_frame, pool_keys  # noqa: E402
 from nlp_robustness.testsets import read_testset_table  # noqa: E402
@@ -16,12 +16,10 @@ tables = dict(zip(testsets, (read_testset_table(path) for path in snakemake.inpu
 keys = pool_keys({name: table["segment_id"].tolist() for name, table in tables.items()}, testsets)
 
 method = snakemake.wildcards.bagging_method
-draw = {"bagging": bagging_blocks, "design_bagging": design_bagging_blocks}[method]
-size = block_size(len(keys), snakemake.params.fraction)
 rng = rng_for(snakemake.params.seed, method, snakemake.wildcards.left_out)
-indices = draw(len(keys), size, snakemake.params.blocks, rng)
+indices = draw_blocks(method, len(keys), snakemake.params.fraction, snakemake.params.blocks, rng)
 
 with atomic_write(snakemake.output[0]) as handle:
     blocks_frame(indices, keys).to_csv(handle, sep="\t", index=False, lineterminator="\n")
 logging.info("%s, left out %s: pool %d segments, %d blocks of %d",
-             method, snakemake.wildcards.left_out, len(keys), indices.shape[0], size)
+             method, snakemake.wildcards.left_out, len(keys), indices.shape[0], indices.shape[1])

@@ -29,6 +29,7 @@ __all__ = [
     "block_size",
     "design_bagging_blocks",
     "design_bagging_blocks_literal",
+    "draw_blocks",
     "rng_for",
 ]
 
@@ -233,6 +234,18 @@ def design_bagging_blocks(
     blocks = np.flatnonzero(member).reshape(n_blocks, block_size)  # row-major: ascending within each block
     blocks -= (np.arange(n_blocks, dtype=np.int64) * n_items)[:, None]
     return blocks
+
+
+def draw_blocks(method: str, n_items: int, fraction: float, n_blocks: int, rng: np.random.Generator) -> NDArray[np.int64]:
+    """``n_blocks`` blocks of ``block_size(n_items, fraction)`` pool indices by ``method``: ``bagging``
+    (Algorithm 5, :func:`bagging_blocks`) or ``design_bagging`` (Algorithm 6, :func:`design_bagging_blocks`).
+
+    Raises ValueError for another method (and as the block functions do).
+    """
+    draw = {"bagging": bagging_blocks, "design_bagging": design_bagging_blocks}.get(method)
+    if draw is None:
+        raise ValueError(f"method must be bagging or design_bagging, got {method!r}")
+    return draw(n_items, block_size(n_items, fraction), n_blocks, rng)
 
 
 def _random_smallest_block(blocks: list[set[int]], rng: np.random.Generator) -> set[int]:

@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from nlp_robustness.bagging import bagging_blocks, block_size, design_bagging_blocks, rng_for
+from nlp_robustness.bagging import draw_blocks, rng_for
 from nlp_robustness.errors import InputError
 from nlp_robustness.fileio import read_text_lines
 from nlp_robustness.robustness import blocks_frame, evaluate_pools, pool_keys
@@ -338,9 +338,8 @@ def domain_blocks(
     for left_out in leave_out:
         members = [domain for domain in domains if domain != left_out]
         keys = pool_keys(segment_ids, members)
-        size = block_size(len(keys), fraction)
-        for method, draw in (("bagging", bagging_blocks), ("design_bagging", design_bagging_blocks)):
-            indices = draw(len(keys), size, n_blocks, rng_for(seed, "human", method, left_out))
+        for method in ("bagging", "design_bagging"):
+            indices = draw_blocks(method, len(keys), fraction, n_blocks, rng_for(seed, "human", method, left_out))
             blocks[(method, left_out)] = blocks_frame(indices, keys)
     return blocks
 

@@ -41,7 +41,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline
 
-from nlp_robustness.bagging import bagging_blocks, block_size, design_bagging_blocks, rng_for
+from nlp_robustness.bagging import block_size, draw_blocks, rng_for
 from nlp_robustness.errors import InputError
 from nlp_robustness.fileio import read_table
 from nlp_robustness.metrics import cov_from_moments, gamma_curve, summarize
@@ -339,8 +339,7 @@ def accuracy_by_domain(predictions: pd.DataFrame, test_domains: Sequence[str], e
 def _pool_blocks(method: str, n_items: int, fraction: float, n_blocks: int, seed: int, left_out: str) -> NDArray[np.int64]:
     """Blocks of Algorithm 5 or 6 over ``n_items`` pool units (seeded by method and left-out label only,
     so classifiers whose pools have the same size share their blocks)."""
-    draw = bagging_blocks if method == "bagging" else design_bagging_blocks
-    return draw(n_items, block_size(n_items, fraction), n_blocks, rng_for(seed, "sentiment", method, left_out))
+    return draw_blocks(method, n_items, fraction, n_blocks, rng_for(seed, "sentiment", method, left_out))
 
 
 def _block_accuracies(correct: NDArray[np.float64], codes: NDArray[np.int64], n_domains: int, blocks: NDArray[np.int64]) -> NDArray[np.float64]:

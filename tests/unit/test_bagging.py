@@ -244,3 +244,13 @@ def test_balanced_design_bagging_preserves_the_pool_mean(n_items, size, n_blocks
 def test_bagged_statistics_rejects_bad_input(scores, blocks):
     with pytest.raises(ValueError):
         bagged_statistics(scores, blocks, [1.0])
+
+
+def test_draw_blocks_dispatches_by_method_with_the_rounded_block_size() -> None:
+    from nlp_robustness.bagging import draw_blocks
+
+    for method, draw in (("bagging", bagging_blocks), ("design_bagging", design_bagging_blocks)):
+        expected = draw(25, block_size(25, 0.6), 7, rng_for(3, method))
+        np.testing.assert_array_equal(draw_blocks(method, 25, 0.6, 7, rng_for(3, method)), expected)
+    with pytest.raises(ValueError, match="method must be bagging or design_bagging"):
+        draw_blocks("bootstrap", 25, 0.6, 7, rng_for(3))
