@@ -24,7 +24,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from nlp_robustness.bagging import (
+from nlp_robustness.statistics.bagging import (
     bagged_statistics,
     bagging_blocks,
     block_size,
@@ -32,7 +32,7 @@ from nlp_robustness.bagging import (
     design_bagging_blocks_literal,
     rng_for,
 )
-from nlp_robustness.metrics import epsilon_grid
+from nlp_robustness.statistics.robustness_metrics import epsilon_grid
 
 # Beta(0.66, 1.37) * 100 has mean 32.5 and variance about 720, the moments of sentence BLEU of WMT'14 in
 # Table 1 of the paper (32.52, 723.56), with many scores near 0 as sentence BLEU has.

@@ -2,7 +2,7 @@
 
 It translates the first --segments segments of a test-set table with the in-house model that
 `make run` trains (results/models/convs2s-tatoeba), through the workflow's own code path
-(nlp_robustness.fairseq_mt.translate_segments: Moses + BPE, fairseq-preprocess, batched
+(nlp_robustness.systems.fairseq_mt.translate_segments: Moses + BPE, fairseq-preprocess, batched
 fairseq-generate, detokenization), with the beam search settings of config/config.yaml. Two
 throughputs are printed per device:
 
@@ -29,7 +29,7 @@ from pathlib import Path
 
 import yaml
 
-from nlp_robustness.fairseq_mt import GenerationOptions, ModelBundle, translate_segments
+from nlp_robustness.systems.fairseq_mt import GenerationOptions, ModelBundle, translate_segments
 from nlp_robustness.fileio import read_table
 
 REPOSITORY = Path(__file__).resolve().parent.parent
@@ -73,7 +73,7 @@ def time_device(bundle: ModelBundle, options: GenerationOptions, sources: list[s
 def time_apertium(sources: list[str]) -> float | None:
     if shutil.which("apertium") is None:
         return None
-    from nlp_robustness.apertium import translate_with_apertium
+    from nlp_robustness.systems.apertium import translate_with_apertium
 
     start = time.perf_counter()
     translate_with_apertium(sources, ["eng-spa", "es-fr"])

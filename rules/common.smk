@@ -5,7 +5,7 @@ from pathlib import Path
 
 from snakemake.logging import logger
 
-from nlp_robustness.acquisition import (
+from nlp_robustness.data.acquisition import (
     download_file_path,
     extraction_dir_path,
     mirror_download_file,
@@ -29,7 +29,7 @@ from nlp_robustness.config import (
     validate_system_references,
 )
 from nlp_robustness.errors import InputError
-from nlp_robustness.manifest import load_manifest
+from nlp_robustness.data.manifest import load_manifest
 
 
 validate_config(config, workflow.source_path("../schemas/config.schema.yaml"))
@@ -247,7 +247,7 @@ def fairseq_model_inputs(wildcards):
 
 
 def fairseq_bundle(wildcards):
-    """Paths of a fairseq system's checkpoint, dictionaries and BPE codes (nlp_robustness.fairseq_mt.ModelBundle)."""
+    """Paths of a fairseq system's checkpoint, dictionaries and BPE codes (nlp_robustness.systems.fairseq_mt.ModelBundle)."""
     spec = config["systems"][wildcards.system]
     source_language, target_language = fairseq_languages(wildcards.system)
     if "pretrained" in spec:
@@ -266,7 +266,7 @@ def fairseq_bundle(wildcards):
 
 
 def fairseq_translation_params(wildcards):
-    """Model files, beam search, device and threads of a fairseq system (nlp_robustness.fairseq_mt.translate_with_settings)."""
+    """Model files, beam search, device and threads of a fairseq system (nlp_robustness.systems.fairseq_mt.translate_with_settings)."""
     spec = fairseq_spec(wildcards)
     return {
         "bundle": fairseq_bundle(wildcards),

@@ -6,10 +6,10 @@ import sys
 sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
-from nlp_robustness.bagging import draw_blocks, rng_for  # noqa: E402
+from nlp_robustness.statistics.bagging import draw_blocks, rng_for  # noqa: E402
 from nlp_robustness.fileio import atomic_write  # noqa: E402
-from nlp_robustness.robustness import blocks_frame, pool_keys  # noqa: E402
-from nlp_robustness.testsets import read_testset_table  # noqa: E402
+from nlp_robustness.statistics.engine import blocks_frame, pool_keys  # noqa: E402
+from nlp_robustness.data.testsets import read_testset_table  # noqa: E402
 
 testsets = snakemake.params.pool_testsets
 tables = dict(zip(testsets, (read_testset_table(path) for path in snakemake.input)))

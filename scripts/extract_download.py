@@ -6,7 +6,7 @@ import sys
 sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
-from nlp_robustness.archives import extract_members  # noqa: E402
+from nlp_robustness.data.archives import extract_members  # noqa: E402
 
 written = extract_members(snakemake.input[0], snakemake.params.archive_kind, snakemake.output[0], snakemake.params.members)
 for path in written:

@@ -13,9 +13,9 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 import pandas as pd  # noqa: E402
 
 from nlp_robustness.errors import InputError  # noqa: E402
-from nlp_robustness.fairseq_mt import binarize, fairseq_environment, prepare_training_corpus  # noqa: E402
+from nlp_robustness.systems.fairseq_mt import binarize, fairseq_environment, prepare_training_corpus  # noqa: E402
 from nlp_robustness.fileio import atomic_write, write_table  # noqa: E402
-from nlp_robustness.testsets import read_testset_table  # noqa: E402
+from nlp_robustness.data.testsets import read_testset_table  # noqa: E402
 
 corpus_params = snakemake.params.corpus
 source_language, target_language = corpus_params["source_language"], corpus_params["target_language"]

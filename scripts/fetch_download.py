@@ -6,7 +6,7 @@ import sys
 sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
-from nlp_robustness.download import Checksum, RetryPolicy, fetch  # noqa: E402
+from nlp_robustness.data.download import Checksum, RetryPolicy, fetch  # noqa: E402
 
 source = snakemake.params.source
 checksum = Checksum(**source["checksum"]) if source["checksum"] is not None else None

@@ -9,7 +9,7 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 import pandas as pd  # noqa: E402
 
 from nlp_robustness.fileio import write_summary_table  # noqa: E402
-from nlp_robustness.human import ranking_tables  # noqa: E402
+from nlp_robustness.studies.human import ranking_tables  # noqa: E402
 
 systems, scores = snakemake.params.systems, snakemake.params.scores
 summary_paths, gamma_paths = iter(snakemake.input.summaries), iter(snakemake.input.gamma)  # score-major, then system

@@ -9,8 +9,8 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 import pandas as pd  # noqa: E402
 
 from nlp_robustness.fileio import atomic_write  # noqa: E402
-from nlp_robustness.human import domain_blocks, system_robustness  # noqa: E402
-from nlp_robustness.metrics import epsilon_grid  # noqa: E402
+from nlp_robustness.studies.human import domain_blocks, system_robustness  # noqa: E402
+from nlp_robustness.statistics.robustness_metrics import epsilon_grid  # noqa: E402
 
 score = snakemake.wildcards.human_score
 domains, systems = snakemake.params.domains, snakemake.params.systems

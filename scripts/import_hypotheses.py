@@ -9,7 +9,7 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 
 from nlp_robustness.errors import InputError  # noqa: E402
 from nlp_robustness.fileio import atomic_write, write_lines  # noqa: E402
-from nlp_robustness.testsets import read_plain_lines, read_testset_table  # noqa: E402
+from nlp_robustness.data.testsets import read_plain_lines, read_testset_table  # noqa: E402
 
 table = read_testset_table(snakemake.input.testset)
 hypotheses = read_plain_lines(snakemake.input.hypotheses)

@@ -7,7 +7,7 @@ import sys
 sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
-from nlp_robustness.acquisition import plan_from_params, provenance_record, read_dataset  # noqa: E402
+from nlp_robustness.data.acquisition import plan_from_params, provenance_record, read_dataset  # noqa: E402
 from nlp_robustness.fileio import atomic_write, write_table  # noqa: E402
 
 plan = plan_from_params(snakemake.params.plan)

@@ -6,7 +6,7 @@ import sys
 sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
-from nlp_robustness.testsets import limit_segments, load_parallel_files, read_testset_table, write_testset_table  # noqa: E402
+from nlp_robustness.data.testsets import limit_segments, load_parallel_files, read_testset_table, write_testset_table  # noqa: E402
 
 spec = snakemake.params.spec
 if "dataset" in spec:

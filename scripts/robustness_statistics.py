@@ -9,8 +9,8 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 import pandas as pd  # noqa: E402
 
 from nlp_robustness.fileio import atomic_write  # noqa: E402
-from nlp_robustness.metrics import epsilon_grid  # noqa: E402
-from nlp_robustness.robustness import evaluate_pools, read_blocks  # noqa: E402
+from nlp_robustness.statistics.robustness_metrics import epsilon_grid  # noqa: E402
+from nlp_robustness.statistics.engine import evaluate_pools, read_blocks  # noqa: E402
 
 testsets = snakemake.params.testsets
 scores = {

@@ -9,7 +9,7 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 import pandas as pd  # noqa: E402
 
 from nlp_robustness.fileio import atomic_write  # noqa: E402
-from nlp_robustness.tables import robustness_table, table_caption, to_csv_text, to_latex_text, to_markdown_text  # noqa: E402
+from nlp_robustness.outputs.tables import robustness_table, table_caption, to_csv_text, to_latex_text, to_markdown_text  # noqa: E402
 
 method = snakemake.wildcards.method
 rows = snakemake.params.rows

@@ -11,8 +11,8 @@ import pandas as pd  # noqa: E402
 
 from nlp_robustness.errors import InputError  # noqa: E402
 from nlp_robustness.fileio import atomic_write  # noqa: E402
-from nlp_robustness.scoring import corpus_score, metric_signature, sentence_scores  # noqa: E402
-from nlp_robustness.testsets import read_plain_lines, read_testset_table  # noqa: E402
+from nlp_robustness.scoring.sentence_scores import corpus_score, metric_signature, sentence_scores  # noqa: E402
+from nlp_robustness.data.testsets import read_plain_lines, read_testset_table  # noqa: E402
 
 table = read_testset_table(snakemake.input.testset)
 hypotheses = read_plain_lines(snakemake.input.translations)

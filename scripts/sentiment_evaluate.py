@@ -9,7 +9,7 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 import joblib  # noqa: E402
 
 from nlp_robustness.fileio import read_table, write_table  # noqa: E402
-from nlp_robustness.sentiment import (  # noqa: E402
+from nlp_robustness.studies.sentiment import (  # noqa: E402
     ACCURACY_COLUMNS,
     PREDICTION_COLUMNS,
     SPLIT_COLUMNS,

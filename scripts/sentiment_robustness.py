@@ -9,8 +9,8 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 import pandas as pd  # noqa: E402
 
 from nlp_robustness.fileio import atomic_write  # noqa: E402
-from nlp_robustness.metrics import epsilon_grid  # noqa: E402
-from nlp_robustness.sentiment import domain_level_robustness  # noqa: E402
+from nlp_robustness.statistics.robustness_metrics import epsilon_grid  # noqa: E402
+from nlp_robustness.studies.sentiment import domain_level_robustness  # noqa: E402
 
 predictions = pd.read_csv(snakemake.input.predictions, sep="\t", dtype={"review_id": str, "test_domain": str},
                           keep_default_na=False)

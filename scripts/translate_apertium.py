@@ -7,9 +7,9 @@ import sys
 sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
-from nlp_robustness.apertium import translate_with_apertium  # noqa: E402
+from nlp_robustness.systems.apertium import translate_with_apertium  # noqa: E402
 from nlp_robustness.fileio import atomic_write, write_lines  # noqa: E402
-from nlp_robustness.testsets import read_testset_table  # noqa: E402
+from nlp_robustness.data.testsets import read_testset_table  # noqa: E402
 
 table = read_testset_table(snakemake.input[0])
 translations, report = translate_with_apertium(

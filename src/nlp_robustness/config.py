@@ -28,7 +28,7 @@ METHODS = ("pool", "bagging", "design_bagging")
 FAIRSEQ_DEFAULTS: dict[str, Any] = {"device": "auto", "cpu_threads": 2, "gpus": 1, "mem_mb": 8000}
 
 #: Defaults of the optional keys of the sentiment section (the schema documents the same values; the
-#: classifier's defaults are those of :class:`nlp_robustness.sentiment.ClassifierSettings`).
+#: classifier's defaults are those of :class:`nlp_robustness.studies.sentiment.ClassifierSettings`).
 SENTIMENT_TRAINING_DEFAULTS: dict[str, Any] = {"validation_fraction": 0.15, "seed": 0}
 SENTIMENT_BAGGING_UNIT_DEFAULT = "review"
 
@@ -161,7 +161,7 @@ def validate_system_references(
         InputError: Naming the config key, e.g. ``systems.convs2s.training.dev.datasets[0]`` or
             ``systems.convs2s.training.train_args.save-dir`` (an option the workflow sets itself).
     """
-    from nlp_robustness.fairseq_mt import reserved_train_options
+    from nlp_robustness.systems.fairseq_mt import reserved_train_options
 
     models = list(model_keys)
     for name, spec in config["systems"].items():

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import yaml
 
-from nlp_robustness.manifest import load_manifest
+from nlp_robustness.data.manifest import load_manifest
 from tests.e2e.workflow_runner import DEFAULT_CONFIG, REPOSITORY, run_workflow
 from tests.loopback import LoopbackServer, serving, tar_archive
 

@@ -170,7 +170,7 @@ def test_sentiment_classifiers_are_tested_on_every_domain(finished_run: Path) ->
 
 
 def test_sentiment_tables_match_independent_computation(finished_run: Path) -> None:
-    from nlp_robustness.bagging import bagging_blocks, block_size, design_bagging_blocks, rng_for
+    from nlp_robustness.statistics.bagging import bagging_blocks, block_size, design_bagging_blocks, rng_for
 
     tables = {method: pd.read_csv(finished_run / f"results/tables/sentiment/robustness_{method}.csv", index_col=0)
               for method in ("pool", "bagging", "design_bagging")}
@@ -215,7 +215,7 @@ def human_segments(workdir: Path, domain: str) -> pd.DataFrame:
 
 
 def test_human_segments_join_outputs_and_published_scores(finished_run: Path, mirror_dir: Path) -> None:
-    from nlp_robustness.human import read_mqm_segment_scores
+    from nlp_robustness.studies.human import read_mqm_segment_scores
 
     news, ted = human_segments(finished_run, "news"), human_segments(finished_run, "ted")
     assert news.groupby("system", sort=False).size().to_dict() == dict.fromkeys(HUMAN_SYSTEMS, 527)

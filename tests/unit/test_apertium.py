@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from nlp_robustness.apertium import (
+from nlp_robustness.systems.apertium import (
     MAX_LEADING_FAILURES,
     ApertiumError,
     ApertiumReport,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from nlp_robustness.archives import UnsafeArchiveError, archive_kind_of, extract_members, list_members
+from nlp_robustness.data.archives import UnsafeArchiveError, archive_kind_of, extract_members, list_members
 from nlp_robustness.errors import InputError
 
 

@@ -1,4 +1,4 @@
-"""Bagging and design bagging (nlp_robustness.bagging): block properties, reproducibility, bagged metrics."""
+"""Bagging and design bagging (nlp_robustness.statistics.bagging): block properties, reproducibility, bagged metrics."""
 
 import math
 
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nlp_robustness.bagging import (
+from nlp_robustness.statistics.bagging import (
     BaggedStatistics,
     _compose_within_segments,
     bagged_statistics,
@@ -18,7 +18,7 @@ from nlp_robustness.bagging import (
     design_bagging_blocks_literal,
     rng_for,
 )
-from nlp_robustness.metrics import cov_from_moments, epsilon_grid, gamma_curve, summarize
+from nlp_robustness.statistics.robustness_metrics import cov_from_moments, epsilon_grid, gamma_curve, summarize
 
 FAST = [bagging_blocks, design_bagging_blocks]
 ALL = FAST + [bagging_blocks_literal, design_bagging_blocks_literal]
@@ -247,7 +247,7 @@ def test_bagged_statistics_rejects_bad_input(scores, blocks):
 
 
 def test_draw_blocks_dispatches_by_method_with_the_rounded_block_size() -> None:
-    from nlp_robustness.bagging import draw_blocks
+    from nlp_robustness.statistics.bagging import draw_blocks
 
     for method, draw in (("bagging", bagging_blocks), ("design_bagging", design_bagging_blocks)):
         expected = draw(25, block_size(25, 0.6), 7, rng_for(3, method))

@@ -139,7 +139,7 @@ def _fairseq_schema_defaults() -> dict:
 
 
 def test_fairseq_defaults_are_the_ones_the_schema_documents() -> None:
-    from nlp_robustness.fairseq_mt import GenerationOptions
+    from nlp_robustness.systems.fairseq_mt import GenerationOptions
 
     assert _fairseq_schema_defaults() == FAIRSEQ_DEFAULTS
     schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
@@ -257,7 +257,7 @@ def test_sentiment_schema_names_the_key(edit, key: str) -> None:
 
 
 def test_sentiment_defaults_are_the_ones_the_schema_documents() -> None:
-    from nlp_robustness.sentiment import ClassifierSettings
+    from nlp_robustness.studies.sentiment import ClassifierSettings
 
     section = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))["properties"]["sentiment"]["properties"]
     training = {key: spec["default"] for key, spec in section["training"]["properties"].items() if "default" in spec}

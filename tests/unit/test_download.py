@@ -1,4 +1,4 @@
-"""nlp_robustness.download against a real HTTP server on loopback: success, every failure, the checksum lock."""
+"""nlp_robustness.data.download against a real HTTP server on loopback: success, every failure, the checksum lock."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from nlp_robustness.download import Checksum, DownloadError, RetryPolicy, fetch, read_checksum_lock
+from nlp_robustness.data.download import Checksum, DownloadError, RetryPolicy, fetch, read_checksum_lock
 from nlp_robustness.errors import InputError
 from tests.loopback import LoopbackServer
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.fairseq_mt import (
+from nlp_robustness.systems.fairseq_mt import (
     FairseqError,
     SubwordCodec,
     TrainingOptions,
@@ -187,7 +187,7 @@ def test_a_training_log_without_validation_is_an_error() -> None:
 
 
 def test_fairseq_runs_with_fixed_threads_and_a_reproducible_mkl_path() -> None:
-    from nlp_robustness.fairseq_mt import fairseq_environment
+    from nlp_robustness.systems.fairseq_mt import fairseq_environment
 
     environment = fairseq_environment(3, base={"PATH": "/bin", "MKL_CBWR": "COMPATIBLE"})
     assert environment["PATH"] == "/bin"

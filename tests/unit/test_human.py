@@ -15,7 +15,7 @@ from scipy import stats
 
 from nlp_robustness.errors import InputError
 from nlp_robustness.fileio import read_text_lines
-from nlp_robustness.human import (
+from nlp_robustness.studies.human import (
     agreement_table,
     domain_segments,
     error_file_texts,

@@ -10,7 +10,7 @@ import sacrebleu
 import yaml
 from sacrebleu.dataset import DATASETS as SACREBLEU_DATASETS
 
-from nlp_robustness.acquisition import (
+from nlp_robustness.data.acquisition import (
     download_file_path,
     extraction_dir_path,
     mirror_download_file,
@@ -19,7 +19,7 @@ from nlp_robustness.acquisition import (
     plan_from_params,
 )
 from nlp_robustness.errors import InputError
-from nlp_robustness.manifest import load_manifest, sacrebleu_download, sacrebleu_langpair_files
+from nlp_robustness.data.manifest import load_manifest, sacrebleu_download, sacrebleu_langpair_files
 from tests.paths import MANIFEST, MANIFEST_SCHEMA, MIRROR
 
 SCHEMA = MANIFEST_SCHEMA

@@ -1,4 +1,4 @@
-"""Robustness metrics I-III (nlp_robustness.metrics): hand-computed values, paper readings, properties, errors."""
+"""Robustness metrics I-III (nlp_robustness.statistics.robustness_metrics): hand-computed values, paper readings, properties, errors."""
 
 import math
 
@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from nlp_robustness.metrics import (
+from nlp_robustness.statistics.robustness_metrics import (
     RobustnessSummary,
     coefficient_of_variation,
     cov_from_moments,

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.reviews import REVIEW_COLUMNS, read_blitzer_reviews
+from nlp_robustness.data.reviews import REVIEW_COLUMNS, read_blitzer_reviews
 from tests.paths import MIRROR
 
 ACL = MIRROR / "amazon-multidomain-sentiment" / "sorted_data_acl"

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.robustness import block_indices_in_pool, blocks_frame, evaluate_pools, pool_keys
+from nlp_robustness.statistics.engine import block_indices_in_pool, blocks_frame, evaluate_pools, pool_keys
 
 
 def scores_frame(values: list[float]) -> pd.DataFrame:

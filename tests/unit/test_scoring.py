@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from sacrebleu.metrics import BLEU, CHRF
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.scoring import SENTENCE_METRICS, corpus_score, metric_signature, sentence_scores
+from nlp_robustness.scoring.sentence_scores import SENTENCE_METRICS, corpus_score, metric_signature, sentence_scores
 
 HYPOTHESIS = "The cat sat on mat."
 REFERENCE = "The cat sat on the mat."

@@ -6,11 +6,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nlp_robustness.bagging import block_size
+from nlp_robustness.statistics.bagging import block_size
 from nlp_robustness.errors import InputError
-from nlp_robustness.metrics import coefficient_of_variation, epsilon_grid, population_variance
-from nlp_robustness.reviews import read_blitzer_reviews
-from nlp_robustness.sentiment import (
+from nlp_robustness.statistics.robustness_metrics import coefficient_of_variation, epsilon_grid, population_variance
+from nlp_robustness.data.reviews import read_blitzer_reviews
+from nlp_robustness.studies.sentiment import (
     ClassifierSettings,
     accuracy_by_domain,
     accuracy_summary,

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.tables import robustness_table, table_caption, to_csv_text, to_latex_text, to_markdown_text
+from nlp_robustness.outputs.tables import robustness_table, table_caption, to_csv_text, to_latex_text, to_markdown_text
 
 
 def summary(system_offset: float) -> pd.DataFrame:

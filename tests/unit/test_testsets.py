@@ -1,4 +1,4 @@
-"""Tests of nlp_robustness.testsets (parsers on the real mirror files, error cases, TSV) and of reading manifest datasets."""
+"""Tests of nlp_robustness.data.testsets (parsers on the real mirror files, error cases, TSV) and of reading manifest datasets."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from nlp_robustness.acquisition import AcquisitionPlan, PlannedFile, plan_dataset, read_dataset
+from nlp_robustness.data.acquisition import AcquisitionPlan, PlannedFile, plan_dataset, read_dataset
 from nlp_robustness.errors import InputError
-from nlp_robustness.manifest import Manifest, load_manifest
-from nlp_robustness.testsets import (
+from nlp_robustness.data.manifest import Manifest, load_manifest
+from nlp_robustness.data.testsets import (
     read_wit3_tags,
     TABLE_COLUMNS,
     SgmlSegment,

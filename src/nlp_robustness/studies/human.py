@@ -38,10 +38,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from nlp_robustness.bagging import draw_blocks, rng_for
+from nlp_robustness.statistics.bagging import draw_blocks, rng_for
 from nlp_robustness.errors import InputError
 from nlp_robustness.fileio import read_text_lines
-from nlp_robustness.robustness import blocks_frame, evaluate_pools, pool_keys
+from nlp_robustness.statistics.engine import blocks_frame, evaluate_pools, pool_keys
 
 __all__ = [
     "SEGMENT_COLUMNS",

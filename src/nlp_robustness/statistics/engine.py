@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from nlp_robustness.bagging import bagged_statistics
+from nlp_robustness.statistics.bagging import bagged_statistics
 from nlp_robustness.errors import InputError
-from nlp_robustness.metrics import gamma_curve, summarize
+from nlp_robustness.statistics.robustness_metrics import gamma_curve, summarize
 
 BLOCK_COLUMNS = ["block", "testset", "segment_id"]
 

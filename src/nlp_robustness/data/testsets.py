@@ -32,7 +32,7 @@ turns them into one space); this keeps the texts identical to the mirror's ``der
 :func:`build_parallel_table` reads a source and a reference file of one format, checks that they
 align and returns a table with the columns of :data:`TABLE_COLUMNS`, which :func:`write_testset_table`
 and :func:`read_testset_table` store as TSV. Datasets of the manifest are located and verified by
-:mod:`nlp_robustness.acquisition`; a user-defined pair of files is loaded with :func:`load_parallel_files`.
+:mod:`nlp_robustness.data.acquisition`; a user-defined pair of files is loaded with :func:`load_parallel_files`.
 """
 
 from __future__ import annotations

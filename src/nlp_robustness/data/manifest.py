@@ -45,8 +45,8 @@ from typing import Any
 import jsonschema
 import yaml
 
-from nlp_robustness.archives import archive_kind_of
-from nlp_robustness.download import Checksum
+from nlp_robustness.data.archives import archive_kind_of
+from nlp_robustness.data.download import Checksum
 from nlp_robustness.errors import InputError
 
 PathLike = str | os.PathLike[str]
@@ -65,7 +65,7 @@ class Download:
     Attributes:
         key: The manifest key.
         url: Canonical URL.
-        checksum: The expected digest, or ``None`` for trust on first use (see :mod:`nlp_robustness.download`).
+        checksum: The expected digest, or ``None`` for trust on first use (see :mod:`nlp_robustness.data.download`).
         checksum_source: Where the checksum comes from, in words.
         filename: The file name it is stored under (the last component of the URL path).
         archive: ``"tar"``, ``"zip"``, or ``None`` for a plain file.

@@ -27,9 +27,9 @@ from typing import Any
 import pandas as pd
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.manifest import Dataset, DatasetCopy, Download, Manifest
-from nlp_robustness.reviews import REVIEW_COLUMNS, read_blitzer_reviews
-from nlp_robustness.testsets import TABLE_COLUMNS, build_parallel_table, sha256_of, verify_checksum
+from nlp_robustness.data.manifest import Dataset, DatasetCopy, Download, Manifest
+from nlp_robustness.data.reviews import REVIEW_COLUMNS, read_blitzer_reviews
+from nlp_robustness.data.testsets import TABLE_COLUMNS, build_parallel_table, sha256_of, verify_checksum
 
 PathLike = str | os.PathLike[str]
 
@@ -160,8 +160,8 @@ def plan_dataset(dataset: Dataset, manifest: Manifest, mirror_dir: PathLike | No
 def read_dataset(plan: AcquisitionPlan) -> pd.DataFrame:
     """Read a planned dataset into a table, verifying every known checksum and the expected size.
 
-    Parallel datasets give the columns of :data:`nlp_robustness.testsets.TABLE_COLUMNS`; review
-    datasets those of :data:`nlp_robustness.reviews.REVIEW_COLUMNS`, in the manifest's order of
+    Parallel datasets give the columns of :data:`nlp_robustness.data.testsets.TABLE_COLUMNS`; review
+    datasets those of :data:`nlp_robustness.data.reviews.REVIEW_COLUMNS`, in the manifest's order of
     domains and labels.
 
     Raises:

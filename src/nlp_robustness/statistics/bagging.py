@@ -19,7 +19,7 @@ from decimal import ROUND_HALF_UP, Decimal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from nlp_robustness.metrics import cov_from_moments, gamma_curve, summarize
+from nlp_robustness.statistics.robustness_metrics import cov_from_moments, gamma_curve, summarize
 
 __all__ = [
     "BaggedStatistics",

@@ -41,11 +41,11 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline
 
-from nlp_robustness.bagging import block_size, draw_blocks, rng_for
+from nlp_robustness.statistics.bagging import block_size, draw_blocks, rng_for
 from nlp_robustness.errors import InputError
 from nlp_robustness.fileio import read_table
-from nlp_robustness.metrics import cov_from_moments, gamma_curve, summarize
-from nlp_robustness.reviews import REVIEW_COLUMNS
+from nlp_robustness.statistics.robustness_metrics import cov_from_moments, gamma_curve, summarize
+from nlp_robustness.data.reviews import REVIEW_COLUMNS
 
 __all__ = [
     "ACCURACY_COLUMNS",
@@ -370,7 +370,7 @@ def domain_level_robustness(
     the other test domains' predictions (config order). Returns:
 
     * the summary (``left_out, method, domains, reviews, blocks, block_size, mean, variance, cov``), the
-      shape :func:`nlp_robustness.tables.robustness_table` reads;
+      shape :func:`nlp_robustness.outputs.tables.robustness_table` reads;
     * the gamma table (``left_out, method, epsilon, gamma, sigma``; sigma only for the pool);
     * the block table (``left_out, method, block, test_domain, reviews, accuracy``), every domain
       accuracy every block contributed, for audit.

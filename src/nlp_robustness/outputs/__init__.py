@@ -1,0 +1,1 @@
+"""Outputs: paper-shaped tables (CSV, Markdown, LaTeX) and figures (PNG, PDF)."""

@@ -1,0 +1,1 @@
+"""Systems under test: Apertium pivot chains and fairseq ConvS2S models (MT), the sentiment classifiers."""
