@@ -6,7 +6,13 @@ from snakemake.utils import min_version
 min_version("9.0")
 
 
-configfile: "config/config.yaml"
+# The default config (config.yaml of the working directory), unless `--configfile` names another: a
+# config file given on the command line is the whole config (Snakemake would merge it into this one key
+# by key, so that what it leaves out, a system or a branch, would come back from here). `--config
+# key=value` still applies on top of either.
+if not workflow.overwrite_configfiles:
+
+    configfile: "config.yaml"
 
 
 report: "report/workflow.rst"

@@ -2,8 +2,8 @@
 
 It translates the first --segments segments of a test-set table with the in-house model that
 `make run` trains (results/models/convs2s-tatoeba), through the workflow's own code path
-(nlp_robustness.systems.fairseq_mt.translate_segments: Moses + BPE, fairseq-preprocess, batched
-fairseq-generate, detokenization), with the beam search settings of config/config.yaml. Two
+(nlp_robustness.systems.fairseq.translate.translate_segments: Moses + BPE, fairseq-preprocess, batched
+fairseq-generate, detokenization), with the beam search settings of config.yaml. Two
 throughputs are printed per device:
 
 * end to end -- segments / wall time of the whole call (what a translate_fairseq job costs; it
@@ -29,7 +29,9 @@ from pathlib import Path
 
 import yaml
 
-from nlp_robustness.systems.fairseq_mt import GenerationOptions, ModelBundle, translate_segments
+from nlp_robustness.systems.fairseq.checkpoints import ModelBundle
+from nlp_robustness.systems.fairseq.generate import GenerationOptions
+from nlp_robustness.systems.fairseq.translate import translate_segments
 from nlp_robustness.fileio import read_table
 
 REPOSITORY = Path(__file__).resolve().parent.parent
@@ -43,7 +45,7 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--testset", type=Path, default=REPOSITORY / "results/testsets/wmt14.tsv",
                         help="a test-set table written by the workflow")
     parser.add_argument("--segments", type=int, default=1000, help="segments translated (default 1000)")
-    parser.add_argument("--system", default="convs2s-tatoeba", help="system of config/config.yaml whose generation settings are used")
+    parser.add_argument("--system", default="convs2s-tatoeba", help="system of config.yaml whose generation settings are used")
     parser.add_argument("--cpu-threads", type=int, default=2, help="torch threads of the CPU run (default 2)")
     parser.add_argument("--repeats", type=int, default=2, help="timed runs per device, best kept (default 2)")
     parser.add_argument("--no-cpu", action="store_true", help="time the GPU only (still the baseline when given alone)")
@@ -84,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     arguments = parse_arguments(argv)
     import torch
 
-    config = yaml.safe_load((REPOSITORY / "config/config.yaml").read_text(encoding="utf-8"))
+    config = yaml.safe_load((REPOSITORY / "config.yaml").read_text(encoding="utf-8"))
     options = GenerationOptions(**config["systems"][arguments.system].get("generation", {}))
     model_dir = arguments.model_dir
     bundle = ModelBundle(

@@ -4,6 +4,7 @@ import re
 from pathlib import Path
 
 from snakemake.logging import logger
+from snakemake.utils import validate
 
 from nlp_robustness.data.acquisition import (
     download_file_path,
@@ -13,15 +14,12 @@ from nlp_robustness.data.acquisition import (
     plan_dataset,
 )
 from nlp_robustness.config import (
-    METHODS,
-    NOTHING_LEFT_OUT,
     acquired_datasets,
-    fairseq_settings,
-    human_settings,
-    leave_out_labels,
-    pool_testsets,
-    sentiment_leave_out_labels,
-    sentiment_settings,
+    check_duplicate_keys,
+    fill_dependent_defaults,
+    human_leave_out,
+    sentiment_leave_out,
+    mt_leave_out,
     validate_config,
     validate_dataset_references,
     validate_human_references,
@@ -29,18 +27,27 @@ from nlp_robustness.config import (
     validate_system_references,
 )
 from nlp_robustness.errors import InputError
+from nlp_robustness.statistics.engine import METHODS
+from nlp_robustness.studies.sentiment import aggregation_of
 from nlp_robustness.data.manifest import load_manifest
 
 
-validate_config(config, workflow.source_path("../schemas/config.schema.yaml"))
+# The config is checked, then completed: every default is written once, in the schema, and filled in
+# here; nothing after this point restates one.
+# A key written twice in a config file (a system, a test set) would keep its last value silently.
+check_duplicate_keys(workflow.configfiles)  # every config file Snakemake read: --configfile or configfile:
+validate_config(config, workflow.source_path("../schemas/config.schema.yaml"))  # names the first bad key
+validate(config, "../schemas/config.schema.yaml", set_default=True)  # fills in the schema's defaults
+fill_dependent_defaults(config)  # sentiment.epsilon, human.epsilon: robustness.epsilon unless given
 
 TESTSETS = list(config["testsets"])
 SYSTEMS = list(config["systems"])
 METRICS = list(config["metrics"])
-LEAVE_OUT = leave_out_labels(config)
+LEAVE_OUT = mt_leave_out(config)
 ROBUSTNESS = config["robustness"]
 DOWNLOAD = config["download"]
 MIRROR_DIR = config["mirror_dir"]
+MAX_SEGMENTS = config["max_segments"]
 # Downloads are resources the workflow fetches (snakemake-workflows convention; gitignored). The
 # rules in datasets.smk spell this prefix out in their output paths.
 DOWNLOAD_DIR = "resources/downloads"
@@ -52,8 +59,12 @@ def _workflow_path(path):
     return str(Path(workflow.basedir) / path)
 
 
+# Read here, when the workflow is planned; no job sees this absolute path.
 DATASET_MANIFEST = _workflow_path(config["dataset_manifest"])
-CHECKSUM_LOCK = _workflow_path(DOWNLOAD["checksum_lock"])
+# As the config writes it, relative to the workflow directory: fetch_download resolves it against its
+# script's directory. An absolute path of the checkout in its params would rerun every download, and
+# all that follows, of a project copied to another directory with its results/ and .snakemake/.
+CHECKSUM_LOCK = DOWNLOAD["checksum_lock"]
 try:
     MANIFEST = load_manifest(DATASET_MANIFEST, workflow.source_path("../schemas/datasets.schema.yaml"))
 except InputError as error:
@@ -71,15 +82,15 @@ validate_sentiment_references(
     config["dataset_manifest"],
 )
 # The sentiment branch (optional): classifiers are named after their training domains.
-SENTIMENT = sentiment_settings(config)
+SENTIMENT = config.get("sentiment")
 SENTIMENT_CLASSIFIERS = list(SENTIMENT["training"]["domains"]) if SENTIMENT else []
-SENTIMENT_LEAVE_OUT = sentiment_leave_out_labels(config)
+SENTIMENT_LEAVE_OUT = sentiment_leave_out(config)
 validate_human_references(config, MANIFEST.downloads, config["dataset_manifest"])
 # The human-judgement branch (optional): systems scored by humans on several domains.
-HUMAN = human_settings(config)
+HUMAN = config.get("human")
 HUMAN_SYSTEMS = list(HUMAN["systems"]) if HUMAN else []
 HUMAN_DOMAINS = list(HUMAN["domains"]) if HUMAN else []
-HUMAN_LEAVE_OUT = [NOTHING_LEFT_OUT, *HUMAN_DOMAINS] if len(HUMAN_DOMAINS) > 1 else [NOTHING_LEFT_OUT]
+HUMAN_LEAVE_OUT = human_leave_out(config)
 HUMAN_SCORES = ["human", *METRICS]
 # Where every manifest dataset is read from (mirror or downloads), decided now so that a dry run
 # shows every download; any manifest dataset can be requested as results/datasets/<key>.tsv.
@@ -114,6 +125,31 @@ INHOUSE_MODELS = [name for name in _systems_of_kind("fairseq") if "training" in 
 INHOUSE_SYSTEMS = _alternation(INHOUSE_MODELS)
 
 
+# Studies measured by the one robustness engine (nlp_robustness.statistics.engine): their domains in
+# order, their pools (whole pool first), how units become a sample, and the labels their blocks are
+# seeded with besides (seed, method, left-out domain). The MT domain study has none: its blocks are the
+# ones it had before the engine served several studies.
+STUDIES = {"domains": {"domains": TESTSETS, "leave_out": LEAVE_OUT, "aggregation": "unit", "namespace": [], "options": {}}}
+if SENTIMENT:
+    STUDIES["sentiment"] = {
+        "domains": SENTIMENT["test"]["domains"],
+        "leave_out": SENTIMENT_LEAVE_OUT,
+        "aggregation": aggregation_of(SENTIMENT["bagging_unit"]),
+        "namespace": ["sentiment"],
+        "options": {"bagging_unit": SENTIMENT["bagging_unit"]},
+    }
+if HUMAN:
+    STUDIES["human"] = {"domains": HUMAN_DOMAINS, "leave_out": HUMAN_LEAVE_OUT, "aggregation": "unit", "namespace": ["human"], "options": {}}
+# Block sets (results/blocks/<name>.tsv): the study they serve and the files its unit keys are read
+# from. The rows of the MT and human studies share their units; each classifier has its own (its own
+# domain is tested on its held-out split), hence one block set per classifier.
+BLOCK_SETS = {"domains": ("domains", {testset: f"results/testsets/{testset}.tsv" for testset in TESTSETS})}
+if HUMAN:
+    BLOCK_SETS["human"] = ("human", {domain: f"results/human/segments/{domain}.tsv" for domain in HUMAN_DOMAINS})
+for _classifier in SENTIMENT_CLASSIFIERS:
+    BLOCK_SETS[f"sentiment/{_classifier}"] = ("sentiment", {"predictions": f"results/sentiment/predictions/{_classifier}.tsv"})
+
+
 wildcard_constraints:
     dataset=_alternation(MANIFEST.datasets),
     download=_alternation(MANIFEST.downloads),
@@ -123,10 +159,10 @@ wildcard_constraints:
     system=_alternation(SYSTEMS),
     metric=_alternation(METRICS),
     method=_alternation(METHODS),
-    bagging_method=_alternation(["bagging", "design_bagging"]),
-    left_out=_alternation(LEAVE_OUT),
+    block_set=_alternation(BLOCK_SETS),
     classifier=_alternation(SENTIMENT_CLASSIFIERS),
     human_domain=_alternation(HUMAN_DOMAINS),
+    human_system=_alternation(HUMAN_SYSTEMS),
     human_score=_alternation(HUMAN_SCORES),
 
 
@@ -183,13 +219,27 @@ def dataset_provenance(wildcards):
     ]
 
 
+def system_spec(wildcards):
+    """Config entry of a system (defaults filled in)."""
+    return config["systems"][wildcards.system]
+
+
+def apertium_modes(wildcards):
+    """The chain of Apertium modes of an Apertium system."""
+    return system_spec(wildcards)["modes"]
+
+
+def apertium_mark_unknown(wildcards):
+    return system_spec(wildcards)["mark_unknown"]
+
+
 def hypotheses_file(wildcards):
-    return config["systems"][wildcards.system]["files"][wildcards.testset]
+    return system_spec(wildcards)["files"][wildcards.testset]
 
 
 def fairseq_spec(wildcards):
-    """A fairseq system's config entry, defaults filled in."""
-    return fairseq_settings(config["systems"][wildcards.system])
+    """A fairseq system's config entry (defaults filled in: device, cpu_threads, gpus, mem_mb, generation)."""
+    return system_spec(wildcards)
 
 
 def fairseq_languages(system):
@@ -221,10 +271,10 @@ def training_corpus_params(wildcards):
             key: [MANIFEST.datasets[key].source_language, MANIFEST.datasets[key].target_language]
             for key in [*training["datasets"], *training["dev"].get("datasets", [])]
         },
-        "max_segments": training.get("max_segments"),
+        "max_segments": training["max_segments"],
         "holdout": training["dev"].get("holdout"),
         "bpe_merges": training["bpe_merges"],
-        "bpe_min_frequency": training.get("bpe_min_frequency", 2),
+        "bpe_min_frequency": training["bpe_min_frequency"],
         "seed": training["seed"],
         "source_language": source_language,
         "target_language": target_language,
@@ -233,7 +283,7 @@ def training_corpus_params(wildcards):
 
 def training_params(wildcards):
     training = config["systems"][wildcards.system]["training"]
-    return {key: training.get(key) for key in ("arch", "train_args", "seed", "max_epoch", "patience")}
+    return {key: training[key] for key in ("arch", "train_args", "seed", "max_epoch", "patience")}
 
 
 def fairseq_model_inputs(wildcards):
@@ -247,7 +297,7 @@ def fairseq_model_inputs(wildcards):
 
 
 def fairseq_bundle(wildcards):
-    """Paths of a fairseq system's checkpoint, dictionaries and BPE codes (nlp_robustness.systems.fairseq_mt.ModelBundle)."""
+    """Paths of a fairseq system's checkpoint, dictionaries and BPE codes (nlp_robustness.systems.fairseq.checkpoints.ModelBundle)."""
     spec = config["systems"][wildcards.system]
     source_language, target_language = fairseq_languages(wildcards.system)
     if "pretrained" in spec:
@@ -266,7 +316,7 @@ def fairseq_bundle(wildcards):
 
 
 def fairseq_translation_params(wildcards):
-    """Model files, beam search, device and threads of a fairseq system (nlp_robustness.systems.fairseq_mt.translate_with_settings)."""
+    """Model files, beam search, device and threads of a fairseq system (nlp_robustness.systems.fairseq.translate.translate_with_settings)."""
     spec = fairseq_spec(wildcards)
     return {
         "bundle": fairseq_bundle(wildcards),
@@ -274,23 +324,6 @@ def fairseq_translation_params(wildcards):
         "device": spec["device"],
         "cpu_threads": spec["cpu_threads"],
     }
-
-
-def system_scores(wildcards):
-    """Sentence score tables of one system, one per test set, in config order."""
-    return expand("results/scores/{system}/{testset}.tsv", system=wildcards.system, testset=TESTSETS)
-
-
-def pool_testset_tables(wildcards):
-    return expand("results/testsets/{testset}.tsv", testset=pool_testsets(config, wildcards.left_out))
-
-
-def bagging_block_files(wildcards):
-    return expand(
-        "results/blocks/{bagging_method}/{left_out}.tsv",
-        bagging_method=["bagging", "design_bagging"],
-        left_out=LEAVE_OUT,
-    )
 
 
 def sentiment_training_table(wildcards):
@@ -360,3 +393,75 @@ def final_outputs():
     dataset_summary = ["results/tables/datasets.csv", "results/tables/datasets.md"] if ACQUIRED_DATASETS else []
     models = ["results/tables/models.csv", "results/tables/models.md"] if INHOUSE_MODELS else []
     return tables + testset_means + figures + datasets + dataset_summary + models + sentiment_outputs() + human_outputs()
+
+
+def block_set_files(wildcards):
+    """The files a block set's unit keys are read from."""
+    return list(BLOCK_SETS[wildcards.block_set][1].values())
+
+
+def block_set_job(wildcards):
+    """Everything the study_blocks job uses: the study, its unit files by domain, pools, seed and design."""
+    study, files = BLOCK_SETS[wildcards.block_set]
+    spec = STUDIES[study]
+    return {
+        "study": study, "unit_files": files, "domains": spec["domains"], "leave_out": spec["leave_out"],
+        "namespace": spec["namespace"], "options": spec["options"], "seed": ROBUSTNESS["seed"],
+        "blocks": ROBUSTNESS["bagging"]["blocks"], "fraction": ROBUSTNESS["bagging"]["fraction"],
+    }
+
+
+def _study_job(study, row, score, unit_files, epsilon):
+    spec = STUDIES[study]
+    return {
+        "study": study, "row": row, "score": score, "unit_files": unit_files, "domains": spec["domains"],
+        "leave_out": spec["leave_out"], "aggregation": spec["aggregation"], "options": spec["options"], "epsilon": epsilon,
+    }
+
+
+def mt_score_files(system):
+    return {testset: f"results/scores/{system}/{testset}.tsv" for testset in TESTSETS}
+
+
+def mt_robustness_inputs(wildcards):
+    return {"units": list(mt_score_files(wildcards.system).values()), "blocks": "results/blocks/domains.tsv"}
+
+
+def mt_robustness_job(wildcards):
+    """One system under one metric in the MT domain study."""
+    return _study_job("domains", wildcards.system, wildcards.metric, mt_score_files(wildcards.system), ROBUSTNESS["epsilon"])
+
+
+def _sentiment_prediction_files(classifier):
+    return {"predictions": f"results/sentiment/predictions/{classifier}.tsv"}
+
+
+def sentiment_robustness_inputs(wildcards):
+    return {"units": list(_sentiment_prediction_files(wildcards.classifier).values()),
+            "blocks": f"results/blocks/sentiment/{wildcards.classifier}.tsv"}
+
+
+def sentiment_robustness_job(wildcards):
+    """One classifier in the sentiment study (its score: domain-level accuracy)."""
+    return _study_job("sentiment", wildcards.classifier, "accuracy", _sentiment_prediction_files(wildcards.classifier), SENTIMENT["epsilon"])
+
+
+def _human_segment_files():
+    return {domain: f"results/human/segments/{domain}.tsv" for domain in HUMAN_DOMAINS}
+
+
+def human_robustness_inputs(wildcards):
+    return {"units": list(_human_segment_files().values()), "blocks": "results/blocks/human.tsv"}
+
+
+def human_robustness_job(wildcards):
+    """One system under one score (human, or a metric) in the human study."""
+    epsilon = HUMAN["epsilon"] if wildcards.human_score == "human" else ROBUSTNESS["epsilon"]
+    return _study_job("human", wildcards.human_system, wildcards.human_score, _human_segment_files(), epsilon)
+
+
+def row_files(pattern, rows, **wildcards):
+    """Files of ``rows`` by row name (``pattern`` has a ``{row}`` field): a named mapping for scripts, so no
+    script depends on the order of an input list."""
+    return {row: pattern.format(row=row, **wildcards) for row in rows}
+

@@ -20,7 +20,7 @@ rule fetch_download:
         "logs/fetch_download/{download}/{filename}.log",
     params:
         source=download_fetch_params,
-        checksum_lock=CHECKSUM_LOCK,
+        checksum_lock=CHECKSUM_LOCK,  # relative to the workflow directory, so a moved project reruns nothing
         timeout_seconds=DOWNLOAD["timeout_seconds"],
         retries=DOWNLOAD["retries"],
         retry_wait_seconds=DOWNLOAD["retry_wait_seconds"],

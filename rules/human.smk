@@ -26,23 +26,18 @@ rule human_segments:
 
 
 rule human_robustness:
-    """Metrics I-III of one score (human, BLEU or chrF) for every system: whole pool, bagging, design
-    bagging, each domain left out in turn (the same seeded blocks for every score and system)."""
+    """Metrics I-III of one system on one score (human, BLEU or chrF): whole pool, bagging, design bagging,
+    each domain left out in turn (the same seeded blocks for every score and system)."""
     input:
-        expand("results/human/segments/{human_domain}.tsv", human_domain=HUMAN_DOMAINS),
+        unpack(human_robustness_inputs),
     output:
-        summaries=expand("results/human/robustness/{{human_score}}/{system}.summary.tsv", system=HUMAN_SYSTEMS),
-        gamma=expand("results/human/robustness/{{human_score}}/{system}.gamma.tsv", system=HUMAN_SYSTEMS),
+        summary="results/human/robustness/{human_score}/{human_system}.summary.tsv",
+        gamma="results/human/robustness/{human_score}/{human_system}.gamma.tsv",
     log:
-        "logs/human_robustness/{human_score}.log",
+        "logs/human_robustness/{human_score}/{human_system}.log",
     params:
-        systems=HUMAN_SYSTEMS,
-        domains=HUMAN_DOMAINS,
-        leave_out=HUMAN_LEAVE_OUT,
-        seed=ROBUSTNESS["seed"],
-        blocks=ROBUSTNESS["bagging"]["blocks"],
-        fraction=ROBUSTNESS["bagging"]["fraction"],
-        epsilon=lambda wildcards: HUMAN["epsilon"] if wildcards.human_score == "human" else ROBUSTNESS["epsilon"],
+        job=human_robustness_job,
+        row_label="system",
     threads: 1
     resources:
         mem_mb=2000,
@@ -50,7 +45,7 @@ rule human_robustness:
     conda:
         "../envs/python.yaml"
     script:
-        "../scripts/human_robustness.py"
+        "../scripts/robustness_statistics.py"
 
 
 rule human_robustness_tables:
@@ -64,7 +59,7 @@ rule human_robustness_tables:
     log:
         "logs/human_robustness_tables/{human_score}/{method}.log",
     params:
-        rows=HUMAN_SYSTEMS,
+        summaries=lambda wildcards: row_files("results/human/robustness/{human_score}/{row}.summary.tsv", HUMAN_SYSTEMS, human_score=wildcards.human_score),
         row_label="system",
         leave_out=HUMAN_LEAVE_OUT,
         branch="human",
@@ -100,8 +95,8 @@ rule human_rankings:
     log:
         "logs/human_rankings.log",
     params:
-        systems=HUMAN_SYSTEMS,
-        scores=HUMAN_SCORES,
+        summaries={score: row_files(f"results/human/robustness/{score}/{{row}}.summary.tsv", HUMAN_SYSTEMS) for score in HUMAN_SCORES},
+        gamma={score: row_files(f"results/human/robustness/{score}/{{row}}.gamma.tsv", HUMAN_SYSTEMS) for score in HUMAN_SCORES},
         ranking=lambda wildcards: HUMAN["ranking"],
         seed=ROBUSTNESS["seed"],
     threads: 1
@@ -124,7 +119,7 @@ rule human_gamma_curves:
     log:
         "logs/human_gamma_curves.log",
     params:
-        rows=HUMAN_SYSTEMS,
+        curves=row_files("results/human/robustness/human/{row}.gamma.tsv", HUMAN_SYSTEMS),
         metric="MQM",
         scores="segment MQM scores (0 = perfect) on the pooled domains",
     threads: 1

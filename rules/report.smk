@@ -9,7 +9,7 @@ rule robustness_tables:
     log:
         "logs/robustness_tables/{metric}/{method}.log",
     params:
-        rows=SYSTEMS,
+        summaries=lambda wildcards: row_files("results/robustness/{metric}/{row}.summary.tsv", SYSTEMS, metric=wildcards.metric),
         row_label="system",
         leave_out=LEAVE_OUT,
         branch="mt",
@@ -37,8 +37,7 @@ rule testset_means:
     log:
         "logs/testset_means/{metric}.log",
     params:
-        systems=SYSTEMS,
-        testsets=TESTSETS,
+        score_tables={system: mt_score_files(system) for system in SYSTEMS},
     threads: 1
     resources:
         mem_mb=500,
@@ -59,7 +58,7 @@ rule gamma_curves:
     log:
         "logs/gamma_curves/{metric}.log",
     params:
-        rows=SYSTEMS,
+        curves=lambda wildcards: row_files("results/robustness/{metric}/{row}.gamma.tsv", SYSTEMS, metric=wildcards.metric),
         metric=lambda wildcards: wildcards.metric,
         scores=None,
     threads: 1

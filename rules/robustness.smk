@@ -1,20 +1,21 @@
-rule bagging_blocks:
-    """Draw the M blocks of Algorithm 5 (bagging) or 6 (design bagging) over one leave-one-out pool.
+# The one robustness engine, for every study: blocks drawn once per block set, Metrics I-III per row.
 
-    Blocks depend only on the pool's segments and the seed, so every system is measured on the
-    same blocks; they are written out so a reader can audit them.
+
+rule study_blocks:
+    """Draw the M blocks of Algorithm 5 (bagging) and Algorithm 6 (design bagging) over every pool of one study.
+
+    Blocks depend only on the study's units and the seed, so every row of the study (every system and
+    metric) is measured on the same blocks; one file per block set (method, left_out, block, domain,
+    unit_id) lets a reader audit them.
     """
     input:
-        pool_testset_tables,
+        block_set_files,
     output:
-        "results/blocks/{bagging_method}/{left_out}.tsv",
+        "results/blocks/{block_set}.tsv",
     log:
-        "logs/bagging_blocks/{bagging_method}/{left_out}.log",
+        "logs/study_blocks/{block_set}.log",
     params:
-        seed=ROBUSTNESS["seed"],
-        blocks=ROBUSTNESS["bagging"]["blocks"],
-        fraction=ROBUSTNESS["bagging"]["fraction"],
-        pool_testsets=lambda wildcards: pool_testsets(config, wildcards.left_out),
+        job=block_set_job,
     threads: 1
     resources:
         mem_mb=2000,
@@ -22,23 +23,21 @@ rule bagging_blocks:
     conda:
         "../envs/python.yaml"
     script:
-        "../scripts/bagging_blocks.py"
+        "../scripts/study_blocks.py"
 
 
 rule robustness_statistics:
-    """Metrics I-III of one system and metric, on the pool, by bagging and by design bagging, per left-out set."""
+    """Metrics I-III of one MT system and metric, on the pool, by bagging and by design bagging, per left-out set."""
     input:
-        scores=system_scores,
-        blocks=bagging_block_files,
+        unpack(mt_robustness_inputs),
     output:
         summary="results/robustness/{metric}/{system}.summary.tsv",
         gamma="results/robustness/{metric}/{system}.gamma.tsv",
     log:
         "logs/robustness_statistics/{metric}/{system}.log",
     params:
-        testsets=TESTSETS,
-        leave_out=LEAVE_OUT,
-        epsilon=ROBUSTNESS["epsilon"],
+        job=mt_robustness_job,
+        row_label="system",
     threads: 1
     resources:
         mem_mb=2000,

@@ -54,23 +54,18 @@ rule sentiment_evaluate:
 
 rule sentiment_robustness:
     """Metrics I-III of one classifier's domain-level accuracies: whole pool, bagging, design bagging, each
-    test domain left out in turn (block accuracies written out for audit)."""
+    test domain left out in turn (every block's domain accuracies written out for audit)."""
     input:
-        predictions="results/sentiment/predictions/{classifier}.tsv",
+        unpack(sentiment_robustness_inputs),
     output:
         summary="results/sentiment/robustness/{classifier}.summary.tsv",
         gamma="results/sentiment/robustness/{classifier}.gamma.tsv",
-        blocks="results/sentiment/robustness/{classifier}.blocks.tsv",
+        block_scores="results/sentiment/robustness/{classifier}.blocks.tsv",
     log:
         "logs/sentiment_robustness/{classifier}.log",
     params:
-        test_domains=lambda wildcards: SENTIMENT["test"]["domains"],
-        leave_out=SENTIMENT_LEAVE_OUT,
-        bagging_unit=lambda wildcards: SENTIMENT["bagging_unit"],
-        seed=ROBUSTNESS["seed"],
-        blocks=ROBUSTNESS["bagging"]["blocks"],
-        fraction=ROBUSTNESS["bagging"]["fraction"],
-        epsilon=lambda wildcards: SENTIMENT["epsilon"],
+        job=sentiment_robustness_job,
+        row_label="classifier",
     threads: 1
     resources:
         mem_mb=4000,
@@ -78,7 +73,7 @@ rule sentiment_robustness:
     conda:
         "../envs/python.yaml"
     script:
-        "../scripts/sentiment_robustness.py"
+        "../scripts/robustness_statistics.py"
 
 
 rule sentiment_robustness_tables:
@@ -92,7 +87,7 @@ rule sentiment_robustness_tables:
     log:
         "logs/sentiment_robustness_tables/{method}.log",
     params:
-        rows=SENTIMENT_CLASSIFIERS,
+        summaries=row_files("results/sentiment/robustness/{row}.summary.tsv", SENTIMENT_CLASSIFIERS),
         row_label="training domain",
         leave_out=SENTIMENT_LEAVE_OUT,
         branch="sentiment",
@@ -124,7 +119,7 @@ rule sentiment_accuracy_table:
     log:
         "logs/sentiment_accuracy_table.log",
     params:
-        classifiers=SENTIMENT_CLASSIFIERS,
+        accuracy=row_files("results/sentiment/accuracy/{row}.tsv", SENTIMENT_CLASSIFIERS),
         test_domains=lambda wildcards: SENTIMENT["test"]["domains"],
     threads: 1
     resources:
@@ -146,7 +141,7 @@ rule sentiment_gamma_curves:
     log:
         "logs/sentiment_gamma_curves.log",
     params:
-        rows=SENTIMENT_CLASSIFIERS,
+        curves=row_files("results/sentiment/robustness/{row}.gamma.tsv", SENTIMENT_CLASSIFIERS),
         metric="accuracy",
         scores="domain-level accuracy (%) on the pooled test domains",
     threads: 1

@@ -10,8 +10,8 @@ rule translate_apertium:
     wildcard_constraints:
         system=APERTIUM_SYSTEMS,
     params:
-        modes=lambda wildcards: config["systems"][wildcards.system]["modes"],
-        mark_unknown=lambda wildcards: config["systems"][wildcards.system].get("mark_unknown", False),
+        modes=apertium_modes,
+        mark_unknown=apertium_mark_unknown,
     threads: 1
     resources:
         mem_mb=2000,
@@ -35,7 +35,7 @@ rule import_hypotheses:
     wildcard_constraints:
         system=HYPOTHESES_SYSTEMS,
     params:
-        max_segments=config.get("max_segments"),
+        max_segments=MAX_SEGMENTS,
     threads: 1
     resources:
         mem_mb=1000,

@@ -11,7 +11,9 @@ from pathlib import Path
 sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
-from nlp_robustness.systems.fairseq_mt import TrainingOptions, check_checkpoint, resolve_device, train_model  # noqa: E402
+from nlp_robustness.systems.fairseq.checkpoints import check_checkpoint  # noqa: E402
+from nlp_robustness.systems.fairseq.runtime import resolve_device  # noqa: E402
+from nlp_robustness.systems.fairseq.training import TrainingOptions, train_model  # noqa: E402
 from nlp_robustness.fileio import atomic_write  # noqa: E402
 
 training = snakemake.params.training

@@ -4,7 +4,6 @@ import json
 import logging
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
@@ -13,8 +12,10 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 import pandas as pd  # noqa: E402
 
 from nlp_robustness.errors import InputError  # noqa: E402
-from nlp_robustness.systems.fairseq_mt import binarize, fairseq_environment, prepare_training_corpus  # noqa: E402
-from nlp_robustness.fileio import atomic_write, write_table  # noqa: E402
+from nlp_robustness.systems.fairseq.binarize import binarize  # noqa: E402
+from nlp_robustness.systems.fairseq.corpus import prepare_training_corpus  # noqa: E402
+from nlp_robustness.systems.fairseq.runtime import fairseq_environment  # noqa: E402
+from nlp_robustness.fileio import atomic_write, create_temporary_directory, write_table  # noqa: E402
 from nlp_robustness.data.testsets import read_testset_table  # noqa: E402
 
 corpus_params = snakemake.params.corpus
@@ -53,7 +54,7 @@ logging.info("corpus: %s", corpus.statistics)
 
 # Binarize into a scratch directory beside the output and move it into place only when complete.
 data_bin = Path(snakemake.output.data_bin)
-scratch = Path(tempfile.mkdtemp(prefix=".data-bin.", dir=data_bin.parent))
+scratch = create_temporary_directory(data_bin)  # 0o777 less the umask, as data-bin/ will have (mkdtemp: 0o700)
 try:
     with open(snakemake.log[0], "a", encoding="utf-8") as log:
         binarize(

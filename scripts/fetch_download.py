@@ -2,6 +2,7 @@
 
 import logging
 import sys
+from pathlib import Path
 
 sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
@@ -24,7 +25,8 @@ result = fetch(
     checksum,
     policy=policy,
     mirror_file=source["mirror_file"],
-    lock_file=snakemake.params.checksum_lock,
+    # relative to the workflow directory (this script's parent), kept so in params: see rules/common.smk
+    lock_file=Path(snakemake.scriptdir).parent / snakemake.params.checksum_lock,
     lock_key=snakemake.wildcards.download,
 )
 logging.info(

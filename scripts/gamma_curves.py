@@ -8,13 +8,13 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 
 import pandas as pd  # noqa: E402
 
-from nlp_robustness.config import NOTHING_LEFT_OUT  # noqa: E402
+from nlp_robustness.statistics.engine import WHOLE_POOL  # noqa: E402
 from nlp_robustness.outputs.figures import plot_gamma_curves  # noqa: E402
 
 curves = {}
-for row, path in zip(snakemake.params.rows, snakemake.input):
+for row, path in snakemake.params.curves.items():
     gamma = pd.read_csv(path, sep="\t", keep_default_na=False)
-    curves[row] = gamma[(gamma["left_out"] == NOTHING_LEFT_OUT) & (gamma["method"] == "pool")]
+    curves[row] = gamma[(gamma["left_out"] == WHOLE_POOL) & (gamma["method"] == "pool")]
 plot_gamma_curves(
     curves, snakemake.params.metric, {"png": snakemake.output.png, "pdf": snakemake.output.pdf}, scores=snakemake.params.scores
 )

@@ -8,18 +8,26 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 
 import pandas as pd  # noqa: E402
 
-from nlp_robustness.fileio import write_summary_table  # noqa: E402
+from nlp_robustness.fileio import atomic_write, markdown_table  # noqa: E402
 from nlp_robustness.studies.human import ranking_tables  # noqa: E402
 
-systems, scores = snakemake.params.systems, snakemake.params.scores
-summary_paths, gamma_paths = iter(snakemake.input.summaries), iter(snakemake.input.gamma)  # score-major, then system
-summaries, gammas = {}, {}
-for score in scores:
-    summaries[score] = {system: pd.read_csv(next(summary_paths), sep="\t", keep_default_na=False) for system in systems}
-    gammas[score] = {system: pd.read_csv(next(gamma_paths), sep="\t", keep_default_na=False) for system in systems}
-metrics = [score for score in scores if score != "human"]
+def read_tables(paths):
+    """score -> system -> table, from score -> system -> path."""
+    return {score: {system: pd.read_csv(path, sep="\t", keep_default_na=False) for system, path in by_system.items()}
+            for score, by_system in paths.items()}
+
+
+summaries, gammas = read_tables(snakemake.params.summaries), read_tables(snakemake.params.gamma)
+metrics = [score for score in summaries if score != "human"]
 rankings, pairwise, agreement = ranking_tables(summaries, gammas, metrics, snakemake.params.ranking, snakemake.params.seed)
-write_summary_table(rankings.round(6), snakemake.output.rankings, snakemake.output.rankings_markdown)
-write_summary_table(pairwise, snakemake.output.pairwise, snakemake.output.pairwise_markdown)
-write_summary_table(agreement.round(4), snakemake.output.agreement, snakemake.output.agreement_markdown)
+# CSV at full precision; Markdown rounded for reading.
+for table, csv_path, markdown_path, decimals in (
+    (rankings, snakemake.output.rankings, snakemake.output.rankings_markdown, 6),
+    (pairwise, snakemake.output.pairwise, snakemake.output.pairwise_markdown, None),
+    (agreement, snakemake.output.agreement, snakemake.output.agreement_markdown, 4),
+):
+    with atomic_write(csv_path) as handle:
+        table.to_csv(handle, index=False, lineterminator="\n")
+    with atomic_write(markdown_path) as handle:
+        handle.write(markdown_table(table if decimals is None else table.round(decimals)))
 logging.info("\n%s\n%s", rankings.round(3).to_string(index=False), agreement.round(3).to_string(index=False))

@@ -1,4 +1,4 @@
-"""Metrics I-III of one system and metric on every leave-one-out pool, without sampling and bagged."""
+"""Metrics I-III of one row of a study (a system under a metric, a classifier) on every pool, plain and bagged."""
 
 import logging
 import sys
@@ -6,32 +6,24 @@ import sys
 sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
-import pandas as pd  # noqa: E402
-
 from nlp_robustness.fileio import atomic_write  # noqa: E402
+from nlp_robustness.statistics.engine import evaluate_study, read_blocks  # noqa: E402
 from nlp_robustness.statistics.robustness_metrics import epsilon_grid  # noqa: E402
-from nlp_robustness.statistics.engine import evaluate_pools, read_blocks  # noqa: E402
+from nlp_robustness.studies.registry import study_module  # noqa: E402
 
-testsets = snakemake.params.testsets
-scores = {
-    name: pd.read_csv(path, sep="\t", dtype={"segment_id": str}, keep_default_na=False)
-    for name, path in zip(testsets, snakemake.input.scores)
-}
-block_paths = iter(snakemake.input.blocks)  # ordered as bagging_block_files(): method-major, then left_out
-blocks = {
-    (method, left_out): read_blocks(next(block_paths))
-    for method in ("bagging", "design_bagging")
-    for left_out in snakemake.params.leave_out
-}
-epsilon = snakemake.params.epsilon
-summary, gamma = evaluate_pools(
-    scores, testsets, snakemake.params.leave_out, blocks,
-    epsilon_grid(epsilon["start"], epsilon["stop"], epsilon["step"]), snakemake.wildcards.metric,
+job = snakemake.params.job
+units = study_module(job["study"]).units(job["unit_files"], job["domains"], job["row"], job["score"], job["options"])
+epsilon = job["epsilon"]
+evaluation = evaluate_study(
+    units, job["domains"], job["leave_out"], read_blocks(snakemake.input.blocks),
+    epsilon_grid(epsilon["start"], epsilon["stop"], epsilon["step"]), job["aggregation"],
+    study=f"{job['study']} study, {job['row']} ({job['score']})",
 )
-summary.insert(0, "system", snakemake.wildcards.system)
-gamma.insert(0, "system", snakemake.wildcards.system)
-with atomic_write(snakemake.output.summary) as handle:
-    summary.to_csv(handle, sep="\t", index=False, float_format="%.6f", lineterminator="\n")
-with atomic_write(snakemake.output.gamma) as handle:
-    gamma.to_csv(handle, sep="\t", index=False, float_format="%.6f", lineterminator="\n")
-logging.info("\n%s", summary.to_string(index=False))
+outputs = {"summary": evaluation.summary, "gamma": evaluation.gamma, "block_scores": evaluation.block_scores}
+for name, frame in outputs.items():
+    if name not in snakemake.output.keys():
+        continue
+    frame.insert(0, snakemake.params.row_label, job["row"])
+    with atomic_write(snakemake.output[name]) as handle:
+        frame.to_csv(handle, sep="\t", index=False, lineterminator="\n")  # full precision
+logging.info("\n%s", evaluation.summary.to_string(index=False))

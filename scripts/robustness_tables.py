@@ -12,8 +12,7 @@ from nlp_robustness.fileio import atomic_write  # noqa: E402
 from nlp_robustness.outputs.tables import robustness_table, table_caption, to_csv_text, to_latex_text, to_markdown_text  # noqa: E402
 
 method = snakemake.wildcards.method
-rows = snakemake.params.rows
-summaries = {name: pd.read_csv(path, sep="\t", keep_default_na=False) for name, path in zip(rows, snakemake.input)}
+summaries = {row: pd.read_csv(path, sep="\t", keep_default_na=False) for row, path in snakemake.params.summaries.items()}
 table = robustness_table(summaries, method, snakemake.params.leave_out, row_label=snakemake.params.row_label)
 caption = table_caption(snakemake.params.branch, method, snakemake.params.scores, snakemake.params.pool, snakemake.params.note)
 for path, text in (

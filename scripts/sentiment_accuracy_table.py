@@ -11,7 +11,7 @@ from nlp_robustness.studies.sentiment import ACCURACY_COLUMNS, accuracy_summary,
 
 records = read_json_records(snakemake.input.training)
 accuracies = {}
-for classifier, path in zip(snakemake.params.classifiers, snakemake.input.accuracy):
+for classifier, path in snakemake.params.accuracy.items():
     table = read_table(path, ACCURACY_COLUMNS, "accuracy table")
     table["accuracy"] = table["accuracy"].astype(float)
     accuracies[classifier] = table

@@ -9,12 +9,11 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 import joblib  # noqa: E402
 
 from nlp_robustness.fileio import read_table, write_table  # noqa: E402
-from nlp_robustness.studies.sentiment import (  # noqa: E402
-    ACCURACY_COLUMNS,
+from nlp_robustness.studies.sentiment import ACCURACY_COLUMNS, accuracy_by_domain  # noqa: E402
+from nlp_robustness.systems.sentiment_classifier import (  # noqa: E402
     PREDICTION_COLUMNS,
     SPLIT_COLUMNS,
     ClassifierSettings,
-    accuracy_by_domain,
     predict_test_domains,
     read_reviews,
     training_side,

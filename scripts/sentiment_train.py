@@ -10,7 +10,7 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 import joblib  # noqa: E402
 
 from nlp_robustness.fileio import atomic_write, write_table  # noqa: E402
-from nlp_robustness.studies.sentiment import SPLIT_COLUMNS, ClassifierSettings, read_reviews, train_domain_classifier  # noqa: E402
+from nlp_robustness.systems.sentiment_classifier import SPLIT_COLUMNS, ClassifierSettings, read_reviews, train_domain_classifier  # noqa: E402
 
 settings = ClassifierSettings.from_config(snakemake.params.classifier)
 trained, split, record = train_domain_classifier(

@@ -7,7 +7,7 @@ import sys
 sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
-from nlp_robustness.systems.fairseq_mt import translate_with_settings  # noqa: E402
+from nlp_robustness.systems.fairseq.translate import translate_with_settings  # noqa: E402
 from nlp_robustness.fileio import atomic_write, write_lines  # noqa: E402
 from nlp_robustness.data.testsets import read_testset_table  # noqa: E402
 

@@ -1,8 +1,16 @@
 """Measure the consistency (robustness) of NLP systems across test domains.
 
-Logic for the Snakemake workflow of this repository: test-set parsers, machine translation adapters,
-sentence scoring, the robustness metrics of Variance / Coefficient of Variation / (epsilon, gamma)-Robustness,
-bagging and design bagging, and the table and figure writers. The package never imports snakemake.
+The logic behind the Snakemake workflow of this repository, in layers that follow the data:
+
+* :mod:`~nlp_robustness.data`: dataset manifest, checksummed downloads, safe extraction, parsers;
+* :mod:`~nlp_robustness.systems`: the systems under test (Apertium, fairseq ConvS2S, sentiment classifiers);
+* :mod:`~nlp_robustness.scoring`: quality scores of single outputs (sentence BLEU, chrF);
+* :mod:`~nlp_robustness.statistics`: Metrics I-III, bagging, the one robustness engine, rank statistics;
+* :mod:`~nlp_robustness.studies`: what each branch measures, as units with a domain and a score;
+* :mod:`~nlp_robustness.outputs`: paper-shaped tables and figures.
+
+Beside them: ``config`` (validation of the workflow config), ``fileio`` (atomic writes, tables) and
+``errors``. The package never imports snakemake.
 """
 
 __version__ = "0.1.0"

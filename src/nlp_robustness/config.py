@@ -3,11 +3,16 @@
 JSON Schema (schemas/config.schema.yaml) checks shape and types; :func:`validate_config` adds the
 cross-references a schema cannot express (a left-out test set must exist, a hypotheses system must
 give a file for every test set, ...). Every error names the offending config key.
+
+Every default is written once, in the schema, and filled in by ``snakemake.utils.validate(config,
+schema, set_default=True)`` (rules/common.smk); :func:`fill_dependent_defaults` fills the two that
+depend on another key. The functions below that take a config expect it filled.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import copy
+from collections.abc import Mapping, MutableMapping, Sequence
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -15,22 +20,8 @@ import jsonschema
 import yaml
 
 from nlp_robustness.errors import InputError
+from nlp_robustness.statistics.engine import WHOLE_POOL, leave_out_labels
 
-#: Label of the leave-one-out column that removes nothing (the whole pool).
-NOTHING_LEFT_OUT = "none"
-
-#: Ways of computing robustness: the whole pool (paper Table 1), Algorithm 5 bagging (Table 3),
-#: Algorithm 6 design bagging (Table 5).
-METHODS = ("pool", "bagging", "design_bagging")
-
-
-#: Defaults of the optional keys of a fairseq system (schemas/config.schema.yaml documents the same values).
-FAIRSEQ_DEFAULTS: dict[str, Any] = {"device": "auto", "cpu_threads": 2, "gpus": 1, "mem_mb": 8000}
-
-#: Defaults of the optional keys of the sentiment section (the schema documents the same values; the
-#: classifier's defaults are those of :class:`nlp_robustness.studies.sentiment.ClassifierSettings`).
-SENTIMENT_TRAINING_DEFAULTS: dict[str, Any] = {"validation_fraction": 0.15, "seed": 0}
-SENTIMENT_BAGGING_UNIT_DEFAULT = "review"
 
 #: What to say when a config entry matches none of the alternatives of a ``oneOf``.
 _ONE_OF_DETAILS = {
@@ -51,11 +42,6 @@ def _schema_branch(path: Any) -> str:
     return parts[0] if parts else ""
 
 
-def fairseq_settings(spec: Mapping[str, Any]) -> dict[str, Any]:
-    """A fairseq system's config entry with the defaults of its optional keys filled in."""
-    return {**FAIRSEQ_DEFAULTS, "generation": {}, **spec}
-
-
 def validate_config(config: Mapping[str, Any], schema_path: str | Path) -> None:
     """Raise :class:`InputError` naming the key of the first problem found in ``config``."""
     schema = yaml.safe_load(Path(schema_path).read_text(encoding="utf-8"))
@@ -69,8 +55,8 @@ def validate_config(config: Mapping[str, Any], schema_path: str | Path) -> None:
         raise InputError(f"invalid configuration at key '{_key_path(error.absolute_path)}': {detail}")
 
     testsets = list(config["testsets"])
-    if NOTHING_LEFT_OUT in testsets:
-        raise InputError(f"invalid configuration at key 'testsets.{NOTHING_LEFT_OUT}': the name is reserved")
+    if WHOLE_POOL in testsets:
+        raise InputError(f"invalid configuration at key 'testsets.{WHOLE_POOL}': the name is reserved")
     for index, name in enumerate(config["robustness"]["leave_out"]):
         if name not in testsets:
             raise InputError(
@@ -100,14 +86,9 @@ def validate_config(config: Mapping[str, Any], schema_path: str | Path) -> None:
                 )
 
 
-def leave_out_labels(config: Mapping[str, Any]) -> list[str]:
-    """Columns of the leave-one-out tables: ``none`` first, then each left-out test set."""
-    return [NOTHING_LEFT_OUT, *config["robustness"]["leave_out"]]
-
-
-def pool_testsets(config: Mapping[str, Any], left_out: str) -> list[str]:
-    """Test sets forming the pool when ``left_out`` is removed (config order)."""
-    return [name for name in config["testsets"] if name != left_out]
+def mt_leave_out(config: Mapping[str, Any]) -> list[str]:
+    """Pools of the MT domain study: the whole pool, then each test set of ``robustness.leave_out``."""
+    return leave_out_labels(config["robustness"]["leave_out"])
 
 
 def training_datasets(config: Mapping[str, Any]) -> list[str]:
@@ -121,24 +102,32 @@ def training_datasets(config: Mapping[str, Any]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def sentiment_settings(config: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The ``sentiment`` section with the defaults of its optional keys filled in (None: no sentiment branch)."""
+def fill_dependent_defaults(config: MutableMapping[str, Any]) -> None:
+    """Fill in the defaults that depend on another key, which a schema ``default`` cannot state.
+
+    ``sentiment.epsilon`` and ``human.epsilon`` (the epsilon grids of those branches) default to
+    ``robustness.epsilon``, the MT grid. Run after the schema's own defaults are filled
+    (``snakemake.utils.validate(config, schema, set_default=True)``); edits ``config`` in place.
+    """
+    for branch in ("sentiment", "human"):
+        if branch in config:
+            config[branch].setdefault("epsilon", copy.deepcopy(config["robustness"]["epsilon"]))
+
+
+def sentiment_leave_out(config: Mapping[str, Any]) -> list[str]:
+    """Pools of the sentiment study: the whole pool, then each test domain of ``sentiment.leave_out`` (none
+    without a sentiment section)."""
     section = config.get("sentiment")
+    return [] if section is None else leave_out_labels(section["leave_out"])
+
+
+def human_leave_out(config: Mapping[str, Any]) -> list[str]:
+    """Pools of the human study: the whole pool, then every domain in turn when there are several."""
+    section = config.get("human")
     if section is None:
-        return None
-    return {
-        **section,
-        "training": {**SENTIMENT_TRAINING_DEFAULTS, **section["training"]},
-        "classifier": dict(section.get("classifier", {})),
-        "bagging_unit": section.get("bagging_unit", SENTIMENT_BAGGING_UNIT_DEFAULT),
-        "epsilon": section.get("epsilon", config["robustness"]["epsilon"]),
-    }
-
-
-def sentiment_leave_out_labels(config: Mapping[str, Any]) -> list[str]:
-    """Columns of the sentiment tables: ``none`` first, then each left-out test domain."""
-    section = config.get("sentiment")
-    return [] if section is None else [NOTHING_LEFT_OUT, *section["leave_out"]]
+        return []
+    domains = list(section["domains"])
+    return leave_out_labels(domains if len(domains) > 1 else [])
 
 
 def acquired_datasets(config: Mapping[str, Any]) -> list[str]:
@@ -148,7 +137,7 @@ def acquired_datasets(config: Mapping[str, Any]) -> list[str]:
     names += training_datasets(config)
     if "sentiment" in config:
         names += [config["sentiment"]["training"]["dataset"], config["sentiment"]["test"]["dataset"]]
-    names += list(config.get("extra_datasets", []))
+    names += list(config["extra_datasets"])
     return list(dict.fromkeys(names))
 
 
@@ -161,7 +150,7 @@ def validate_system_references(
         InputError: Naming the config key, e.g. ``systems.convs2s.training.dev.datasets[0]`` or
             ``systems.convs2s.training.train_args.save-dir`` (an option the workflow sets itself).
     """
-    from nlp_robustness.systems.fairseq_mt import reserved_train_options
+    from nlp_robustness.systems.fairseq.training import reserved_train_options
 
     models = list(model_keys)
     for name, spec in config["systems"].items():
@@ -179,7 +168,7 @@ def validate_system_references(
         references += [(f"dev.datasets[{index}]", dataset) for index, dataset in enumerate(training["dev"].get("datasets", []))]
         for key, dataset in references:
             _check_dataset_reference(f"systems.{name}.training.{key}", dataset, dataset_kinds, manifest, "parallel text")
-        reserved = reserved_train_options(training.get("train_args", {}))
+        reserved = reserved_train_options(training["train_args"])
         if reserved:
             raise InputError(
                 f"invalid configuration at key 'systems.{name}.training.train_args.{reserved[0]}': the workflow sets "
@@ -201,7 +190,7 @@ def validate_dataset_references(config: Mapping[str, Any], dataset_kinds: Mappin
     for name, spec in config["testsets"].items():
         if "dataset" in spec:
             _check_dataset_reference(f"testsets.{name}.dataset", spec["dataset"], dataset_kinds, manifest, "a parallel test set")
-    for index, dataset in enumerate(config.get("extra_datasets", [])):
+    for index, dataset in enumerate(config["extra_datasets"]):
         _check_dataset_reference(f"extra_datasets[{index}]", dataset, dataset_kinds, manifest)
 
 
@@ -258,24 +247,8 @@ def validate_sentiment_references(
             )
     if section["leave_out"] and len(test_domains) < 2:
         raise InputError("invalid configuration at key 'sentiment.leave_out': leaving out the only test domain leaves no pool")
-    if NOTHING_LEFT_OUT in test_domains:
-        raise InputError(f"invalid configuration at key 'sentiment.test.domains': the name '{NOTHING_LEFT_OUT}' is reserved")
-
-
-#: Defaults of the optional keys of ``human.ranking`` (the schema documents the same values).
-HUMAN_RANKING_DEFAULTS: dict[str, Any] = {"gamma": "area", "permutations": 100000}
-
-
-def human_settings(config: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The ``human`` section with defaults filled in (None: no human-judgement branch)."""
-    section = config.get("human")
-    if section is None:
-        return None
-    return {
-        **section,
-        "epsilon": section.get("epsilon", config["robustness"]["epsilon"]),
-        "ranking": {**HUMAN_RANKING_DEFAULTS, **section.get("ranking", {})},
-    }
+    if WHOLE_POOL in test_domains:
+        raise InputError(f"invalid configuration at key 'sentiment.test.domains': the name '{WHOLE_POOL}' is reserved")
 
 
 def validate_human_references(config: Mapping[str, Any], downloads: Iterable[str], manifest: str) -> None:
@@ -290,7 +263,7 @@ def validate_human_references(config: Mapping[str, Any], downloads: Iterable[str
     known = set(downloads)
     systems = list(section["systems"])
     for domain, spec in section["domains"].items():
-        if domain == NOTHING_LEFT_OUT:
+        if domain == WHOLE_POOL:
             raise InputError(f"invalid configuration at key 'human.domains.{domain}': the name is reserved")
         references = [(key, spec[key]) for key in ("scores", "source", "reference", "errors") if key in spec]
         references += [(f"outputs.{system}", download) for system, download in spec.get("outputs", {}).items()]
@@ -305,9 +278,94 @@ def validate_human_references(config: Mapping[str, Any], downloads: Iterable[str
             if missing or unknown:
                 detail = f"no output for {', '.join(missing)}" if missing else f"unknown system(s) {', '.join(unknown)}"
                 raise InputError(f"invalid configuration at key 'human.domains.{domain}.outputs': {detail} (human.systems)")
-    ranking = {**HUMAN_RANKING_DEFAULTS, **section.get("ranking", {})}
+    ranking = section["ranking"]
     if ranking["gamma"] == "at":
         needed = ["human", *config["metrics"]]
         missing = [score for score in needed if score not in ranking.get("gamma_at", {})]
         if missing:
             raise InputError(f"invalid configuration at key 'human.ranking.gamma_at': no epsilon for {', '.join(missing)}")
+
+
+def _key_text(key: Any) -> str:
+    return key if isinstance(key, str) else repr(key)
+
+
+def _first_duplicate(node: yaml.Node, loader: yaml.SafeLoader, path: list[str], visited: set[int]):
+    """(key path, line of the first occurrence, line of the second) of the first key a mapping repeats, or None."""
+    if id(node) in visited:  # an alias repeats a node: it was checked where it was defined
+        return None
+    visited.add(id(node))
+    if isinstance(node, yaml.MappingNode):
+        seen: dict[Any, int] = {}
+        for key_node, value_node in node.value:
+            if isinstance(key_node, yaml.ScalarNode) and key_node.tag != "tag:yaml.org,2002:merge":
+                key = loader.construct_object(key_node)  # "1" and 1 differ, as in the config dict
+                line = key_node.start_mark.line + 1
+                if key in seen:
+                    return ".".join([*path, _key_text(key)]), seen[key], line
+                seen[key] = line
+                child_path = [*path, _key_text(key)]
+            else:
+                child_path = [*path, "<key>"]
+            found = _first_duplicate(value_node, loader, child_path, visited)
+            if found is not None:
+                return found
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            parent = path[:-1] + [f"{path[-1]}[{index}]"] if path else [f"[{index}]"]
+            found = _first_duplicate(item, loader, parent, visited)
+            if found is not None:
+                return found
+    return None
+
+
+def check_duplicate_keys(paths: Iterable[str | Path]) -> None:
+    """Refuse a config file that writes a key twice in one mapping (a system or test set given twice, say).
+
+    Snakemake reads config files with a plain YAML (or JSON) loader, which keeps the last of two equal
+    keys without a word; this re-reads each file and stops at the first repeated key. Keys are compared
+    as the loader reads them (``1`` and ``"1"`` differ; ``wmt14`` and ``"wmt14"`` do not); a merge key
+    (``<<``) may repeat what it merges. A file YAML cannot parse (JSON-only syntax) is checked as JSON.
+
+    Raises:
+        InputError: Naming the file, the line of the second occurrence, the key path (e.g.
+            ``testsets.wmt14``) and the line of the first; or the file cannot be read.
+    """
+    for path in paths:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise InputError(f"cannot read config file {path}: {error}") from None
+        loader = yaml.SafeLoader(text)
+        try:
+            root = loader.get_single_node()
+            found = None if root is None else _first_duplicate(root, loader, [], set())
+        except yaml.YAMLError:
+            _check_duplicate_json_keys(path, text)
+            continue
+        finally:
+            loader.dispose()
+        if found is not None:
+            key_path, first, second = found
+            raise InputError(
+                f"{path}: line {second}: key '{key_path}' is written twice (first on line {first}); "
+                "Snakemake would keep only the last, silently: remove or rename one of them"
+            )
+
+
+def _check_duplicate_json_keys(path: str | Path, text: str) -> None:
+    import json
+
+    def refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        keys = [key for key, _ in pairs]
+        repeated = next((key for index, key in enumerate(keys) if key in keys[:index]), None)
+        if repeated is not None:
+            raise InputError(
+                f"{path}: key '{repeated}' is written twice in one object; Snakemake would keep only the last, silently"
+            )
+        return dict(pairs)
+
+    try:
+        json.loads(text, object_pairs_hook=refuse_duplicates)
+    except ValueError:
+        return  # neither YAML nor JSON to us: Snakemake, which read it, reports what is wrong with it

@@ -1,13 +1,25 @@
-"""File helpers: atomic writing (an output appears complete, or not at all), TSV tables of text, summaries."""
+"""File helpers: atomic writing (an output appears complete, or not at all), TSV tables of text, summaries.
+
+Files written here get the permissions any other tool's output gets: the temporary file under an
+atomic write is created with mode ``0o666`` and the kernel applies the process umask (or a default
+ACL of the directory) to it, as it does for ``open(..., "w")``; ``tempfile.mkstemp`` would create it
+``0o600`` and every result would end up readable by its owner only. The umask itself is never read
+or changed (``os.umask`` can only be read by setting it, which races with other threads).
+
+An operating-system error while writing (a full disk, a quota, a read-only file system) is raised as
+an :class:`OSError` with the same ``errno`` whose ``filename`` is the file being written, and the
+original error as its ``__cause__``; the temporary file is removed.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import csv
 import glob
+import io
 import json
 import os
-import tempfile
+import secrets
 from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Iterator
@@ -16,6 +28,114 @@ import pandas as pd
 
 from nlp_robustness.errors import InputError
 
+#: Permissions of a new file and of a new directory before the umask (what ``open`` and ``mkdir`` use).
+NEW_FILE_MODE = 0o666
+NEW_DIRECTORY_MODE = 0o777
+
+# Temporary names are ".<final name>.<8 random characters>.part"; tempfile.mkstemp, used before,
+# made the same shape, so a temporary file left by an older run is recognised too.
+_RANDOM_CHARACTERS = 8
+_TEMPORARY_SUFFIX = ".part"
+
+
+def _temporary_name(target: Path) -> Path:
+    return target.parent / f".{target.name}.{secrets.token_hex(_RANDOM_CHARACTERS // 2)}{_TEMPORARY_SUFFIX}"
+
+
+def stale_temporary_files(target: str | os.PathLike[str]) -> list[Path]:
+    """Temporary files of earlier writes of ``target`` (left by a killed process), none of another file's."""
+    target = Path(target)
+    pattern = f".{glob.escape(target.name)}.{'?' * _RANDOM_CHARACTERS}{_TEMPORARY_SUFFIX}"
+    return sorted(target.parent.glob(pattern))
+
+
+def naming_error(error: OSError, path: str | os.PathLike[str]) -> OSError:
+    """``error`` as an :class:`OSError` whose ``filename`` is ``path`` (same errno and message; ``error`` becomes the cause).
+
+    An error that already names ``path`` is returned as it is.
+    """
+    if error.filename == os.fspath(path) and error.filename2 is None:
+        return error
+    if error.errno is None:
+        named = OSError(f"{os.fspath(path)}: {error}")
+    else:
+        named = OSError(error.errno, error.strerror, os.fspath(path))  # OSError(errno, ...) picks the subclass
+    named.__cause__ = error
+    return named
+
+
+def create_temporary_file(target: str | os.PathLike[str]) -> tuple[int, Path]:
+    """Create an empty temporary file beside ``target`` for writing; return its descriptor and path.
+
+    The file is created exclusively (``O_EXCL``) with mode :data:`NEW_FILE_MODE`, so the umask decides
+    its permissions, and those of ``target`` once it is renamed there.
+
+    Raises:
+        OSError: The file cannot be created (``filename`` is ``target``).
+    """
+    target = Path(target)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    while True:
+        name = _temporary_name(target)
+        try:
+            return os.open(name, flags, NEW_FILE_MODE), name
+        except FileExistsError:
+            continue  # 2**32 names: a clash is rare, and the next name is another one
+        except OSError as error:
+            raise naming_error(error, target) from error
+
+
+def create_temporary_directory(target: str | os.PathLike[str]) -> Path:
+    """Create an empty temporary directory beside ``target`` (mode :data:`NEW_DIRECTORY_MODE` less the umask).
+
+    It is meant to be renamed onto ``target`` once complete (``tempfile.mkdtemp`` would make it ``0o700``).
+
+    Raises:
+        OSError: The directory cannot be created (``filename`` is ``target``).
+    """
+    target = Path(target)
+    while True:
+        name = _temporary_name(target)
+        try:
+            os.mkdir(name, NEW_DIRECTORY_MODE)
+            return name
+        except FileExistsError:
+            continue
+        except OSError as error:
+            raise naming_error(error, target) from error
+
+
+class _NamedFileIO(io.FileIO):
+    """A raw file whose write errors name ``target``, the file the bytes are meant for."""
+
+    def __init__(self, descriptor: int, target: Path) -> None:
+        super().__init__(descriptor, "wb", closefd=True)
+        self._target = target
+
+    def write(self, data) -> int:  # type: ignore[override]
+        try:
+            return super().write(data)
+        except OSError as error:
+            raise naming_error(error, self._target) from error
+
+
+def open_temporary_file(
+    descriptor: int, target: str | os.PathLike[str], mode: str = "w", encoding: str | None = "utf-8"
+) -> IO:
+    """A buffered file object over ``descriptor`` whose write errors name ``target``.
+
+    ``mode`` is ``"w"`` (text; ``encoding``, newlines written as given) or ``"wb"``. The descriptor is
+    owned by the returned object (closed with it, or here if opening fails).
+    """
+    if mode not in ("w", "wt", "wb"):
+        os.close(descriptor)
+        raise ValueError(f"cannot write {target} with mode {mode!r}: use 'w' or 'wb'")
+    raw = _NamedFileIO(descriptor, Path(target))
+    buffered = io.BufferedWriter(raw)
+    if mode == "wb":
+        return buffered
+    return io.TextIOWrapper(buffered, encoding=encoding, newline="")
+
 
 @contextlib.contextmanager
 def atomic_write(path: str | os.PathLike[str], mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO]:
@@ -23,29 +143,37 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "w", encoding: str | 
 
     A failure inside the block removes the temporary file, so no partial output is ever left
     under the final name (Snakemake would otherwise treat a half-written file as up to date); a
-    temporary file left by a killed process is removed by the next write of the same path.
+    temporary file left by a killed process is removed by the next write of the same path. The
+    file gets the permissions the umask gives a new file (see the module docstring).
+
+    Raises:
+        OSError: The file cannot be created, written, synced or renamed; ``filename`` is ``path``
+            and the original error is the cause (errors raised by the block itself pass unchanged).
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     # A run killed while writing (SIGKILL skips the cleanup below) leaves its temporary file; the job
     # that writes ``path`` again removes it (Snakemake runs one job per output at a time).
-    for stale in target.parent.glob(f".{glob.escape(target.name)}.*.part"):
+    for stale in stale_temporary_files(target):
         with contextlib.suppress(FileNotFoundError):
             stale.unlink()
-    descriptor, temporary_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+    descriptor, temporary = create_temporary_file(target)
     try:
-        if "b" in mode:
-            handle = os.fdopen(descriptor, mode)
-        else:
-            handle = os.fdopen(descriptor, mode, encoding=encoding, newline="")
+        handle = open_temporary_file(descriptor, target, mode, encoding)
         with handle:
             yield handle
             handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary_name, target)
+            try:
+                os.fsync(handle.fileno())
+            except OSError as error:
+                raise naming_error(error, target) from error
+        try:
+            os.replace(temporary, target)
+        except OSError as error:
+            raise naming_error(error, target) from error
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary_name)
+            os.unlink(temporary)
         raise
 
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
-from tests.e2e.workflow_runner import run_workflow, small_config
+from tests.e2e.workflow_runner import REPOSITORY, SNAKEMAKE, run_workflow, small_config
 
 pytestmark = pytest.mark.e2e
 
@@ -123,3 +126,42 @@ def test_corrupted_mirror_file_fails_its_checksum(tmp_path: Path, mirror_dir: Pa
     log = _log_text(tmp_path / "run")
     assert "medline18_en2fr.fr" in log and "sha256" in log.lower()
     assert _results(tmp_path / "run") == []
+
+
+def test_an_empty_line_in_a_file_pair_fails_naming_file_and_line(tmp_path: Path, mirror_dir: Path) -> None:
+    returncode, log = _prepare_custom_testset(tmp_path, mirror_dir, "one\n\nthree\n", "un\ndeux\ntrois\n")
+    assert returncode != 0
+    assert f"{tmp_path / 'src.en'}: line 2: empty source segment" in log and "allow_empty_segments" in log
+
+
+def test_empty_segments_allowed_are_counted_in_the_provenance(tmp_path: Path, mirror_dir: Path) -> None:
+    (tmp_path / "src.en").write_text("one\n\nthree\nsame\n", encoding="utf-8")
+    (tmp_path / "ref.fr").write_text("un\ndeux\n\nsame\n", encoding="utf-8")
+    config = small_config(mirror_dir)
+    del config["systems"]["copy-source"]  # it has no translation of the custom test set
+    config["testsets"]["custom"] = {"domain": "toy", "source": str(tmp_path / "src.en"), "reference": str(tmp_path / "ref.fr"),
+                                    "format": "plain", "allow_empty_segments": True, "drop_source_equals_reference": True}
+    result = run_workflow(tmp_path / "run", config, "results/testsets/custom.tsv")
+    assert result.returncode == 0, result.stdout[-3000:]
+    provenance = json.loads((tmp_path / "run/results/testsets/custom.provenance.json").read_text(encoding="utf-8"))
+    assert {key: provenance[key] for key in ("segments_read", "empty_segments", "dropped_source_equals_reference", "segments")} == {
+        "segments_read": 4, "empty_segments": 2, "dropped_source_equals_reference": 1, "segments": 3,
+    }
+    assert provenance["options"] == {"allow_empty_segments": True, "drop_source_equals_reference": True, "max_segments": 40}
+
+
+def test_a_test_set_written_twice_in_the_config_file_fails_the_dry_run(tmp_path: Path, mirror_dir: Path) -> None:
+    """YAML keeps the last of two equal keys; the workflow refuses the file before planning anything."""
+    text = yaml.safe_dump(small_config(mirror_dir), sort_keys=False)
+    assert text.count("\ntestsets:\n  wmt14:\n") == 1
+    duplicate = "  wmt15:\n    dataset: wmt17-biomedical-edp-enfr\n    domain: biomedical\n"
+    config_path = tmp_path / "twice.yaml"
+    config_path.write_text(text.replace("\ntestsets:\n", "\ntestsets:\n" + duplicate, 1), encoding="utf-8")
+    command = [str(SNAKEMAKE), "--snakefile", str(REPOSITORY / "Snakefile"), "--directory", str(tmp_path / "run"),
+               "--configfile", str(config_path), "--cores", "1", "--dry-run"]
+    result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+    assert result.returncode != 0
+    first, second = [number for number, line in enumerate(config_path.read_text(encoding="utf-8").splitlines(), start=1)
+                     if line == "  wmt15:"]
+    assert f"{config_path}: line {second}: key 'testsets.wmt15' is written twice (first on line {first})" in result.stdout
+    assert not (tmp_path / "run" / "results").exists()

@@ -60,6 +60,7 @@ def small_real_config(mirror_dir: Path) -> dict:
     config["systems"] = {"apertium-en-es-fr": config["systems"]["apertium-en-es-fr"]}
     config["metrics"] = ["bleu"]
     config["robustness"]["leave_out"] = ["wmt14", "iwslt17"]
+    config["robustness"]["bagging"]["blocks"] = 10  # a pool needs at least as many units as blocks (20 here)
     config["extra_datasets"] = []
     for branch in ("sentiment", "human"):
         config.pop(branch)

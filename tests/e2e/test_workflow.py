@@ -1,5 +1,7 @@
 """The whole workflow on a small real subset (first 40 segments of each mirrored test set), checked by value.
 
+The run is the session's shared ``finished_run`` (tests/e2e/conftest.py) of tests/config/small.yaml.
+
 Real Apertium translations, real sacrebleu scores; every number in the tables is recomputed here
 independently from the workflow's intermediate files.
 """
@@ -10,7 +12,6 @@ import functools
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import time
@@ -22,6 +23,7 @@ import pytest
 import sacrebleu
 import yaml
 
+from nlp_robustness.outputs.tables import csv_group
 from tests.e2e.workflow_runner import REPOSITORY, SNAKEMAKE, run_workflow, small_config
 
 pytestmark = [pytest.mark.e2e, pytest.mark.apertium]
@@ -29,16 +31,6 @@ pytestmark = [pytest.mark.e2e, pytest.mark.apertium]
 MAX_SEGMENTS = 40
 TESTSETS = ["wmt14", "wmt15", "iwslt17", "bio18"]
 SYSTEMS = ["apertium-en-es-fr", "apertium-en-ca-fr", "convs2s-tatoeba", "copy-source"]
-
-
-@pytest.fixture(scope="module")
-def finished_run(tmp_path_factory: pytest.TempPathFactory, mirror_dir: Path) -> Path:
-    if shutil.which("apertium") is None:
-        pytest.skip("apertium is not installed (make setup installs it)")
-    workdir = tmp_path_factory.mktemp("workflow")
-    result = run_workflow(workdir, small_config(mirror_dir, MAX_SEGMENTS), cores=2)
-    assert result.returncode == 0, result.stdout[-5000:]
-    return workdir
 
 
 @functools.cache
@@ -75,15 +67,15 @@ def test_pool_table_matches_independent_computation(finished_run: Path) -> None:
         for left_out in ["none", *TESTSETS]:
             pool = np.concatenate([scores[t] for t in TESTSETS if t != left_out])
             mean, variance = pool.mean(), pool.var()
-            assert table.at[system, f"{left_out}_Mean"] == pytest.approx(mean, rel=1e-5, abs=1e-4)
-            assert table.at[system, f"{left_out}_Var"] == pytest.approx(variance, rel=1e-5, abs=1e-4)
-            assert table.at[system, f"{left_out}_COV"] == pytest.approx(np.sqrt(variance) / mean, rel=1e-4)
+            assert table.at[system, f"{csv_group(left_out)}_Mean"] == pytest.approx(mean, rel=1e-5, abs=1e-4)
+            assert table.at[system, f"{csv_group(left_out)}_Var"] == pytest.approx(variance, rel=1e-5, abs=1e-4)
+            assert table.at[system, f"{csv_group(left_out)}_COV"] == pytest.approx(np.sqrt(variance) / mean, rel=1e-4)
 
 
 def test_apertium_beats_copying_the_source(finished_run: Path) -> None:
     table = pd.read_csv(finished_run / "results/tables/bleu/robustness_pool.csv", index_col="system")
-    assert table.at["apertium-en-es-fr", "none_Mean"] > table.at["copy-source", "none_Mean"]
-    assert table.at["apertium-en-ca-fr", "none_Mean"] > table.at["copy-source", "none_Mean"]
+    assert table.at["apertium-en-es-fr", "whole_pool_Mean"] > table.at["copy-source", "whole_pool_Mean"]
+    assert table.at["apertium-en-ca-fr", "whole_pool_Mean"] > table.at["copy-source", "whole_pool_Mean"]
     means = pd.read_csv(finished_run / "results/tables/chrf/testset_means.csv", index_col="system")
     assert (means.loc["apertium-en-es-fr"] > means.loc["copy-source"]).all()
 
@@ -94,26 +86,29 @@ def test_blocks_are_auditable_and_drive_the_bagged_tables(finished_run: Path, me
     scores = {
         system: {testset: sentence_bleu(finished_run, system, testset) for testset in TESTSETS} for system in SYSTEMS
     }
+    all_blocks = pd.read_csv(finished_run / "results/blocks/domains.tsv", sep="\t", dtype=str, keep_default_na=False)
+    assert list(all_blocks.columns) == ["method", "left_out", "block", "domain", "unit_id"]
+    all_blocks["block"] = all_blocks["block"].astype(int)
     for left_out in ["none", *TESTSETS]:
         members = [t for t in TESTSETS if t != left_out]
         pool_size = MAX_SEGMENTS * len(members)
         block_size = int(np.floor(0.6 * pool_size + 0.5))
-        blocks = pd.read_csv(finished_run / f"results/blocks/{method}/{left_out}.tsv", sep="\t", dtype={"segment_id": str})
+        blocks = all_blocks[(all_blocks["method"] == method) & (all_blocks["left_out"] == left_out)]
         assert sorted(blocks["block"].unique()) == list(range(1, 31))
-        assert set(blocks["testset"]) <= set(members)
-        sizes = blocks.groupby("block").apply(lambda block: block[["testset", "segment_id"]].drop_duplicates().shape[0])
+        assert set(blocks["domain"]) <= set(members)
+        sizes = blocks.groupby("block").apply(lambda block: block[["domain", "unit_id"]].drop_duplicates().shape[0])
         assert (sizes == block_size).all() and (blocks.groupby("block").size() == block_size).all()
         if method == "design_bagging":
-            frequency = blocks.groupby(["testset", "segment_id"]).size()
+            frequency = blocks.groupby(["domain", "unit_id"]).size()
             assert len(frequency) == pool_size  # b * M >= N: every segment is used
             assert frequency.max() - frequency.min() <= 1
         for system in SYSTEMS:
             lookup = {(t, str(i + 1)): value for t in members for i, value in enumerate(scores[system][t])}
-            values = np.array([lookup[key] for key in zip(blocks["testset"], blocks["segment_id"])]).reshape(30, block_size)
+            values = np.array([lookup[key] for key in zip(blocks["domain"], blocks["unit_id"])]).reshape(30, block_size)
             mean, variance = values.mean(axis=1).mean(), values.var(axis=1).mean()
-            assert table.at[system, f"{left_out}_Mean"] == pytest.approx(mean, rel=1e-5, abs=1e-4)
-            assert table.at[system, f"{left_out}_Var"] == pytest.approx(variance, rel=1e-5, abs=1e-4)
-            assert table.at[system, f"{left_out}_COV"] == pytest.approx(np.sqrt(variance) / mean, rel=1e-4)
+            assert table.at[system, f"{csv_group(left_out)}_Mean"] == pytest.approx(mean, rel=1e-5, abs=1e-4)
+            assert table.at[system, f"{csv_group(left_out)}_Var"] == pytest.approx(variance, rel=1e-5, abs=1e-4)
+            assert table.at[system, f"{csv_group(left_out)}_COV"] == pytest.approx(np.sqrt(variance) / mean, rel=1e-4)
 
 
 def test_gamma_curves_follow_algorithm_4(finished_run: Path) -> None:
@@ -192,13 +187,13 @@ def test_sentiment_tables_match_independent_computation(finished_run: Path) -> N
                 expected[method] = (np.mean(means), np.mean(variances))
             for method, (mean, variance) in expected.items():
                 row = tables[method].loc[classifier]
-                assert row[f"{left_out}_Mean"] == pytest.approx(mean, rel=1e-5)
-                assert row[f"{left_out}_Var"] == pytest.approx(variance, rel=1e-4, abs=1e-4)
-                assert row[f"{left_out}_COV"] == pytest.approx(np.sqrt(variance) / mean, rel=1e-4)
+                assert row[f"{csv_group(left_out)}_Mean"] == pytest.approx(mean, rel=1e-5)
+                assert row[f"{csv_group(left_out)}_Var"] == pytest.approx(variance, rel=1e-4, abs=1e-4)
+                assert row[f"{csv_group(left_out)}_COV"] == pytest.approx(np.sqrt(variance) / mean, rel=1e-4)
     markdown = (finished_run / "results/tables/sentiment/robustness_design_bagging.md").read_text(encoding="utf-8")
     assert markdown.startswith("| training domain |") and "100*Var/Mean" in markdown and "(paper Table 6)" in markdown
     latex = (finished_run / "results/tables/sentiment/robustness_pool.tex").read_text(encoding="utf-8")
-    assert r"\multicolumn{3}{c}{kitchen\_\&\_housewares}" in latex
+    assert r"\multicolumn{3}{c}{w/o kitchen\_\&\_housewares}" in latex and r"\multicolumn{3}{c}{whole pool}" in latex
     assert (finished_run / "results/figures/sentiment/gamma_curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -215,7 +210,7 @@ def human_segments(workdir: Path, domain: str) -> pd.DataFrame:
 
 
 def test_human_segments_join_outputs_and_published_scores(finished_run: Path, mirror_dir: Path) -> None:
-    from nlp_robustness.studies.human import read_mqm_segment_scores
+    from nlp_robustness.data.mqm import read_mqm_segment_scores
 
     news, ted = human_segments(finished_run, "news"), human_segments(finished_run, "ted")
     assert news.groupby("system", sort=False).size().to_dict() == dict.fromkeys(HUMAN_SYSTEMS, 527)
@@ -246,9 +241,9 @@ def test_human_rankings_and_agreement_follow_the_segment_scores(finished_run: Pa
         gamma = pd.read_csv(finished_run / f"results/human/robustness/human/{system}.gamma.tsv",
                             sep="\t", keep_default_na=False)
         whole = gamma[(gamma["left_out"] == "none") & (gamma["method"] == "pool")]
-        assert rankings.at[system, "gamma_human"] == pytest.approx(whole["gamma"].mean(), abs=1e-5)
+        assert rankings.at[system, "mean_gamma_human"] == pytest.approx(whole["gamma"].mean(), rel=1e-12)
     assert rankings["mean_bleu_rank"].tolist() == stats.rankdata(-rankings["mean_bleu"], method="min").astype(int).tolist()
-    assert rankings["gamma_human_rank"].tolist() == stats.rankdata(rankings["gamma_human"], method="min").astype(int).tolist()
+    assert rankings["mean_gamma_human_rank"].tolist() == stats.rankdata(rankings["mean_gamma_human"], method="min").astype(int).tolist()
     agreement = pd.read_csv(finished_run / "results/tables/human/agreement.csv").set_index(["ranking", "reference"])
     row = agreement.loc[("mean_bleu", "mean_human")]
     assert row["kendall_tau"] == pytest.approx(stats.kendalltau(rankings["mean_bleu"], rankings["mean_human"]).statistic, abs=1e-4)
@@ -256,8 +251,8 @@ def test_human_rankings_and_agreement_follow_the_segment_scores(finished_run: Pa
     assert 0 <= row["p_value"] <= 1
     pairwise = pd.read_csv(finished_run / "results/tables/human/pairwise.csv")
     assert len(pairwise) == 28
-    agrees = pairwise["gamma_bleu_agrees"].mean() * 100
-    assert agreement.loc[("gamma_bleu", "gamma_human"), "pairwise_agreement"] == pytest.approx(agrees)
+    agrees = pairwise["mean_gamma_bleu_agrees"].mean() * 100
+    assert agreement.loc[("mean_gamma_bleu", "mean_gamma_human"), "pairwise_agreement"] == pytest.approx(agrees)
     # cross-domain consistency: leaving out news leaves the TED segments alone
     table = pd.read_csv(finished_run / "results/tables/human/bleu/robustness_pool.csv", index_col="system")
     ted = human_segments(finished_run, "ted").groupby("system")["bleu"]
@@ -274,7 +269,8 @@ def test_reports_are_written_in_every_format(finished_run: Path) -> None:
             latex = (finished_run / f"results/tables/{metric}/robustness_{method}.tex").read_text(encoding="utf-8")
             for system in SYSTEMS:
                 assert system in markdown and system.replace("_", r"\_") in latex
-            assert "Mean (w/o iwslt17)" in markdown and r"\multicolumn{3}{c}{bio18}" in latex
+            assert "Mean (w/o iwslt17)" in markdown and r"\multicolumn{3}{c}{w/o bio18}" in latex
+            assert "Mean (whole pool)" in markdown and "w/o none" not in markdown
         assert (finished_run / f"results/figures/{metric}/gamma_curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert (finished_run / f"results/figures/{metric}/gamma_curves.pdf").read_bytes()[:5] == b"%PDF-"
     report = (finished_run / "results/translations/apertium-en-ca-fr/wmt14.report.json").read_text(encoding="utf-8")
@@ -283,11 +279,11 @@ def test_reports_are_written_in_every_format(finished_run: Path) -> None:
 
 def test_same_config_gives_identical_results_with_one_core(finished_run: Path, tmp_path: Path, mirror_dir: Path) -> None:
     again = tmp_path / "again"
-    result = run_workflow(again, small_config(mirror_dir, MAX_SEGMENTS), cores=1)
+    result = run_workflow(again, small_config(mirror_dir), cores=1)
     assert result.returncode == 0, result.stdout[-5000:]
     compared = [
-        *(f"results/blocks/{method}/{left_out}.tsv" for method in ("bagging", "design_bagging")
-          for left_out in ["none", *TESTSETS]),
+        "results/blocks/domains.tsv", "results/blocks/human.tsv",
+        *(f"results/blocks/sentiment/{classifier}.tsv" for classifier in ACL_DOMAINS),
         *(f"results/tables/{metric}/robustness_{method}.csv" for metric in ("bleu", "chrf")
           for method in ("pool", "bagging", "design_bagging")),
         *(f"results/translations/{system}/{testset}.txt" for system in SYSTEMS for testset in TESTSETS),
@@ -320,9 +316,9 @@ def test_editing_the_bagging_fraction_reruns_only_what_it_touches(finished_run: 
     assert result.returncode == 0, result.stdout[-3000:]
     # the blocks and everything measured on them, in all three branches; no translation, score or model
     assert {rule: len(jobs) for rule, jobs in _planned_jobs(result.stdout).items()} == {
-        "bagging_blocks": 10, "robustness_statistics": 8, "robustness_tables": 6, "gamma_curves": 2,
+        "study_blocks": 6, "robustness_statistics": 8, "robustness_tables": 6, "gamma_curves": 2,
         "sentiment_robustness": 4, "sentiment_robustness_tables": 3, "sentiment_gamma_curves": 1,
-        "human_robustness": 3, "human_robustness_tables": 9, "human_rankings": 1, "human_gamma_curves": 1, "all": 1}
+        "human_robustness": 24, "human_robustness_tables": 9, "human_rankings": 1, "human_gamma_curves": 1, "all": 1}
 
 
 def test_editing_the_sentiment_classifier_reruns_only_the_sentiment_branch(finished_run: Path) -> None:
@@ -331,15 +327,15 @@ def test_editing_the_sentiment_classifier_reruns_only_the_sentiment_branch(finis
     result = run_workflow(finished_run, config, "--dry-run", "--quiet", "rules", config_name="edited.yaml")
     assert result.returncode == 0, result.stdout[-3000:]
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", result.stdout, flags=re.MULTILINE))
-    assert jobs == {"sentiment_train": "4", "sentiment_evaluate": "4", "sentiment_robustness": "4",
+    assert jobs == {"sentiment_train": "4", "sentiment_evaluate": "4", "study_blocks": "4", "sentiment_robustness": "4",
                     "sentiment_robustness_tables": "3", "sentiment_accuracy_table": "1", "sentiment_gamma_curves": "1",
-                    "all": "1", "total": "18"}
+                    "all": "1", "total": "22"}
     config = yaml.safe_load((finished_run / "config.yaml").read_text(encoding="utf-8"))
     config["sentiment"]["leave_out"] = ["dvd"]
     result = run_workflow(finished_run, config, "--dry-run", "--quiet", "rules", config_name="edited.yaml")
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", result.stdout, flags=re.MULTILINE))
-    assert jobs == {"sentiment_robustness": "4", "sentiment_robustness_tables": "3", "sentiment_gamma_curves": "1",
-                    "all": "1", "total": "9"}
+    assert jobs == {"study_blocks": "4", "sentiment_robustness": "4", "sentiment_robustness_tables": "3",
+                    "sentiment_gamma_curves": "1", "all": "1", "total": "13"}
 
 
 def test_a_rerun_with_the_same_config_does_nothing(finished_run: Path) -> None:
@@ -371,7 +367,7 @@ def test_adding_a_testset_reruns_its_jobs_and_the_pooled_ones(finished_run: Path
     jobs = _planned_jobs(result.stdout)
     assert {rule: len(items) for rule, items in jobs.items()} == {
         "prepare_testset": 1, "translate_apertium": 2, "translate_fairseq": 1, "score_sentences": 3,
-        "bagging_blocks": 10, "robustness_statistics": 6, "robustness_tables": 6, "testset_means": 2,
+        "study_blocks": 1, "robustness_statistics": 6, "robustness_tables": 6, "testset_means": 2,
         "gamma_curves": 2, "all": 1}
     # only the new test set is translated and scored; the other test sets' translations stand
     for rule in ("prepare_testset", "translate_apertium", "translate_fairseq", "score_sentences"):
@@ -388,15 +384,15 @@ def test_editing_the_human_ranking_reruns_only_the_rankings(finished_run: Path) 
     config["human"]["epsilon"]["stop"] = 20
     result = run_workflow(finished_run, config, "--dry-run", "--quiet", "rules", config_name="edited.yaml")
     assert dict(re.findall(r"^(\w+)\s+(\d+)$", result.stdout, flags=re.MULTILINE)) == {
-        "human_robustness": "1", "human_robustness_tables": "3", "human_rankings": "1", "human_gamma_curves": "1",
-        "all": "1", "total": "7"}
+        "human_robustness": "8", "human_robustness_tables": "3", "human_rankings": "1", "human_gamma_curves": "1",
+        "all": "1", "total": "14"}
 
 
 def test_a_run_killed_mid_job_reruns_to_identical_results(finished_run: Path, tmp_path: Path, mirror_dir: Path) -> None:
     """SIGKILL to the whole run while a classifier trains; unlock, rerun: the same files as an uninterrupted
     run, and no temporary file of the killed job survives."""
     workdir = tmp_path / "killed"
-    config = small_config(mirror_dir, MAX_SEGMENTS)
+    config = small_config(mirror_dir)
     targets = ["results/tables/sentiment/accuracy.csv", "results/tables/sentiment/robustness_design_bagging.csv"]
     run_workflow(workdir, config, "--dry-run", *targets)  # writes the config
     command = [str(SNAKEMAKE), "--snakefile", str(REPOSITORY / "Snakefile"), "--directory", str(workdir),

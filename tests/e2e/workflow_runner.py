@@ -10,48 +10,52 @@ from typing import Any
 
 import yaml
 
+from tests.paths import MIRROR
+
 REPOSITORY = Path(__file__).resolve().parents[2]
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")
-DEFAULT_CONFIG = yaml.safe_load((REPOSITORY / "config" / "config.yaml").read_text(encoding="utf-8"))
-
-#: Plain-text copies of the four default test sets' English sources: the "copy the input" baseline system.
-COPY_SOURCE_FILES = {
-    "wmt14": "wmt14-newstest2014-enfr/derived/newstest2014.en-fr.en",
-    "wmt15": "opus-mt-testsets-enfr/testsets/en-fr/newsdiscusstest2015.en",
-    "iwslt17": "iwslt17-ted-enfr/derived/IWSLT17.TED.tst2017.en-fr.en",
-    "bio18": "wmt-biomedical-enfr/medline18_en2fr.en",
-}
+DEFAULT_CONFIG = yaml.safe_load((REPOSITORY / "config.yaml").read_text(encoding="utf-8"))
+#: The small test configuration, a file a person runs from the repository root (see its header).
+SMALL_CONFIG_FILE = REPOSITORY / "tests" / "config" / "small.yaml"
 
 
-#: The default in-house ConvS2S cut down to seconds of training (1200 Tatoeba pairs, 1 epoch, tiny fconv).
-SMALL_TRAINING: dict[str, Any] = {
-    "max_segments": 1200,
-    "dev": {"holdout": 100},
-    "bpe_merges": 1000,
-    "max_epoch": 1,
-    "train_args_update": {
-        "encoder-embed-dim": 64, "encoder-layers": "[(64, 3)] * 2", "decoder-embed-dim": 64,
-        "decoder-layers": "[(64, 3)] * 2", "decoder-out-embed-dim": 64,
-    },
-}
+def for_working_directory(config: dict[str, Any], mirror_dir: Path = MIRROR) -> dict[str, Any]:
+    """``config`` (written for the repository root as working directory) with its working-directory-
+    relative paths made absolute, so that it runs in any directory (the tests run in temporary ones).
 
+    Rewritten: the config's ``mirror_dir`` becomes the argument ``mirror_dir`` (the mirror the tests use,
+    possibly a doctored copy) and paths inside the config's mirror follow it; other relative paths of
+    hypotheses files and file-pair test sets are resolved against the repository root. Paths relative
+    to the workflow directory (``dataset_manifest``, ``download.checksum_lock``) and absolute paths
+    stay as written.
+    """
+    config = copy.deepcopy(config)
+    written_mirror = None if config["mirror_dir"] is None else Path(config["mirror_dir"])
 
-def small_config(mirror_dir: Path, max_segments: int = 40) -> dict[str, Any]:
-    """The default config on the first ``max_segments`` segments of each test set, plus a copy-source
-    system; its in-house ConvS2S is trained for seconds instead of minutes (:data:`SMALL_TRAINING`)."""
-    config = copy.deepcopy(DEFAULT_CONFIG)
-    config["mirror_dir"] = str(mirror_dir)
-    config["max_segments"] = max_segments
+    def absolute(path: str) -> str:
+        if Path(path).is_absolute():
+            return path
+        if written_mirror is not None and Path(path).is_relative_to(written_mirror):
+            return str(mirror_dir / Path(path).relative_to(written_mirror))
+        return str(REPOSITORY / path)
+
+    if written_mirror is not None:
+        config["mirror_dir"] = str(mirror_dir)
     for spec in config["systems"].values():
-        if spec["kind"] == "fairseq" and "training" in spec:
-            small = copy.deepcopy(SMALL_TRAINING)
-            spec["training"]["train_args"].update(small.pop("train_args_update"))
-            spec["training"].update(small)
-    config["systems"]["copy-source"] = {
-        "kind": "hypotheses",
-        "files": {testset: str(mirror_dir / path) for testset, path in COPY_SOURCE_FILES.items()},
-    }
+        if spec["kind"] == "hypotheses":
+            spec["files"] = {testset: absolute(path) for testset, path in spec["files"].items()}
+    for spec in config["testsets"].values():
+        for side in ("source", "reference"):
+            if side in spec:
+                spec[side] = absolute(spec[side])
     return config
+
+
+def small_config(mirror_dir: Path = MIRROR) -> dict[str, Any]:
+    """The small test configuration (tests/config/small.yaml: the default config on the first 40
+    segments of each test set, a seconds-long ConvS2S training and a copy-source system), made to
+    run in a temporary directory on ``mirror_dir``."""
+    return for_working_directory(yaml.safe_load(SMALL_CONFIG_FILE.read_text(encoding="utf-8")), mirror_dir)
 
 
 def run_workflow(

@@ -1,4 +1,4 @@
-"""Config validation: the shipped config is valid; every mistake names its key."""
+"""Config validation: the shipped config is valid; every mistake names its key; defaults come from the schema."""
 
 from __future__ import annotations
 
@@ -7,19 +7,14 @@ from pathlib import Path
 
 import pytest
 import yaml
+from snakemake.utils import validate
 
 from nlp_robustness.config import (
-    FAIRSEQ_DEFAULTS,
-    HUMAN_RANKING_DEFAULTS,
-    SENTIMENT_BAGGING_UNIT_DEFAULT,
-    SENTIMENT_TRAINING_DEFAULTS,
     acquired_datasets,
-    fairseq_settings,
-    human_settings,
-    leave_out_labels,
-    pool_testsets,
-    sentiment_leave_out_labels,
-    sentiment_settings,
+    fill_dependent_defaults,
+    human_leave_out,
+    sentiment_leave_out,
+    mt_leave_out,
     training_datasets,
     validate_config,
     validate_dataset_references,
@@ -31,7 +26,7 @@ from nlp_robustness.errors import InputError
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 SCHEMA = REPOSITORY / "schemas" / "config.schema.yaml"
-DEFAULT = yaml.safe_load((REPOSITORY / "config" / "config.yaml").read_text(encoding="utf-8"))
+DEFAULT = yaml.safe_load((REPOSITORY / "config.yaml").read_text(encoding="utf-8"))
 
 
 def config_with(edit) -> dict:
@@ -40,11 +35,29 @@ def config_with(edit) -> dict:
     return config
 
 
+def filled(config: dict) -> dict:
+    """``config`` checked and completed as rules/common.smk does: the schema's defaults, then the dependent ones."""
+    config = copy.deepcopy(config)
+    validate_config(config, SCHEMA)
+    validate(config, str(SCHEMA), set_default=True)
+    fill_dependent_defaults(config)
+    return config
+
+
+def schema_defaults(section: dict) -> dict:
+    """The ``default`` of every property of a schema section that has one."""
+    return {key: spec["default"] for key, spec in section["properties"].items() if "default" in spec}
+
+
+SCHEMA_TREE = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
+SYSTEM_KINDS = {rule["if"]["properties"]["kind"]["const"]: rule["then"]
+                for rule in SCHEMA_TREE["properties"]["systems"]["additionalProperties"]["allOf"]}
+
+
 def test_default_config_is_valid() -> None:
     validate_config(DEFAULT, SCHEMA)
-    assert leave_out_labels(DEFAULT) == ["none", "wmt14", "wmt15", "iwslt17", "bio18"]
-    assert pool_testsets(DEFAULT, "iwslt17") == ["wmt14", "wmt15", "bio18"]
-    assert pool_testsets(DEFAULT, "none") == ["wmt14", "wmt15", "iwslt17", "bio18"]
+    assert mt_leave_out(DEFAULT) == ["none", "wmt14", "wmt15", "iwslt17", "bio18"]
+    assert human_leave_out(DEFAULT) == ["none", "news", "ted"]
 
 
 @pytest.mark.parametrize(
@@ -61,6 +74,8 @@ def test_default_config_is_valid() -> None:
         (lambda c: c["robustness"].update(leave_out=["wmt14", "mtnt"]), "robustness.leave_out[1]"),
         (lambda c: c["robustness"]["epsilon"].update(start=10, stop=5), "robustness.epsilon.stop"),
         (lambda c: c["systems"].update(mine={"kind": "hypotheses", "files": {"wmt14": "a.txt"}}), "systems.mine.files"),
+        (lambda c: c.update(systems={}), "systems"),  # a config names what it runs: nothing comes from elsewhere
+        (lambda c: c.update(testsets={}), "testsets"),
     ],
 )
 def test_mistakes_name_their_key(edit, key: str) -> None:
@@ -80,9 +95,9 @@ def test_datasets_of_the_config() -> None:
         "wmt14-newstest2014-enfr", "wmt15-newsdiscusstest2015-enfr", "iwslt17-tst2017-enfr",
         "wmt18-biomedical-medline-enfr", "tatoeba-v2021-08-07-enfr", "amazon-sentiment-acl",
     ]
-    # a dataset used twice is acquired once; extra_datasets and sentiment may be absent
+    # a dataset used twice is acquired once; extra_datasets (default []) and sentiment may be absent
     config = config_with(lambda c: (c.pop("extra_datasets"), c.pop("sentiment"), c["testsets"].update(again={"dataset": "wmt14-newstest2014-enfr", "domain": "news"})))
-    assert acquired_datasets(config) == list(KINDS)[:5]
+    assert acquired_datasets(filled(config)) == list(KINDS)[:5]
 
 
 @pytest.mark.parametrize(
@@ -126,27 +141,57 @@ def test_fairseq_systems_of_the_default_config() -> None:
     assert training_datasets(DEFAULT) == ["tatoeba-v2021-08-07-enfr"]
     with_dev = config_with(lambda c: c["systems"]["convs2s-tatoeba"]["training"].update(dev={"datasets": ["wmt15-newsdiscusstest2015-enfr"]}))
     assert training_datasets(with_dev) == ["tatoeba-v2021-08-07-enfr", "wmt15-newsdiscusstest2015-enfr"]
-    pretrained = config_with(lambda c: c["systems"].update(wmt14=PRETRAINED))
-    validate_config(pretrained, SCHEMA)
-    assert fairseq_settings(pretrained["systems"]["wmt14"]) == {**FAIRSEQ_DEFAULTS, "generation": {}, **PRETRAINED}
+    pretrained = filled(config_with(lambda c: c["systems"].update(wmt14=PRETRAINED)))
+    fairseq = SYSTEM_KINDS["fairseq"]
+    assert pretrained["systems"]["wmt14"] == {
+        **PRETRAINED, **schema_defaults(fairseq), "generation": schema_defaults(fairseq["properties"]["generation"]),
+    }
+    assert pretrained["systems"]["wmt14"]["device"] == "auto" and pretrained["systems"]["wmt14"]["generation"]["beam"] == 5
 
 
-def _fairseq_schema_defaults() -> dict:
-    schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
-    branch = next(rule["then"] for rule in schema["properties"]["systems"]["additionalProperties"]["allOf"]
-                  if rule["if"]["properties"]["kind"]["const"] == "fairseq")
-    return {key: spec["default"] for key, spec in branch["properties"].items() if "default" in spec}
+def test_generation_options_match_the_schema_defaults() -> None:
+    """GenerationOptions still has defaults of its own (for direct use); they must be the schema's."""
+    from nlp_robustness.systems.fairseq.generate import GenerationOptions
 
-
-def test_fairseq_defaults_are_the_ones_the_schema_documents() -> None:
-    from nlp_robustness.systems.fairseq_mt import GenerationOptions
-
-    assert _fairseq_schema_defaults() == FAIRSEQ_DEFAULTS
-    schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
-    branch = next(rule["then"] for rule in schema["properties"]["systems"]["additionalProperties"]["allOf"]
-                  if rule["if"]["properties"]["kind"]["const"] == "fairseq")
-    generation = {key: spec["default"] for key, spec in branch["properties"]["generation"]["properties"].items()}
+    generation = schema_defaults(SYSTEM_KINDS["fairseq"]["properties"]["generation"])
     assert generation == GenerationOptions().__dict__
+
+
+def _contains(whole, part) -> bool:
+    """Every value ``part`` states is in ``whole`` unchanged (``whole`` may have more keys)."""
+    if isinstance(part, dict):
+        return isinstance(whole, dict) and all(key in whole and _contains(whole[key], value) for key, value in part.items())
+    return whole == part
+
+
+def test_defaults_fill_only_what_a_config_leaves_out() -> None:
+    """The schema's defaults (snakemake.utils.validate, set_default) fill absent keys, at every depth,
+    and never overwrite a value the config states."""
+    config = filled(DEFAULT)
+    assert _contains(config, DEFAULT) and config != DEFAULT
+    assert config["max_segments"] is None and config["extra_datasets"] == []
+    convs2s = config["systems"]["convs2s-tatoeba"]
+    assert convs2s["training"]["bpe_min_frequency"] == 2 and convs2s["training"]["max_segments"] is None
+    assert convs2s["generation"] == {**schema_defaults(SYSTEM_KINDS["fairseq"]["properties"]["generation"]),
+                                     **DEFAULT["systems"]["convs2s-tatoeba"]["generation"]}
+    bare = filled(config_with(lambda c: (c.pop("max_segments"), c.pop("extra_datasets"),
+                                         c["systems"]["convs2s-tatoeba"]["training"].pop("train_args"))))
+    assert bare["max_segments"] is None and bare["extra_datasets"] == []
+    assert bare["systems"]["convs2s-tatoeba"]["training"]["train_args"] == {}
+
+
+def test_defaults_of_one_system_kind_stay_in_that_kind() -> None:
+    """A kind's defaults (the if/then branch of its kind) reach only systems of that kind."""
+    files = {testset: f"{testset}.txt" for testset in DEFAULT["testsets"]}
+    config = filled(config_with(lambda c: c["systems"].update(
+        bare={"kind": "apertium", "modes": ["eng-spa"]},
+        mine={"kind": "hypotheses", "files": files},
+        wmt14=PRETRAINED,
+    )))
+    assert config["systems"]["bare"] == {"kind": "apertium", "modes": ["eng-spa"], **schema_defaults(SYSTEM_KINDS["apertium"])}
+    assert config["systems"]["bare"]["mark_unknown"] is False
+    assert config["systems"]["mine"] == {"kind": "hypotheses", "files": files}
+    assert set(config["systems"]["wmt14"]) == {"kind", "pretrained", "generation", "device", "cpu_threads", "gpus", "mem_mb"}
 
 
 @pytest.mark.parametrize(
@@ -200,24 +245,23 @@ REVIEW_KINDS = KINDS | {"amazon-sentiment-unprocessed": "reviews"}
 
 def test_sentiment_section_of_the_default_config() -> None:
     validate_sentiment_references(DEFAULT, DOMAINS, REVIEW_KINDS, "datasets.yaml")
-    assert sentiment_leave_out_labels(DEFAULT) == ["none", *ACL_DOMAINS]
-    settings = sentiment_settings(DEFAULT)
-    assert settings["training"]["validation_fraction"] == 0.15 and settings["bagging_unit"] == "review"
+    assert sentiment_leave_out(DEFAULT) == ["none", *ACL_DOMAINS]
+    assert filled(DEFAULT)["sentiment"]["epsilon"] == {"start": 0.1, "stop": 15, "step": 0.1}  # given: kept
     bare = config_with(lambda c: c.update(sentiment={
         "training": {"dataset": "amazon-sentiment-acl", "domains": ["dvd"]},
         "test": {"dataset": "amazon-sentiment-unprocessed", "domains": ["apparel", "books"]},
         "leave_out": ["apparel"],
     }))
-    validate_config(bare, SCHEMA)
-    validate_sentiment_references(bare, DOMAINS, REVIEW_KINDS, "datasets.yaml")
-    filled = sentiment_settings(bare)
-    assert filled["training"] == {**SENTIMENT_TRAINING_DEFAULTS, "dataset": "amazon-sentiment-acl", "domains": ["dvd"]}
-    assert filled["classifier"] == {} and filled["bagging_unit"] == SENTIMENT_BAGGING_UNIT_DEFAULT
-    assert filled["epsilon"] == DEFAULT["robustness"]["epsilon"]  # the MT grid unless given
-    assert settings["epsilon"] == {"start": 0.1, "stop": 15, "step": 0.1}
-    assert acquired_datasets(bare)[-2:] == ["amazon-sentiment-acl", "amazon-sentiment-unprocessed"]
-    assert sentiment_settings(config_with(lambda c: c.pop("sentiment"))) is None
-    assert sentiment_leave_out_labels(config_with(lambda c: c.pop("sentiment"))) == []
+    section = filled(bare)["sentiment"]
+    validate_sentiment_references(filled(bare), DOMAINS, REVIEW_KINDS, "datasets.yaml")
+    schema = SCHEMA_TREE["properties"]["sentiment"]
+    assert section["training"] == {**schema_defaults(schema["properties"]["training"]), "dataset": "amazon-sentiment-acl", "domains": ["dvd"]}
+    assert section["training"]["validation_fraction"] == 0.15 and section["bagging_unit"] == "review"
+    assert section["classifier"] == schema_defaults(schema["properties"]["classifier"])  # {} filled at depth
+    assert section["epsilon"] == DEFAULT["robustness"]["epsilon"]  # the MT grid unless given
+    assert acquired_datasets(filled(bare))[-2:] == ["amazon-sentiment-acl", "amazon-sentiment-unprocessed"]
+    assert "sentiment" not in filled(config_with(lambda c: c.pop("sentiment")))  # no section: no branch, no defaults
+    assert sentiment_leave_out(config_with(lambda c: c.pop("sentiment"))) == []
 
 
 @pytest.mark.parametrize(
@@ -256,15 +300,13 @@ def test_sentiment_schema_names_the_key(edit, key: str) -> None:
     assert f"'{key}'" in str(error.value)
 
 
-def test_sentiment_defaults_are_the_ones_the_schema_documents() -> None:
-    from nlp_robustness.studies.sentiment import ClassifierSettings
+def test_classifier_settings_match_the_schema_defaults() -> None:
+    """ClassifierSettings keeps defaults for direct use (from_config takes none of them); they must be the schema's."""
+    from nlp_robustness.systems.sentiment_classifier import ClassifierSettings
 
-    section = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))["properties"]["sentiment"]["properties"]
-    training = {key: spec["default"] for key, spec in section["training"]["properties"].items() if "default" in spec}
-    assert training == SENTIMENT_TRAINING_DEFAULTS
-    assert section["bagging_unit"]["default"] == SENTIMENT_BAGGING_UNIT_DEFAULT
-    classifier = {key: spec["default"] for key, spec in section["classifier"]["properties"].items()}
-    assert classifier == ClassifierSettings().as_dict()
+    classifier = SCHEMA_TREE["properties"]["sentiment"]["properties"]["classifier"]
+    assert schema_defaults(classifier) == ClassifierSettings().as_dict()
+    assert ClassifierSettings.from_config(filled(DEFAULT)["sentiment"]["classifier"]) == ClassifierSettings()
 
 
 # --------------------------------------------------------------------------------------------
@@ -277,17 +319,15 @@ HUMAN_DOWNLOADS = [download for spec in DEFAULT["human"]["domains"].values()
 
 
 def test_human_section_of_the_default_config() -> None:
-    validate_human_references(DEFAULT, HUMAN_DOWNLOADS, "datasets.yaml")
-    settings = human_settings(DEFAULT)
-    assert settings["ranking"] == {"gamma": "area", "permutations": 100000}
-    assert settings["epsilon"] == {"start": 0.1, "stop": 25, "step": 0.1}
-    bare = config_with(lambda c: (c["human"].pop("epsilon"), c["human"].pop("ranking")))
-    validate_config(bare, SCHEMA)
-    assert human_settings(bare)["ranking"] == HUMAN_RANKING_DEFAULTS
-    assert human_settings(bare)["epsilon"] == DEFAULT["robustness"]["epsilon"]
-    assert human_settings(config_with(lambda c: c.pop("human"))) is None
-    schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))["properties"]["human"]["properties"]["ranking"]["properties"]
-    assert {key: spec["default"] for key, spec in schema.items() if "default" in spec} == HUMAN_RANKING_DEFAULTS
+    validate_human_references(filled(DEFAULT), HUMAN_DOWNLOADS, "datasets.yaml")
+    section = filled(DEFAULT)["human"]
+    assert section["ranking"] == {"gamma": "area", "permutations": 100000}
+    assert section["epsilon"] == {"start": 0.1, "stop": 25, "step": 0.1}
+    bare = filled(config_with(lambda c: (c["human"].pop("epsilon"), c["human"].pop("ranking"))))["human"]
+    assert bare["ranking"] == schema_defaults(SCHEMA_TREE["properties"]["human"]["properties"]["ranking"])
+    assert bare["ranking"] == {"gamma": "area", "permutations": 100000}
+    assert bare["epsilon"] == DEFAULT["robustness"]["epsilon"]  # the MT grid unless given
+    assert "human" not in filled(config_with(lambda c: c.pop("human")))
 
 
 @pytest.mark.parametrize(

@@ -15,17 +15,9 @@ from scipy import stats
 
 from nlp_robustness.errors import InputError
 from nlp_robustness.fileio import read_text_lines
-from nlp_robustness.studies.human import (
-    agreement_table,
-    domain_segments,
-    error_file_texts,
-    gamma_summary,
-    kendall_tau,
-    pairwise_table,
-    rank_values,
-    read_mqm_error_texts,
-    read_mqm_segment_scores,
-)
+from nlp_robustness.data.mqm import error_file_texts, read_mqm_error_texts, read_mqm_segment_scores
+from nlp_robustness.statistics.rankings import agreement_table, kendall_tau, pairwise_table, rank_values
+from nlp_robustness.studies.human import domain_segments, gamma_name, gamma_summary
 from tests.paths import MIRROR, REPOSITORY
 
 HUMANEVAL = MIRROR / "wmt21-news-humaneval"
@@ -33,7 +25,7 @@ NEWS_SCORES = HUMANEVAL / "google-mqm/newstest2021/ende/mqm_newstest2021_ende.av
 TED_SCORES = HUMANEVAL / "google-mqm/ted/ende/mqm_ted_ende.avg_seg_scores.tsv"
 TED_ERRORS = HUMANEVAL / "google-mqm/ted/ende/mqm_ted_ende.tsv"
 needs_mirror = pytest.mark.skipif(not HUMANEVAL.is_dir(), reason=f"offline data mirror not found at {MIRROR}")
-DEFAULT = yaml.safe_load((REPOSITORY / "config" / "config.yaml").read_text(encoding="utf-8"))
+DEFAULT = yaml.safe_load((REPOSITORY / "config.yaml").read_text(encoding="utf-8"))
 
 
 # --------------------------------------------------------------------------------------------
@@ -179,6 +171,7 @@ def test_gamma_summaries() -> None:
     curve = pd.DataFrame({"epsilon": [1.0, 2.0, 3.0, 4.0], "gamma": [0.1, 0.4, 0.3, 0.0]})
     assert gamma_summary(curve, "area") == pytest.approx(0.2)
     assert gamma_summary(curve, "at", 2.2) == 0.4
+    assert gamma_name("bleu", "area") == "mean_gamma_bleu" and gamma_name("human", "at") == "gamma_at_human"
     with pytest.raises(ValueError):
         gamma_summary(curve, "at")
 

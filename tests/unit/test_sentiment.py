@@ -1,4 +1,5 @@
-"""The sentiment branch's logic: validation split, classifier selection, test domains, domain-level robustness."""
+"""The sentiment branch: validation split, classifier selection, test domains, and the sentiment study's units
+measured by the robustness engine (domain-level accuracy)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,17 @@ from nlp_robustness.statistics.bagging import block_size
 from nlp_robustness.errors import InputError
 from nlp_robustness.statistics.robustness_metrics import coefficient_of_variation, epsilon_grid, population_variance
 from nlp_robustness.data.reviews import read_blitzer_reviews
+from nlp_robustness.statistics.engine import WHOLE_POOL, draw_study_blocks, evaluate_study
 from nlp_robustness.studies.sentiment import (
-    ClassifierSettings,
     accuracy_by_domain,
     accuracy_summary,
     accuracy_summary_markdown,
+    aggregation_of,
+    units_of_predictions,
+)
+from nlp_robustness.systems.sentiment_classifier import (
+    ClassifierSettings,
     binary_labels,
-    domain_level_robustness,
     predict_test_domains,
     review_documents,
     split_validation,
@@ -95,11 +100,14 @@ def test_selection_prefers_the_smallest_c_among_ties_and_fits_features_on_traini
     assert trained.pipeline.predict(["good", "bad"]).tolist() == [1, 0]
 
 
-def test_settings_from_config_fill_defaults() -> None:
-    settings = ClassifierSettings.from_config({"c_grid": [1, 2], "ngram_max": 1})
-    assert settings.c_grid == (1, 2) and settings.ngram_max == 1 and settings.fields == ("title", "review_text")
-    assert ClassifierSettings.from_config({}) == ClassifierSettings()
-    assert ClassifierSettings().as_dict()["c_grid"] == [0.01, 0.1, 1.0, 10.0, 100.0]
+def test_settings_from_config_need_every_key() -> None:
+    """The config's defaults are the schema's, filled into the config; from_config adds none of its own."""
+    section = {"fields": ["title"], "ngram_max": 1, "min_df": 2, "sublinear_tf": True, "c_grid": [1, 2], "max_iter": 1000}
+    settings = ClassifierSettings.from_config(section)
+    assert settings.c_grid == (1, 2) and settings.ngram_max == 1 and settings.fields == ("title",)
+    assert settings.as_dict() == {**section, "c_grid": [1, 2]}
+    with pytest.raises(InputError, match="sentiment.classifier lacks min_df, max_iter"):
+        ClassifierSettings.from_config({key: value for key, value in section.items() if key not in ("min_df", "max_iter")})
 
 
 def toy_reviews() -> pd.DataFrame:
@@ -176,14 +184,20 @@ SIZES = {"a": 200, "b": 100, "c": 300, "d": 50}
 ACCURACY = {"a": 0.8, "b": 0.7, "c": 0.9, "d": 0.6}
 
 
-def robustness(predictions: pd.DataFrame, unit: str = "review", fraction: float = 0.6, seed: int = 0):
-    return domain_level_robustness(
-        predictions, list(SIZES), ["none", "a", "c"], seed=seed, n_blocks=30, fraction=fraction, epsilons=EPSILONS, unit=unit
-    )
+def robustness(predictions: pd.DataFrame, unit: str = "review", fraction: float = 0.6, seed: int = 0,
+               leave_out: tuple[str, ...] = (WHOLE_POOL, "a", "c"), n_blocks: int = 30):
+    """The sentiment study of one classifier through the engine, as the workflow runs it: summary, gamma,
+    block scores (domain accuracies per block) and the blocks."""
+    domains = list(SIZES)
+    units = units_of_predictions(predictions, domains, unit)
+    blocks = draw_study_blocks(units[["domain", "unit_id"]], domains, list(leave_out), seed=seed, namespace=["sentiment"],
+                               n_blocks=n_blocks, fraction=fraction)
+    result = evaluate_study(units, domains, list(leave_out), blocks, EPSILONS, aggregation_of(unit))
+    return result.summary, result.gamma, result.block_scores, blocks
 
 
 def test_pool_rows_are_metrics_of_the_domain_accuracies() -> None:
-    summary, gamma, _ = robustness(synthetic_predictions(SIZES, ACCURACY))
+    summary, gamma, _, _ = robustness(synthetic_predictions(SIZES, ACCURACY))
     pool = summary[summary["method"] == "pool"].set_index("left_out")
     for left_out, members in (("none", "abcd"), ("a", "bcd"), ("c", "abd")):
         accuracies = [100 * ACCURACY[domain] for domain in members]
@@ -191,7 +205,7 @@ def test_pool_rows_are_metrics_of_the_domain_accuracies() -> None:
         assert pool.at[left_out, "variance"] == pytest.approx(population_variance(accuracies))
         assert pool.at[left_out, "cov"] == pytest.approx(coefficient_of_variation(accuracies))
         assert pool.at[left_out, "domains"] == len(members)
-        assert pool.at[left_out, "reviews"] == sum(SIZES[domain] for domain in members)
+        assert pool.at[left_out, "units"] == sum(SIZES[domain] for domain in members)
     whole = gamma[(gamma["left_out"] == "none") & (gamma["method"] == "pool")].set_index("epsilon")
     scores = np.array([80.0, 70.0, 90.0, 60.0])  # mu 75, sample variance 166.67
     # |t - mu| = 5, 5, 15, 15: half the domains lie within any 5 < eps <= 15
@@ -201,7 +215,7 @@ def test_pool_rows_are_metrics_of_the_domain_accuracies() -> None:
 
 
 def test_review_blocks_of_the_whole_pool_reproduce_the_pool_rows() -> None:
-    summary, _, blocks = robustness(synthetic_predictions(SIZES, ACCURACY), fraction=1.0)
+    summary, _, blocks, _ = robustness(synthetic_predictions(SIZES, ACCURACY), fraction=1.0)
     by_method = summary.set_index(["left_out", "method"])
     for left_out in ("none", "a", "c"):
         for method in ("bagging", "design_bagging"):
@@ -212,45 +226,51 @@ def test_review_blocks_of_the_whole_pool_reproduce_the_pool_rows() -> None:
 
 def test_review_blocks_hold_sixty_percent_of_the_reviews_and_are_audited() -> None:
     predictions = synthetic_predictions(SIZES, ACCURACY)
-    summary, _, blocks = robustness(predictions)
+    summary, _, blocks, _ = robustness(predictions)
     bagged = summary[summary["method"] == "bagging"].set_index("left_out")
     assert bagged.at["none", "block_size"] == block_size(650, 0.6) == 390 and bagged.at["none", "blocks"] == 30
     # the block table carries every accuracy behind the bagged means and variances
     for (left_out, method), rows in blocks.groupby(["left_out", "method"]):
-        per_block = rows.groupby("block")["accuracy"]
+        per_block = rows.groupby("block")["score"]
         expected_mean = per_block.mean().mean()
         expected_variance = per_block.apply(lambda values: np.var(values.to_numpy())).mean()
         row = summary.set_index(["left_out", "method"]).loc[(left_out, method)]
         assert row["mean"] == pytest.approx(expected_mean) and row["variance"] == pytest.approx(expected_variance)
-        assert rows.groupby("block")["reviews"].sum().eq(row["block_size"]).all()
+        assert rows.groupby("block")["units"].sum().eq(row["block_size"]).all()
     # sampling noise: bagged means stay near the pool's
     assert abs(bagged.at["none", "mean"] - 75.0) < 1.5
 
 
 def test_domain_blocks_draw_whole_domains() -> None:
-    summary, _, blocks = robustness(synthetic_predictions(SIZES, ACCURACY), unit="domain")
+    # units = the 4 domains, so at most 4 blocks (a pool needs at least as many units as blocks)
+    summary, _, block_scores, blocks = robustness(
+        synthetic_predictions(SIZES, ACCURACY), unit="domain", leave_out=(WHOLE_POOL,), n_blocks=4
+    )
     design = summary[summary["method"] == "design_bagging"].set_index("left_out")
-    assert design.at["none", "block_size"] == block_size(4, 0.6) == 2 and design.at["a", "block_size"] == 2
+    assert design.at[WHOLE_POOL, "block_size"] == block_size(4, 0.6) == 2 and design.at[WHOLE_POOL, "units"] == 4
+    assert block_scores.empty and set(blocks["unit_id"]) == set(SIZES)
+    # design bagging balances domain frequencies: 4 blocks x 2 over 4 domains = 2 each
+    assert set(blocks[blocks["method"] == "design_bagging"]["domain"].value_counts()) == {2}
+    # each block's mean is the mean of its domains' full accuracies
     full = {domain: 100 * value for domain, value in ACCURACY.items()}
-    assert blocks.apply(lambda row: row["accuracy"] == pytest.approx(full[row["test_domain"]]), axis=1).all()
-    assert blocks.apply(lambda row: row["reviews"] == SIZES[row["test_domain"]], axis=1).all()
-    # design bagging balances domain frequencies: 30 blocks x 2 over 4 domains = 15 each
-    counts = blocks[(blocks["left_out"] == "none") & (blocks["method"] == "design_bagging")]["test_domain"].value_counts()
-    assert set(counts) == {15}
+    bagged = blocks[blocks["method"] == "bagging"].groupby("block")["domain"].apply(lambda d: np.mean([full[x] for x in d]))
+    assert summary.set_index("method").at["bagging", "mean"] == pytest.approx(bagged.mean())
+    with pytest.raises(InputError, match="too few for 30 blocks"):
+        robustness(synthetic_predictions(SIZES, ACCURACY), unit="domain")
 
 
 def test_blocks_are_seeded_and_shared_by_pools_of_the_same_size() -> None:
     predictions = synthetic_predictions(SIZES, ACCURACY)
-    first, _, first_blocks = robustness(predictions)
-    again, _, again_blocks = robustness(predictions)
+    first, _, first_scores, _ = robustness(predictions)
+    again, _, again_scores, _ = robustness(predictions)
     pd.testing.assert_frame_equal(first, again)
-    pd.testing.assert_frame_equal(first_blocks, again_blocks)
-    other, _, _ = robustness(predictions, seed=1)
+    pd.testing.assert_frame_equal(first_scores, again_scores)
+    other, _, _, _ = robustness(predictions, seed=1)
     assert not np.allclose(first["variance"], other["variance"])
     flipped = predictions.assign(correct=1 - predictions["correct"])  # another classifier, same pool
-    _, _, flipped_blocks = robustness(flipped)
-    assert first_blocks["reviews"].tolist() == flipped_blocks["reviews"].tolist()
-    with pytest.raises(ValueError, match="bagging unit"):
+    _, _, flipped_scores, _ = robustness(flipped)
+    assert first_scores["units"].tolist() == flipped_scores["units"].tolist()
+    with pytest.raises(InputError, match="bagging_unit"):
         robustness(predictions, unit="sentence")
 
 

@@ -34,16 +34,25 @@ def test_rows_are_systems_and_groups_are_left_out_sets(table: pd.DataFrame) -> N
 
 def test_csv_round_trips_with_flat_headers(table: pd.DataFrame) -> None:
     frame = pd.read_csv(io.StringIO(to_csv_text(table)), index_col="system")
-    assert list(frame.columns[:3]) == ["none_Mean", "none_Var", "none_COV"]
+    assert list(frame.columns[:3]) == ["whole_pool_Mean", "whole_pool_Var", "whole_pool_COV"]
     assert frame.at["sys_a", "wmt15_Var"] == 101.0
+
+
+def test_csv_keeps_full_precision() -> None:
+    third = summary(0.0).assign(cov=1 / 3, mean=lambda frame: frame["mean"] + 1e-9)
+    table = robustness_table({"sys": third}, "pool", ["none"])
+    frame = pd.read_csv(io.StringIO(to_csv_text(table)), index_col="system")
+    assert frame.at["sys", "whole_pool_COV"] == 1 / 3 and frame.at["sys", "whole_pool_Mean"] == 10 + 1e-9
 
 
 def test_markdown_and_latex(table: pd.DataFrame) -> None:
     markdown = to_markdown_text(table, "Caption here.")
-    assert markdown.splitlines()[0].startswith("| system | Mean (w/o none) | Var (w/o none) | COV (w/o none) |")
+    assert markdown.splitlines()[0].startswith(
+        "| system | Mean (whole pool) | Var (whole pool) | COV (whole pool) | Mean (w/o wmt15) |")
+    assert "none" not in markdown
     assert "| sys-b | 15.00 | 100.00 | 1.00 |" in markdown and markdown.rstrip().endswith("Caption here.")
     latex = to_latex_text(table, "Bagging & 50% of_it", "tab:x")
-    assert r"\multicolumn{3}{c}{bio\_18}" in latex
+    assert r"\multicolumn{3}{c}{whole pool}" in latex and r"\multicolumn{3}{c}{w/o bio\_18}" in latex
     assert r"sys\_a & 10.00 & 100.00 & 1.00" in latex
     assert r"\caption{Bagging \& 50\% of\_it}" in latex
     assert r"\cmidrule(lr){2-4} \cmidrule(lr){5-7} \cmidrule(lr){8-10}" in latex
@@ -58,7 +67,7 @@ def test_sentiment_rows_are_named_and_rounded_to_three_places() -> None:
     table = robustness_table({"kitchen_&_housewares": summary(0.0)}, "bagging", ["none", "wmt15"], row_label="training domain")
     assert pd.read_csv(io.StringIO(to_csv_text(table))).columns[0] == "training domain"
     markdown = to_markdown_text(table, "caption", decimals=3)
-    assert markdown.startswith("| training domain | Mean (w/o none) |")
+    assert markdown.startswith("| training domain | Mean (whole pool) |")
     assert "| kitchen_&_housewares | 10.000 | 100.000 | 1.000 | 11.000 | 101.000 | 1.100 |" in markdown
     latex = to_latex_text(table, "caption", "tab:x", decimals=3)
     assert r"kitchen\_\&\_housewares & 10.000 & 100.000 & 1.000 & 11.000" in latex
@@ -68,4 +77,4 @@ def test_captions_name_the_paper_table_of_each_branch() -> None:
     assert "(paper Table 3)" in table_caption("mt", "bagging", "Sentence bleu", "test set")
     caption = table_caption("sentiment", "design_bagging", "Accuracy", "test domain", "COV is sigma/mu.")
     assert caption.startswith("Accuracy. Robustness Metrics by design bagging") and "(paper Table 6)" in caption
-    assert caption.endswith("Column groups: test domain left out (none = whole pool). COV is sigma/mu.")
+    assert caption.endswith("Column groups: the whole pool, then each test domain left out in turn. COV is sigma/mu.")

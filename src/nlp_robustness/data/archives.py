@@ -24,7 +24,6 @@ import os
 import shutil
 import stat
 import tarfile
-import tempfile
 import zipfile
 import zlib
 from collections.abc import Iterator, Sequence
@@ -32,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from nlp_robustness.errors import InputError
+from nlp_robustness.fileio import create_temporary_directory
 
 PathLike = str | os.PathLike[str]
 
@@ -190,7 +190,7 @@ def extract_members(
         raise InputError(f"extraction target already exists: {target}")
     target.parent.mkdir(parents=True, exist_ok=True)
     wanted = None if members is None else {_check_name(name, archive): name for name in members}
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent))
+    staging = create_temporary_directory(target)  # mode 0o777 less the umask (mkdtemp: 0o700)
     try:
         found: dict[PurePosixPath, Path] = {}
         with _open_archive(archive, kind) as (listed, opened):

@@ -25,7 +25,6 @@ import http.client
 import logging
 import os
 import socket
-import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -37,7 +36,7 @@ from typing import IO
 import yaml
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import atomic_write
+from nlp_robustness.fileio import atomic_write, create_temporary_file, open_temporary_file
 
 PathLike = str | os.PathLike[str]
 
@@ -136,12 +135,15 @@ class _Digests:
 
 @contextlib.contextmanager
 def _staging_file(destination: Path) -> Iterator[tuple[IO[bytes], Path]]:
-    """A temporary file beside ``destination``, removed unless the caller renamed it away."""
+    """A temporary file beside ``destination``, removed unless the caller renamed it away.
+
+    It gets the permissions the umask gives a new file, and a write error (a full disk) names
+    ``destination`` (:mod:`nlp_robustness.fileio`).
+    """
     destination.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, name = tempfile.mkstemp(prefix=f".{destination.name}.", suffix=".part", dir=destination.parent)
-    path = Path(name)
+    descriptor, path = create_temporary_file(destination)
     try:
-        with os.fdopen(descriptor, "wb") as handle:
+        with open_temporary_file(descriptor, destination, "wb") as handle:
             yield handle, path
     finally:
         with contextlib.suppress(FileNotFoundError):
@@ -200,16 +202,24 @@ def _download_once(url: str, handle: IO[bytes], timeout: float) -> _Digests:
 
 
 def _copy_once(source: Path, handle: IO[bytes]) -> _Digests:
+    """Copy the mirror file into ``handle``; only errors reading ``source`` blame it (a full disk names the destination)."""
     digests = _Digests()
     try:
-        with open(source, "rb") as reader:
-            while chunk := reader.read(_CHUNK_BYTES):
-                handle.write(chunk)
-                digests.update(chunk)
+        reader = open(source, "rb")
     except FileNotFoundError:
         raise InputError(f"mirror file not found: {source}") from None
     except OSError as error:
         raise InputError(f"cannot read mirror file {source}: {error.strerror or error}") from None
+    with reader:
+        while True:
+            try:
+                chunk = reader.read(_CHUNK_BYTES)
+            except OSError as error:
+                raise InputError(f"cannot read mirror file {source}: {error.strerror or error}") from None
+            if not chunk:
+                break
+            handle.write(chunk)
+            digests.update(chunk)
     handle.flush()
     return digests
 

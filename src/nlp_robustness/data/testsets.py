@@ -33,6 +33,7 @@ turns them into one space); this keeps the texts identical to the mirror's ``der
 align and returns a table with the columns of :data:`TABLE_COLUMNS`, which :func:`write_testset_table`
 and :func:`read_testset_table` store as TSV. Datasets of the manifest are located and verified by
 :mod:`nlp_robustness.data.acquisition`; a user-defined pair of files is loaded with :func:`load_parallel_files`.
+:mod:`nlp_robustness.data.testset_preparation` turns either into the table that is translated and scored.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ import hashlib
 import os
 import re
 import xml.etree.ElementTree as ElementTree
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 
@@ -79,11 +80,13 @@ class SgmlSegment:
         doc_id: The ``docid`` attribute of the enclosing ``<doc>``.
         seg_id: The ``id`` attribute of the ``<seg>`` (numbering usually restarts in every document).
         text: The segment text, leading and trailing whitespace stripped.
+        line: The line of the file where the segment starts (0: not known); not compared.
     """
 
     doc_id: str
     seg_id: str
     text: str
+    line: int = field(default=0, compare=False)
 
 
 # --------------------------------------------------------------------------------------------
@@ -140,7 +143,7 @@ def read_wmt_sgml(path: PathLike) -> list[SgmlSegment]:
         if doc_id is None:
             raise InputError(f"{path}: line {number}: <seg> outside a <doc docid=...> block")
         text = seg_match.group("text").strip()
-        segments.append(SgmlSegment(doc_id=doc_id, seg_id=segid_match.group("value"), text=text))
+        segments.append(SgmlSegment(doc_id=doc_id, seg_id=segid_match.group("value"), text=text, line=number))
     return segments
 
 

@@ -1,4 +1,4 @@
-"""Figure 4 of the paper: (epsilon, gamma)-Robustness curves of every system.
+"""(epsilon, gamma)-Robustness curves of every row of a study (paper Figure 4; Figure 5 for human scores).
 
 Two panels. Left, raw: gamma against epsilon on the configured grid (score units, e.g. BLEU points).
 Right, normalised: the same curves against epsilon / sigma, epsilon in units of each system's sample

@@ -1,8 +1,9 @@
 """Robustness tables shaped like the paper's Tables 1, 3 and 5, as CSV, Markdown and LaTeX.
 
-Rows are systems; column groups are the left-out test set (``none`` = whole pool); each group holds
-Mean, Var and COV. The CSV keeps full precision with flat ``<left_out>_<statistic>`` headers (easy to
-load); Markdown and LaTeX round to two decimals as the paper prints them.
+Rows are systems (or classifiers); column groups are the whole pool, then each left-out domain; each
+group holds Mean, Var and COV. The CSV keeps full precision (the engine's summaries are written at full
+precision too) with flat headers ``whole_pool_<statistic>`` and ``<left_out>_<statistic>`` (easy to
+load); Markdown and LaTeX round to two decimals as the paper prints them (three for accuracies).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from nlp_robustness.errors import InputError
+from nlp_robustness.statistics.engine import WHOLE_POOL, pool_label
 
 STATISTICS = {"mean": "Mean", "variance": "Var", "cov": "COV"}
 
@@ -35,7 +37,7 @@ def table_caption(branch: str, method: str, scores: str, pool: str, note: str = 
     one, e.g. ``human``, gets none), the column groups, a note."""
     paper_table = PAPER_TABLES.get(branch, {}).get(method)
     reference = f" (paper Table {paper_table})" if paper_table else ""
-    caption = f"{scores}. {METHOD_DESCRIPTIONS[method]}{reference}. Column groups: {pool} left out (none = whole pool)."
+    caption = f"{scores}. {METHOD_DESCRIPTIONS[method]}{reference}. Column groups: the whole pool, then each {pool} left out in turn."
     return f"{caption} {note}" if note else caption
 
 
@@ -60,11 +62,17 @@ def robustness_table(
     return table
 
 
+def csv_group(left_out: str) -> str:
+    """The prefix of a column group in CSV headers: ``whole_pool`` or the left-out domain."""
+    return "whole_pool" if left_out == WHOLE_POOL else left_out
+
+
 def to_csv_text(table: pd.DataFrame) -> str:
-    """CSV with flat headers ``<row label>, none_Mean, none_Var, none_COV, <left_out>_Mean, ...``."""
+    """CSV at full precision (shortest round-trip form) with flat headers ``<row label>, whole_pool_Mean,
+    whole_pool_Var, whole_pool_COV, <left_out>_Mean, ...``."""
     flat = table.copy()
-    flat.columns = [f"{left_out}_{statistic}" for left_out, statistic in table.columns]
-    return flat.to_csv(float_format="%.6g", lineterminator="\n")
+    flat.columns = [f"{csv_group(left_out)}_{statistic}" for left_out, statistic in table.columns]
+    return flat.to_csv(lineterminator="\n")
 
 
 def _format(value: float, decimals: int = 2) -> str:
@@ -76,7 +84,7 @@ def to_markdown_text(table: pd.DataFrame, caption: str, decimals: int = 2) -> st
 
     Values are rounded to ``decimals`` places (2 as the paper prints BLEU; accuracies' COV needs 3).
     """
-    header = [str(table.index.name or "system")] + [f"{statistic} (w/o {left_out})" for left_out, statistic in table.columns]
+    header = [str(table.index.name or "system")] + [f"{statistic} ({pool_label(left_out)})" for left_out, statistic in table.columns]
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
     for system, values in table.iterrows():
         lines.append("| " + " | ".join([str(system)] + [_format(value, decimals) for value in values]) + " |")
@@ -97,7 +105,7 @@ def to_latex_text(table: pd.DataFrame, caption: str, label: str, decimals: int =
     n_statistics = len(STATISTICS)
     column_spec = "l" + "rrr" * len(groups)
     group_header = " & ".join(
-        ["Model"] + [rf"\multicolumn{{{n_statistics}}}{{c}}{{{_latex_escape(group)}}}" for group in groups]
+        ["Model"] + [rf"\multicolumn{{{n_statistics}}}{{c}}{{{_latex_escape(pool_label(group))}}}" for group in groups]
     )
     rules = " ".join(
         rf"\cmidrule(lr){{{2 + index * n_statistics}-{1 + (index + 1) * n_statistics}}}" for index in range(len(groups))
@@ -114,7 +122,7 @@ def to_latex_text(table: pd.DataFrame, caption: str, label: str, decimals: int =
             r"\small",
             rf"\begin{{tabular}}{{{column_spec}}}",
             r"\toprule",
-            rf"& \multicolumn{{{n_statistics * len(groups)}}}{{c}}{{Leave-one-out test set}} \\",
+            rf"& \multicolumn{{{n_statistics * len(groups)}}}{{c}}{{Test pool}} \\",
             group_header + r" \\",
             rules,
             statistic_header + r" \\",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -22,7 +23,9 @@ from numpy.typing import ArrayLike, NDArray
 from nlp_robustness.statistics.robustness_metrics import cov_from_moments, gamma_curve, summarize
 
 __all__ = [
+    "BAGGING_METHODS",
     "BaggedStatistics",
+    "average_over_blocks",
     "bagged_statistics",
     "bagging_blocks",
     "bagging_blocks_literal",
@@ -32,6 +35,10 @@ __all__ = [
     "draw_blocks",
     "rng_for",
 ]
+
+
+#: The sampling methods: Algorithm 5 (bagging) and Algorithm 6 (design bagging). The engine adds the whole pool.
+BAGGING_METHODS = ("bagging", "design_bagging")
 
 
 def block_size(n_items: int, fraction: float) -> int:
@@ -242,7 +249,7 @@ def draw_blocks(method: str, n_items: int, fraction: float, n_blocks: int, rng: 
 
     Raises ValueError for another method (and as the block functions do).
     """
-    draw = {"bagging": bagging_blocks, "design_bagging": design_bagging_blocks}.get(method)
+    draw = dict(zip(BAGGING_METHODS, (bagging_blocks, design_bagging_blocks))).get(method)
     if draw is None:
         raise ValueError(f"method must be bagging or design_bagging, got {method!r}")
     return draw(n_items, block_size(n_items, fraction), n_blocks, rng)
@@ -324,31 +331,24 @@ class BaggedStatistics:
     block_variances: NDArray[np.float64]
 
 
-def bagged_statistics(scores: ArrayLike, blocks: ArrayLike, epsilons: ArrayLike) -> BaggedStatistics:
-    """Mean, Metric I and Metric III on every block, averaged over the blocks (Algorithms 5/6, last lines).
+def average_over_blocks(samples: Sequence[ArrayLike], epsilons: ArrayLike) -> BaggedStatistics:
+    """Mean, Metric I and Metric III of every block's sample, averaged over the blocks (Algorithms 5/6, last lines).
 
-    R(B_m) is computed by :func:`.metrics.summarize` (mean, population variance) and
-    :func:`.metrics.gamma_curve` on ``scores[blocks[m]]``; AV(T) = 1/M sum_m R(B_m). The coefficient of
+    R(B_m) is computed by :func:`.robustness_metrics.summarize` (mean, population variance) and
+    :func:`.robustness_metrics.gamma_curve` on ``samples[m]``; AV(T) = 1/M sum_m R(B_m). The coefficient of
     variation is *not* the average of block coefficients: as the paper states for Tables 3 and 5 ("We
     calculate the mean and variance of each of the bootstrap and finally average values of these measures
     to calculate the coefficient of variation") it is cov_from_moments(average mean, average variance).
 
-    ``blocks`` is an integer array of shape (M, b) of indices into ``scores`` (rows as returned by the block
-    functions of this module). Raises ValueError for invalid scores, epsilons or blocks.
+    A block's sample is what the study makes of its units: their scores, or one score per domain (the
+    samples may then differ in length). Raises ValueError for no samples or invalid scores or epsilons.
     """
-    values = np.asarray(scores, dtype=np.float64)
-    if values.ndim != 1 or values.size == 0 or not np.all(np.isfinite(values)):
-        raise ValueError(f"scores must be a non-empty one-dimensional array of finite values, got shape {values.shape}")
-    indices = np.asarray(blocks)
-    if indices.ndim != 2 or 0 in indices.shape or not np.issubdtype(indices.dtype, np.integer):
-        raise ValueError(f"blocks must be a non-empty 2-D integer array, got shape {indices.shape}, {indices.dtype}")
-    if indices.min() < 0 or indices.max() >= values.size:
-        raise ValueError(f"block indices must lie in [0, {values.size}), the range of the scores")
-    gathered = values[indices]
-    summaries = [summarize(block) for block in gathered]
+    if len(samples) == 0:
+        raise ValueError("need at least one block")
+    summaries = [summarize(sample) for sample in samples]
     block_means = np.array([summary.mean for summary in summaries])
     block_variances = np.array([summary.variance for summary in summaries])
-    gamma = np.mean([gamma_curve(block, epsilons) for block in gathered], axis=0)
+    gamma = np.mean([gamma_curve(sample, epsilons) for sample in samples], axis=0)
     mean = float(block_means.mean())
     variance = float(block_variances.mean())
     return BaggedStatistics(
@@ -359,3 +359,20 @@ def bagged_statistics(scores: ArrayLike, blocks: ArrayLike, epsilons: ArrayLike)
         block_means=block_means,
         block_variances=block_variances,
     )
+
+
+def bagged_statistics(scores: ArrayLike, blocks: ArrayLike, epsilons: ArrayLike) -> BaggedStatistics:
+    """:func:`average_over_blocks` of the unit scores in each block: ``blocks`` is an integer array of shape
+    (M, b) of indices into ``scores`` (rows as returned by the block functions of this module).
+
+    Raises ValueError for invalid scores, epsilons or blocks.
+    """
+    values = np.asarray(scores, dtype=np.float64)
+    if values.ndim != 1 or values.size == 0 or not np.all(np.isfinite(values)):
+        raise ValueError(f"scores must be a non-empty one-dimensional array of finite values, got shape {values.shape}")
+    indices = np.asarray(blocks)
+    if indices.ndim != 2 or 0 in indices.shape or not np.issubdtype(indices.dtype, np.integer):
+        raise ValueError(f"blocks must be a non-empty 2-D integer array, got shape {indices.shape}, {indices.dtype}")
+    if indices.min() < 0 or indices.max() >= values.size:
+        raise ValueError(f"block indices must lie in [0, {values.size}), the range of the scores")
+    return average_over_blocks(list(values[indices]), epsilons)

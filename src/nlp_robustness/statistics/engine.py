@@ -1,128 +1,315 @@
-"""Assemble leave-one-out pools of sentence scores and compute Metrics I-III on each.
+"""The robustness engine: Metrics I-III of any study, on every leave-one-out pool, by every method.
 
-A *pool* is the concatenation, in config order, of the sentence scores of every test set except the
-one left out (``none`` leaves nothing out). Segments are addressed by ``(testset, segment_id)`` so that
-block files written by the ``bagging_blocks`` rule can be audited and re-applied to any system: all
-systems are measured on the same blocks.
+A *study* is a table of units, one row each, with a domain label, a unit id and a score: MT segments
+scored by sentence BLEU (domains = test sets), reviews scored 0 or 100 for a wrong or right prediction
+(domains = product domains), rated segments scored by humans, and later perturbed segments (domains =
+perturbation functions). How a set of units becomes the *sample* that Metrics I-III are computed on is
+the study's *aggregation*:
+
+* ``unit``: every unit's score is one value of the sample (MT and human sentence scores);
+* ``domain``: the mean unit score of every domain present is one value (sentiment: domain-level accuracy).
+
+A *pool* is the units of every domain but the one left out (:data:`WHOLE_POOL`: none left out), in the
+study's domain order, units in their own order within a domain. On each pool the engine computes the
+whole-pool statistics (paper Tables 1/2), and averages them over the blocks of bagging (Algorithm 5,
+Tables 3/4) and design bagging (Algorithm 6, Tables 5/6). Blocks are drawn over a pool's unit keys
+``(domain, unit_id)`` by :func:`draw_study_blocks`, written to one file per study and re-applied by key
+(:func:`block_positions`), so every row of a study (every system, every metric) is measured on the same
+blocks and a reader can audit them.
+
+Pools too small for the statistics are errors, never a "perfect" score: a sample of fewer than two
+values has variance 0 and gamma 0 whatever the system does, and blocks need at least two units each and
+at least as many units in the pool as there are blocks.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from numpy.typing import NDArray
 
-from nlp_robustness.statistics.bagging import bagged_statistics
 from nlp_robustness.errors import InputError
+from nlp_robustness.statistics.bagging import (
+    BAGGING_METHODS,
+    BaggedStatistics,
+    average_over_blocks,
+    block_size,
+    draw_blocks,
+    rng_for,
+)
 from nlp_robustness.statistics.robustness_metrics import gamma_curve, summarize
 
-BLOCK_COLUMNS = ["block", "testset", "segment_id"]
+__all__ = [
+    "AGGREGATIONS",
+    "BAGGING_METHODS",
+    "BLOCK_COLUMNS",
+    "BLOCK_SCORE_COLUMNS",
+    "GAMMA_COLUMNS",
+    "METHODS",
+    "StudyEvaluation",
+    "SUMMARY_COLUMNS",
+    "UNIT_COLUMNS",
+    "WHOLE_POOL",
+    "block_positions",
+    "draw_study_blocks",
+    "evaluate_study",
+    "leave_out_labels",
+    "pool_domains",
+    "pool_label",
+    "pool_units",
+    "read_blocks",
+    "units_from_tables",
+]
+
+#: Left-out label of the whole pool (nothing left out), as written in every summary and block file.
+WHOLE_POOL = "none"
+
+#: Every method: the whole pool first, then the sampling methods of Algorithms 5 and 6.
+METHODS = ("pool", *BAGGING_METHODS)
+
+#: How units become the sample of the metrics (see the module docstring).
+AGGREGATIONS = ("unit", "domain")
+
+UNIT_COLUMNS = ("domain", "unit_id", "score")
+BLOCK_COLUMNS = ("method", "left_out", "block", "domain", "unit_id")
+SUMMARY_COLUMNS = ("left_out", "method", "domains", "units", "blocks", "block_size", "mean", "variance", "cov")
+GAMMA_COLUMNS = ("left_out", "method", "epsilon", "gamma", "sigma")
+BLOCK_SCORE_COLUMNS = ("left_out", "method", "block", "domain", "units", "score")
 
 
-def pool_keys(segment_ids: Mapping[str, Sequence[str]], testsets: Sequence[str]) -> pd.DataFrame:
-    """Keys ``(testset, segment_id)`` of the pool formed by ``testsets``, in pool order."""
-    frames = [
-        pd.DataFrame({"testset": name, "segment_id": pd.Series(segment_ids[name], dtype=str)}) for name in testsets
-    ]
-    if not frames:
-        raise InputError("the pool is empty: no test set remains")
+def leave_out_labels(left_out: Sequence[str]) -> list[str]:
+    """The pools of a study: the whole pool first, then each domain left out in turn."""
+    return [WHOLE_POOL, *left_out]
+
+
+def pool_label(left_out: str) -> str:
+    """How a pool is named for a reader: ``whole pool`` or ``w/o <domain>``."""
+    return "whole pool" if left_out == WHOLE_POOL else f"w/o {left_out}"
+
+
+def pool_domains(domains: Sequence[str], left_out: str) -> list[str]:
+    """The domains of the pool that leaves out ``left_out`` (study order)."""
+    return [domain for domain in domains if domain != left_out]
+
+
+def units_from_tables(tables: Mapping[str, pd.DataFrame], id_column: str, score_column: str | None = None) -> pd.DataFrame:
+    """One unit table from per-domain tables (domain -> table; mapping order is domain order).
+
+    ``id_column`` holds the unit ids; ``score_column`` the scores (None: keys only, no ``score`` column).
+    """
+    frames = []
+    for domain, table in tables.items():
+        frame = pd.DataFrame({"domain": domain, "unit_id": table[id_column].astype(str).to_numpy()})
+        if score_column is not None:
+            frame["score"] = table[score_column].to_numpy(dtype=np.float64)
+        frames.append(frame)
+    columns = list(UNIT_COLUMNS if score_column is not None else UNIT_COLUMNS[:2])
+    return pd.concat(frames, ignore_index=True)[columns] if frames else pd.DataFrame(columns=columns)
+
+
+def pool_units(units: pd.DataFrame, domains: Sequence[str], left_out: str, study: str = "study") -> pd.DataFrame:
+    """The units of the pool that leaves out ``left_out``: domain order of ``domains``, unit order kept.
+
+    Raises:
+        InputError: A domain of the pool has no unit, or no domain remains (``study`` names the study).
+    """
+    members = pool_domains(domains, left_out)
+    if not members:
+        raise InputError(f"{study}: leaving out {left_out} leaves no domain in the pool")
+    frames = []
+    for domain in members:
+        selected = units[units["domain"] == domain]
+        if selected.empty:
+            raise InputError(f"{study}: domain {domain} has no units")
+        frames.append(selected)
     return pd.concat(frames, ignore_index=True)
 
 
-def blocks_frame(block_indices: np.ndarray, keys: pd.DataFrame) -> pd.DataFrame:
-    """Long table ``block, testset, segment_id`` of an ``(M, b)`` array of pool positions."""
-    n_blocks, block_size = block_indices.shape
-    flat = block_indices.reshape(-1)
-    return pd.DataFrame(
-        {
-            "block": np.repeat(np.arange(1, n_blocks + 1), block_size),
-            "testset": keys["testset"].to_numpy()[flat],
-            "segment_id": keys["segment_id"].to_numpy()[flat],
-        }
-    )
+def _check_blocks_fit(n_units: int, size: int, n_blocks: int, where: str) -> None:
+    if n_units < n_blocks or size < 2:
+        raise InputError(
+            f"{where}: the pool has {n_units} units, too few for {n_blocks} blocks of at least 2 units "
+            f"(block size here: {size}); lower robustness.bagging.blocks, raise the fraction or keep more units"
+        )
 
 
-def read_blocks(path: str | Path) -> pd.DataFrame:
-    """Read a block file written by :func:`blocks_frame`."""
-    frame = pd.read_csv(path, sep="\t", dtype={"block": int, "testset": str, "segment_id": str}, keep_default_na=False)
-    if list(frame.columns) != BLOCK_COLUMNS:
-        raise InputError(f"{path}: expected columns {BLOCK_COLUMNS}, found {list(frame.columns)}")
+def draw_study_blocks(
+    keys: pd.DataFrame,
+    domains: Sequence[str],
+    leave_out: Sequence[str],
+    *,
+    seed: int,
+    namespace: Sequence[str],
+    n_blocks: int,
+    fraction: float,
+    study: str = "study",
+) -> pd.DataFrame:
+    """The blocks of both bagging methods over every pool of a study, as one long table.
+
+    ``keys`` has the study's unit keys (``domain, unit_id``); ``leave_out`` the pool labels
+    (:func:`leave_out_labels`). The generator of a pool is seeded by (``seed``, ``namespace``, method,
+    left-out label) only, so adding a domain or a system leaves the other pools' blocks alone.
+    Returns columns :data:`BLOCK_COLUMNS`, blocks numbered from 1, units ascending in pool order.
+
+    Raises:
+        InputError: A pool is too small for the blocks (see the module docstring).
+    """
+    frames = []
+    for method in BAGGING_METHODS:
+        for left_out in leave_out:
+            pool = pool_units(keys, domains, left_out, study)
+            size = block_size(len(pool), fraction)
+            _check_blocks_fit(len(pool), size, n_blocks, f"{study}, {pool_label(left_out)}, {method}")
+            indices = draw_blocks(method, len(pool), fraction, n_blocks, rng_for(seed, *namespace, method, left_out))
+            flat = indices.reshape(-1)
+            frames.append(pd.DataFrame({
+                "method": method,
+                "left_out": left_out,
+                "block": np.repeat(np.arange(1, n_blocks + 1), indices.shape[1]),
+                "domain": pool["domain"].to_numpy()[flat],
+                "unit_id": pool["unit_id"].to_numpy()[flat],
+            }))
+    return pd.concat(frames, ignore_index=True)[list(BLOCK_COLUMNS)]
+
+
+def read_blocks(path: str) -> pd.DataFrame:
+    """Read a block file written from :func:`draw_study_blocks`.
+
+    Raises:
+        InputError: The columns are not :data:`BLOCK_COLUMNS` (the path is named).
+    """
+    frame = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
+    if tuple(frame.columns) != BLOCK_COLUMNS:
+        raise InputError(f"{path}: expected columns {list(BLOCK_COLUMNS)}, found {list(frame.columns)}")
+    frame["block"] = frame["block"].astype(np.int64)
     return frame
 
 
-def block_indices_in_pool(blocks: pd.DataFrame, keys: pd.DataFrame, source: str = "blocks") -> np.ndarray:
-    """Map a block table onto positions in the pool given by ``keys``; returns an ``(M, b)`` array."""
-    positions = keys.reset_index(drop=True).reset_index(names="position")
-    merged = blocks.merge(positions, on=["testset", "segment_id"], how="left", sort=False)
+def block_positions(blocks: pd.DataFrame, pool: pd.DataFrame, source: str = "blocks") -> NDArray[np.int64]:
+    """Positions in ``pool`` (a :func:`pool_units` table) of the units of ``blocks`` (one method and pool);
+    an ``(M, b)`` array, one block per row.
+
+    Raises:
+        InputError: A block unit is not in the pool, or blocks differ in size (``source`` names them).
+    """
+    positions = pool[["domain", "unit_id"]].reset_index(drop=True).reset_index(names="position")
+    merged = blocks[["block", "domain", "unit_id"]].merge(positions, on=["domain", "unit_id"], how="left", sort=False)
     if merged["position"].isna().any():
-        missing = merged.loc[merged["position"].isna(), ["testset", "segment_id"]].iloc[0]
+        missing = merged.loc[merged["position"].isna(), ["domain", "unit_id"]].iloc[0]
         raise InputError(
-            f"{source}: segment {missing['testset']}:{missing['segment_id']} is not in the pool "
-            "(blocks were drawn for other test sets; rerun the bagging_blocks rule)"
+            f"{source}: unit {missing['domain']}:{missing['unit_id']} is not in the pool "
+            "(the blocks were drawn for other units; rerun the study_blocks rule)"
         )
     sizes = merged.groupby("block").size()
-    if sizes.nunique() != 1:
-        raise InputError(f"{source}: blocks have different sizes {sorted(set(sizes))}")
+    if sizes.empty or sizes.nunique() != 1:
+        raise InputError(f"{source}: no blocks, or blocks of different sizes {sorted(set(sizes))}")
     merged = merged.sort_values(["block"], kind="stable")
     return merged["position"].to_numpy(dtype=np.int64).reshape(len(sizes), int(sizes.iloc[0]))
 
 
-def evaluate_pools(
-    scores: Mapping[str, pd.DataFrame],
-    testsets: Sequence[str],
-    leave_out: Sequence[str],
-    blocks: Mapping[tuple[str, str], pd.DataFrame],
-    epsilons: np.ndarray,
-    score_column: str,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Metrics I-III of one system for every leave-one-out pool and every method.
+def _domain_means(scores: NDArray[np.float64], codes: NDArray[np.int64], n_domains: int, members: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """Mean score of every domain on the units at ``members`` (NaN where none) and the unit counts."""
+    counts = np.bincount(codes[members], minlength=n_domains)
+    sums = np.bincount(codes[members], weights=scores[members], minlength=n_domains)
+    means = np.full(n_domains, np.nan)
+    present = counts > 0
+    means[present] = sums[present] / counts[present]
+    return means, counts
 
-    ``scores`` maps test set -> table with ``segment_id`` and ``score_column``; ``blocks`` maps
-    ``(method, left_out)`` -> block table for ``bagging`` and ``design_bagging``. Returns the summary
-    table (``left_out, method, segments, blocks, block_size, mean, variance, cov``) and the gamma table
-    (``left_out, method, epsilon, gamma, sigma``) where ``sigma`` is the sample standard deviation of the
-    pool that the no-sampling gamma curve is scaled by (empty for the bagged curves, whose sigma varies
-    per block).
+
+@dataclass(frozen=True)
+class StudyEvaluation:
+    """What :func:`evaluate_study` returns for one row of a study (e.g. one system and metric).
+
+    ``summary`` has :data:`SUMMARY_COLUMNS` (the shape the table writers read), ``gamma`` has
+    :data:`GAMMA_COLUMNS` (sigma: the pool's sample standard deviation the whole-pool curve is
+    normalised by; NaN for the bagged curves), ``block_scores`` has :data:`BLOCK_SCORE_COLUMNS` with
+    every domain score every block contributed (``domain`` aggregation only; empty otherwise).
     """
-    summary_rows: list[dict[str, object]] = []
-    gamma_frames: list[pd.DataFrame] = []
+
+    summary: pd.DataFrame
+    gamma: pd.DataFrame
+    block_scores: pd.DataFrame
+
+
+def evaluate_study(
+    units: pd.DataFrame,
+    domains: Sequence[str],
+    leave_out: Sequence[str],
+    blocks: pd.DataFrame,
+    epsilons: NDArray[np.float64],
+    aggregation: str = "unit",
+    study: str = "study",
+) -> StudyEvaluation:
+    """Metrics I-III of one row of a study on every pool (``leave_out``: :func:`leave_out_labels`) and method.
+
+    ``units`` has :data:`UNIT_COLUMNS`; ``blocks`` is the study's block table (:func:`draw_study_blocks`).
+    The bagged mean and variance are averaged over the blocks and COV is formed from those averages
+    (:func:`.bagging.average_over_blocks`).
+
+    Raises:
+        InputError: A pool or block sample has fewer than two values, a block unit is not in the pool,
+            or ``aggregation`` is unknown (``study`` names the study).
+    """
+    if aggregation not in AGGREGATIONS:
+        raise InputError(f"{study}: aggregation must be one of {', '.join(AGGREGATIONS)}, got {aggregation!r}")
+    summary_rows, gamma_frames, block_frames = [], [], []
     for left_out in leave_out:
-        members = [name for name in testsets if name != left_out]
-        keys = pool_keys({name: scores[name]["segment_id"].tolist() for name in members}, members)
-        pool = np.concatenate([scores[name][score_column].to_numpy(dtype=float) for name in members])
+        pool = pool_units(units, domains, left_out, study)
+        members = pool_domains(domains, left_out)
+        scores = pool["score"].to_numpy(dtype=np.float64)
+        codes = pool["domain"].map({domain: index for index, domain in enumerate(members)}).to_numpy(dtype=np.int64)
 
-        summary = summarize(pool)
-        sigma = float(np.std(pool, ddof=1)) if pool.size > 1 else 0.0
-        summary_rows.append(
-            {"left_out": left_out, "method": "pool", "segments": pool.size, "blocks": 1, "block_size": pool.size,
-             "mean": summary.mean, "variance": summary.variance, "cov": summary.cov}
-        )
-        gamma_frames.append(
-            pd.DataFrame({"left_out": left_out, "method": "pool", "epsilon": epsilons,
-                          "gamma": gamma_curve(pool, epsilons), "sigma": sigma})
-        )
-        for method in ("bagging", "design_bagging"):
-            block_table = blocks[(method, left_out)]
-            indices = block_indices_in_pool(block_table, keys, source=f"blocks of {method}, left out {left_out}")
-            bagged = bagged_statistics(pool, indices, epsilons)
-            summary_rows.append(
-                {"left_out": left_out, "method": method, "segments": pool.size, "blocks": indices.shape[0],
-                 "block_size": indices.shape[1], "mean": bagged.mean, "variance": bagged.variance, "cov": bagged.cov}
-            )
-            gamma_frames.append(
-                pd.DataFrame({"left_out": left_out, "method": method, "epsilon": epsilons,
-                              "gamma": bagged.gamma, "sigma": np.nan})
-            )
-    return pd.DataFrame(summary_rows), pd.concat(gamma_frames, ignore_index=True)
+        def sample(positions: NDArray[np.int64]) -> NDArray[np.float64]:
+            if aggregation == "unit":
+                return scores[positions]
+            means, _ = _domain_means(scores, codes, len(members), positions)
+            return means[~np.isnan(means)]
 
-
-__all__ = [
-    "BLOCK_COLUMNS",
-    "pool_keys",
-    "blocks_frame",
-    "read_blocks",
-    "block_indices_in_pool",
-    "evaluate_pools",
-]
+        where = f"{study}, {pool_label(left_out)}"
+        whole = sample(np.arange(len(pool)))
+        if whole.size < 2:
+            raise InputError(f"{where}: the pool gives {whole.size} value(s); variance and gamma need at least 2")
+        statistics = summarize(whole)
+        summary_rows.append({
+            "left_out": left_out, "method": "pool", "domains": len(members), "units": len(pool), "blocks": 1,
+            "block_size": len(pool), "mean": statistics.mean, "variance": statistics.variance, "cov": statistics.cov,
+        })
+        gamma_frames.append(pd.DataFrame({
+            "left_out": left_out, "method": "pool", "epsilon": epsilons, "gamma": gamma_curve(whole, epsilons),
+            "sigma": float(np.std(whole, ddof=1)),
+        }))
+        for method in BAGGING_METHODS:
+            selected = blocks[(blocks["method"] == method) & (blocks["left_out"] == left_out)]
+            positions = block_positions(selected, pool, source=f"{where}, {method} blocks")
+            samples = [sample(row) for row in positions]
+            if min(len(values) for values in samples) < 2:
+                raise InputError(f"{where}, {method}: a block gives fewer than 2 values; variance and gamma need at least 2")
+            bagged: BaggedStatistics = average_over_blocks(samples, epsilons)
+            summary_rows.append({
+                "left_out": left_out, "method": method, "domains": len(members), "units": len(pool),
+                "blocks": positions.shape[0], "block_size": positions.shape[1],
+                "mean": bagged.mean, "variance": bagged.variance, "cov": bagged.cov,
+            })
+            gamma_frames.append(pd.DataFrame({
+                "left_out": left_out, "method": method, "epsilon": epsilons, "gamma": bagged.gamma, "sigma": np.nan,
+            }))
+            if aggregation == "domain":
+                for block, row in enumerate(positions, start=1):
+                    means, counts = _domain_means(scores, codes, len(members), row)
+                    present = np.flatnonzero(counts > 0)
+                    block_frames.append(pd.DataFrame({
+                        "left_out": left_out, "method": method, "block": block,
+                        "domain": np.asarray(members, dtype=object)[present], "units": counts[present],
+                        "score": means[present],
+                    }))
+    block_scores = (pd.concat(block_frames, ignore_index=True) if block_frames
+                    else pd.DataFrame(columns=list(BLOCK_SCORE_COLUMNS)))
+    return StudyEvaluation(
+        summary=pd.DataFrame(summary_rows, columns=list(SUMMARY_COLUMNS)),
+        gamma=pd.concat(gamma_frames, ignore_index=True)[list(GAMMA_COLUMNS)],
+        block_scores=block_scores[list(BLOCK_SCORE_COLUMNS)],
+    )

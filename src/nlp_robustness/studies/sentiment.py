@@ -1,29 +1,19 @@
-"""Sentiment branch (paper Section 5, Tables 2, 4 and 6): cross-domain consistency of classifier accuracy.
+"""The sentiment study (paper Section 5, Tables 2, 4 and 6): cross-domain consistency of classifier accuracy.
 
-One classifier is trained per training domain of the Amazon multi-domain reviews and tested on every
-configured test domain; robustness is the consistency of its *domain-level* accuracies (one score per
-test domain, in percent), with each test domain left out in turn, as in the MT branch.
+One classifier (:mod:`nlp_robustness.systems.sentiment_classifier`) is trained per training domain of
+the Amazon multi-domain reviews and tested on every configured test domain; robustness is the
+consistency of its *domain-level* accuracies (one score per test domain, in percent), with each test
+domain left out in turn, measured by the engine of :mod:`nlp_robustness.statistics.engine`:
 
-The paper does not name its classifier. We use a standard, well-kept one: TF-IDF word n-grams
-(scikit-learn ``TfidfVectorizer``) and L2-regularised logistic regression (``liblinear``), with the
-regularisation strength ``C`` chosen on the validation split. Choices made here, where the paper is
-silent (documented in the README, tested in tests/unit/test_sentiment.py):
-
-* **Validation split.** 15 % of a domain's reviews, drawn with a seed, stratified by label and *grouped
-  by text*: the Blitzer data repeat some reviews verbatim within a domain (23 to 46 per domain in
-  sorted_data_acl), and a copy on each side of the split would inflate validation accuracy.
-* **Model selection.** Highest validation accuracy over the ``C`` grid; ties go to the smallest ``C``
-  (strongest regularisation). The model kept is the one trained on the 85 %: the validation split is
-  then the training domain's own *held-out* test domain. Its accuracy is the one used to choose ``C``
-  among a handful of values, so it is slightly optimistic; it is labelled ``held-out`` in every output.
-* **No test review seen in training.** A test review whose text equals a training or validation review
-  of the classifier is dropped from the test domain (counted as ``excluded_duplicates``).
-* **Bagging unit.** Algorithms 5 and 6 draw blocks of "the test pool"; the paper's sentiment tables
-  bag "sub-sampled test data ... each containing 60 % of the data". With ``bagging_unit: review`` (the
-  default) blocks are drawn over the pooled test *reviews*, and a block's scores are the accuracies of
-  each domain on the block's reviews; with ``bagging_unit: domain`` blocks are drawn over the test
-  *domains*, and a block's scores are the full accuracies of its domains. Either way, Mean and Var are
-  averaged over the blocks and COV is formed from those averages, as for MT.
+* **Units.** With ``bagging_unit: review`` (the default) the study's units are a classifier's test
+  reviews, scored 100 when predicted right and 0 when wrong, and a sample is the accuracy of every
+  domain (engine aggregation ``domain``): the blocks of Algorithms 5 and 6 are drawn over the pooled test
+  reviews, as the paper bags "sub-sampled test data ... each containing 60 % of the data". With
+  ``bagging_unit: domain`` the units are the test domains themselves, scored by their accuracy
+  (aggregation ``unit``), and blocks are drawn over domains.
+* **Blocks** are drawn per classifier, since each classifier's own domain is tested on its own held-out
+  split, and seeded by (seed, ``sentiment``, method, left-out domain): classifiers whose pools have the
+  same size get blocks at the same positions.
 * **COV** is sigma / mu (as in the MT tables). The paper's sentiment tables print 100 * Var / Mean
   under that name (Table 2, dvd: 100 * 2.04 / 64.33 = 3.17); every table says so in a note.
 """
@@ -31,294 +21,76 @@ silent (documented in the README, tested in tests/unit/test_sentiment.py):
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
 from typing import Any
 
-import numpy as np
 import pandas as pd
-from numpy.typing import NDArray
-from sklearn.feature_extraction.text import TfidfVectorizer
-from sklearn.linear_model import LogisticRegression
-from sklearn.pipeline import Pipeline
 
-from nlp_robustness.statistics.bagging import block_size, draw_blocks, rng_for
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import read_table
-from nlp_robustness.statistics.robustness_metrics import cov_from_moments, gamma_curve, summarize
-from nlp_robustness.data.reviews import REVIEW_COLUMNS
+from nlp_robustness.statistics.engine import UNIT_COLUMNS
 
 __all__ = [
     "ACCURACY_COLUMNS",
     "BAGGING_UNITS",
-    "ClassifierSettings",
-    "PREDICTION_COLUMNS",
-    "TEST_SOURCES",
-    "TrainedClassifier",
     "accuracy_by_domain",
     "accuracy_summary",
     "accuracy_summary_markdown",
-    "SPLIT_COLUMNS",
-    "binary_labels",
-    "read_reviews",
-    "train_domain_classifier",
-    "training_side",
-    "domain_level_robustness",
-    "review_documents",
-    "split_validation",
-    "predict_test_domains",
-    "train_classifier",
+    "aggregation_of",
+    "read_predictions",
+    "unit_keys",
+    "units",
+    "units_of_predictions",
 ]
 
-#: Review labels and the class each is given.
-LABEL_CLASSES: dict[str, int] = {"negative": 0, "positive": 1}
-
-#: Where a test domain's reviews come from, relative to the classifier: its own validation split, the
-#: training domain in another dataset, or another domain.
-TEST_SOURCES = ("held-out", "in-domain", "cross-domain")
-
-#: Units Algorithms 5 and 6 may draw blocks of (see the module docstring).
+#: What the engine draws blocks of (see the module docstring).
 BAGGING_UNITS = ("review", "domain")
-
-#: Columns of a classifier's split table: every review of its training domain and its side.
-SPLIT_COLUMNS = ("review_id", "split")
-
-#: Columns of a prediction table.
-PREDICTION_COLUMNS = ("review_id", "test_domain", "source", "label", "predicted", "correct")
 
 #: Columns of a classifier's accuracy table (one row per test domain).
 ACCURACY_COLUMNS = ("test_domain", "source", "reviews", "correct", "accuracy", "excluded_duplicates")
 
 
-@dataclass(frozen=True)
-class ClassifierSettings:
-    """TF-IDF n-gram features and logistic regression, with ``C`` chosen from ``c_grid`` on validation.
+def read_predictions(path: str) -> pd.DataFrame:
+    """A classifier's prediction table (written by the ``sentiment_evaluate`` rule)."""
+    return pd.read_csv(path, sep="\t", dtype={"review_id": str, "test_domain": str}, keep_default_na=False)
 
-    Attributes:
-        fields: Review fields joined (by a line break) into the document a classifier reads.
-        ngram_max: Word n-grams of length 1..ngram_max are features.
-        min_df: A feature must occur in at least this many training documents.
-        sublinear_tf: Use 1 + log(tf) instead of raw term frequency.
-        c_grid: Inverse regularisation strengths tried, each trained on the training split.
-        max_iter: Iteration limit of the liblinear solver.
+
+def aggregation_of(bagging_unit: str) -> str:
+    """The engine aggregation of a bagging unit: reviews make domain accuracies, domains are units themselves."""
+    if bagging_unit not in BAGGING_UNITS:
+        raise InputError(f"sentiment.bagging_unit must be one of {', '.join(BAGGING_UNITS)}, got {bagging_unit!r}")
+    return "domain" if bagging_unit == "review" else "unit"
+
+
+def units_of_predictions(predictions: pd.DataFrame, test_domains: Sequence[str], bagging_unit: str) -> pd.DataFrame:
+    """The study's units of one classifier (:data:`.engine.UNIT_COLUMNS`), test domains in config order.
+
+    ``review``: one unit per test review, score 100 (right) or 0 (wrong); ``domain``: one unit per test
+    domain (its name is its id), score its accuracy in percent.
     """
-
-    fields: tuple[str, ...] = ("title", "review_text")
-    ngram_max: int = 2
-    min_df: int = 2
-    sublinear_tf: bool = True
-    c_grid: tuple[float, ...] = (0.01, 0.1, 1.0, 10.0, 100.0)
-    max_iter: int = 1000
-
-    @classmethod
-    def from_config(cls, mapping: Mapping[str, Any]) -> "ClassifierSettings":
-        """Settings from the config's ``sentiment.classifier`` section (missing keys: defaults)."""
-        values = dict(mapping)
-        for key in ("fields", "c_grid"):
-            if key in values:
-                values[key] = tuple(values[key])
-        return cls(**values)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {key: list(value) if isinstance(value, tuple) else value for key, value in asdict(self).items()}
-
-
-def review_documents(reviews: pd.DataFrame, fields: Sequence[str]) -> list[str]:
-    """The text a classifier reads for each review: ``fields`` joined by a line break, empty ones skipped."""
-    missing = [name for name in fields if name not in reviews.columns]
-    if missing:
-        raise InputError(f"review table lacks field(s) {', '.join(missing)} (known: {', '.join(reviews.columns)})")
-    columns = [reviews[name].astype(str).tolist() for name in fields]
-    return ["\n".join(part for part in parts if part) for parts in zip(*columns)]
-
-
-def binary_labels(reviews: pd.DataFrame, source: str) -> NDArray[np.int64]:
-    """Class of every review (negative 0, positive 1); any other label is an error naming the review."""
-    unknown = ~reviews["label"].isin(list(LABEL_CLASSES))
-    if unknown.any():
-        first = reviews.loc[unknown].iloc[0]
-        raise InputError(
-            f"{source}: review {first['review_id']} has label {first['label']!r}; a sentiment classifier needs "
-            f"{' or '.join(LABEL_CLASSES)} reviews"
-        )
-    return reviews["label"].map(LABEL_CLASSES).to_numpy(dtype=np.int64)
-
-
-def read_reviews(path: str) -> pd.DataFrame:
-    """A review table written by the ``prepare_dataset`` rule (all columns as strings)."""
-    return read_table(path, REVIEW_COLUMNS, "review table")
-
-
-def split_validation(documents: Sequence[str], labels: Sequence[int], fraction: float, seed: int, domain: str) -> NDArray[np.bool_]:
-    """Seeded validation split, stratified by label and grouped by text; True marks a validation review.
-
-    Reviews with identical text form one group, which goes wholly to one side; a group's stratum is
-    the label of its first review. In each stratum ``round(fraction * groups)`` groups (half up, at
-    least one, at most all but one) are drawn with the generator ``rng_for(seed, "validation", domain)``.
-
-    Raises:
-        InputError: A label has fewer than two distinct texts (nothing to split).
-    """
-    frame = pd.DataFrame({"text": list(documents), "label": np.asarray(labels)})
-    group_of = frame.groupby("text", sort=False).ngroup().to_numpy()
-    first = frame.drop_duplicates("text")  # one row per group, in group order
-    rng = rng_for(seed, "validation", domain)
-    validation_groups: list[NDArray[np.int64]] = []
-    for label in sorted(first["label"].unique()):
-        groups = np.flatnonzero(first["label"].to_numpy() == label)
-        if groups.size < 2:
-            raise InputError(f"domain {domain}: label {label} has {groups.size} distinct review text(s); cannot hold any out")
-        taken = min(block_size(int(groups.size), fraction), groups.size - 1)
-        validation_groups.append(rng.permutation(groups)[:taken])
-    return np.isin(group_of, np.concatenate(validation_groups))
-
-
-@dataclass
-class TrainedClassifier:
-    """A fitted classifier and how it was chosen."""
-
-    pipeline: Pipeline
-    chosen_c: float
-    validation_accuracy: float
-    selection: pd.DataFrame = field(repr=False)  # c, validation_accuracy, chosen (one row per C)
-    vocabulary_size: int = 0
-
-
-def train_classifier(
-    train_documents: Sequence[str],
-    train_labels: Sequence[int],
-    validation_documents: Sequence[str],
-    validation_labels: Sequence[int],
-    settings: ClassifierSettings,
-) -> TrainedClassifier:
-    """Fit the TF-IDF vocabulary on the training split, one logistic regression per ``C``; keep the best on validation.
-
-    The vectoriser sees the training split only; ties in validation accuracy go to the smallest ``C``.
-    """
-    vectorizer = TfidfVectorizer(
-        ngram_range=(1, settings.ngram_max), min_df=settings.min_df, sublinear_tf=settings.sublinear_tf,
-        lowercase=True, dtype=np.float64,
-    )
-    train_features = vectorizer.fit_transform(train_documents)
-    validation_features = vectorizer.transform(validation_documents)
-    validation_truth = np.asarray(validation_labels)
-    rows, models = [], []
-    for c in sorted(settings.c_grid):
-        model = LogisticRegression(C=c, solver="liblinear", max_iter=settings.max_iter, random_state=0)
-        model.fit(train_features, train_labels)
-        accuracy = float(np.mean(model.predict(validation_features) == validation_truth))
-        rows.append({"c": float(c), "validation_accuracy": 100.0 * accuracy})
-        models.append(model)
-    selection = pd.DataFrame(rows)
-    best = int(np.argmax(selection["validation_accuracy"].to_numpy()))  # first maximum = smallest C
-    selection["chosen"] = selection.index == best
-    return TrainedClassifier(
-        pipeline=Pipeline([("tfidf", vectorizer), ("logistic_regression", models[best])]),
-        chosen_c=float(selection.at[best, "c"]),
-        validation_accuracy=float(selection.at[best, "validation_accuracy"]),
-        selection=selection,
-        vocabulary_size=len(vectorizer.vocabulary_),
-    )
-
-
-def train_domain_classifier(
-    reviews: pd.DataFrame, domain: str, *, validation_fraction: float, seed: int, settings: ClassifierSettings, source: str
-) -> tuple[TrainedClassifier, pd.DataFrame, dict[str, Any]]:
-    """Split one domain's reviews, train and select its classifier.
-
-    Returns the classifier, the split table (:data:`SPLIT_COLUMNS`, ``training`` or ``validation`` for
-    every review of the domain, file order) and a JSON-ready record of the training.
-
-    Raises:
-        InputError: The domain has no reviews in ``reviews`` (``source`` names the table), or a label
-            other than positive/negative.
-    """
-    selected = reviews[reviews["domain"] == domain]
-    if selected.empty:
-        raise InputError(f"{source}: no reviews of training domain {domain!r} (domains: {', '.join(reviews['domain'].unique())})")
-    documents = review_documents(selected, settings.fields)
-    labels = binary_labels(selected, source)
-    validation = split_validation(documents, labels, validation_fraction, seed, domain)
-    train_documents = [document for document, held in zip(documents, validation) if not held]
-    validation_documents = [document for document, held in zip(documents, validation) if held]
-    trained = train_classifier(train_documents, labels[~validation], validation_documents, labels[validation], settings)
-    split = pd.DataFrame({"review_id": selected["review_id"].to_numpy(),
-                          "split": np.where(validation, "validation", "training")})
-    record = {
-        "classifier": domain,
-        "training_reviews": int((~validation).sum()),
-        "validation_reviews": int(validation.sum()),
-        "training_positive": int(labels[~validation].sum()),
-        "validation_positive": int(labels[validation].sum()),
-        "distinct_texts": len(set(documents)),
-        "vocabulary_size": trained.vocabulary_size,
-        "chosen_c": trained.chosen_c,
-        "validation_accuracy": trained.validation_accuracy,
-        "selection": trained.selection.to_dict(orient="records"),
-        "model": "TF-IDF word n-grams + L2 logistic regression (scikit-learn, liblinear); C chosen on the validation split",
-        "settings": settings.as_dict(),
-        "validation_fraction": validation_fraction,
-        "seed": seed,
-    }
-    return trained, split, record
-
-
-def training_side(reviews: pd.DataFrame, split: pd.DataFrame, settings: ClassifierSettings, source: str) -> tuple[pd.DataFrame, set[str]]:
-    """The validation reviews of a classifier and the documents it has seen (training and validation).
-
-    Raises:
-        InputError: A review of the split table is not in ``reviews`` (the split belongs to another table).
-    """
-    sides = split.set_index("review_id")["split"]
-    selected = reviews[reviews["review_id"].isin(sides.index)]
-    if len(selected) != len(sides):
-        raise InputError(f"{source}: {len(sides) - len(selected)} review(s) of the split table are not in the training reviews")
-    validation = selected[selected["review_id"].map(sides).to_numpy() == "validation"]
-    return validation, set(review_documents(selected, settings.fields))
-
-
-def predict_test_domains(
-    pipeline: Pipeline,
-    test_reviews: pd.DataFrame,
-    test_domains: Sequence[str],
-    training_domain: str,
-    validation_reviews: pd.DataFrame | None,
-    seen_documents: set[str],
-    settings: ClassifierSettings,
-    source: str,
-) -> tuple[pd.DataFrame, dict[str, int]]:
-    """Predict every review of every test domain; return the prediction table and dropped duplicates per domain.
-
-    The training domain is tested on ``validation_reviews`` (its held-out split) when they are given,
-    that is, when the test dataset is the training dataset; otherwise on the test dataset's reviews of
-    that domain (``in-domain``). A test review whose document is in ``seen_documents`` (the
-    classifier's training and validation texts) is dropped and counted.
-
-    Raises:
-        InputError: A test domain has no reviews in ``test_reviews`` (``source`` names the table).
-    """
-    frames, excluded = [], {}
+    aggregation_of(bagging_unit)
+    frames = []
     for domain in test_domains:
-        if domain == training_domain and validation_reviews is not None:
-            reviews, origin = validation_reviews, "held-out"
-        else:
-            reviews = test_reviews[test_reviews["domain"] == domain]
-            origin = "in-domain" if domain == training_domain else "cross-domain"
-            if reviews.empty:
-                raise InputError(f"{source}: no reviews of test domain {domain!r}")
-            documents = review_documents(reviews, settings.fields)
-            unseen = np.array([document not in seen_documents for document in documents], dtype=bool)
-            excluded[domain] = int((~unseen).sum())
-            reviews = reviews[unseen]
-            if reviews.empty:
-                raise InputError(f"{source}: every review of test domain {domain!r} is also a training review")
-        excluded.setdefault(domain, 0)
-        truth = binary_labels(reviews, source)
-        predicted = pipeline.predict(review_documents(reviews, settings.fields)).astype(np.int64)
+        selected = predictions[predictions["test_domain"] == domain]
+        if selected.empty:
+            raise InputError(f"no predictions for test domain {domain!r}")
         frames.append(pd.DataFrame({
-            "review_id": reviews["review_id"].to_numpy(), "test_domain": domain, "source": origin,
-            "label": truth, "predicted": predicted, "correct": (predicted == truth).astype(np.int64),
+            "domain": domain, "unit_id": selected["review_id"].astype(str).to_numpy(),
+            "score": 100.0 * selected["correct"].to_numpy(dtype=float),
         }))
-    return pd.concat(frames, ignore_index=True)[list(PREDICTION_COLUMNS)], excluded
+    units = pd.concat(frames, ignore_index=True)[list(UNIT_COLUMNS)]
+    if bagging_unit == "domain":
+        accuracy = units.groupby("domain", sort=False)["score"].mean()
+        units = pd.DataFrame({"domain": accuracy.index, "unit_id": accuracy.index, "score": accuracy.to_numpy()})
+    return units
+
+
+def unit_keys(files: Mapping[str, str], domains: Sequence[str], options: Mapping[str, Any]) -> pd.DataFrame:
+    """The unit keys of one classifier (``files["predictions"]``: its prediction table)."""
+    return units(files, domains, "", "", options)[["domain", "unit_id"]]
+
+
+def units(files: Mapping[str, str], domains: Sequence[str], row: str, score: str, options: Mapping[str, Any]) -> pd.DataFrame:
+    """The units of one classifier (``files["predictions"]``), by ``options["bagging_unit"]``."""
+    return units_of_predictions(read_predictions(files["predictions"]), domains, options["bagging_unit"])
 
 
 def accuracy_by_domain(predictions: pd.DataFrame, test_domains: Sequence[str], excluded: Mapping[str, int]) -> pd.DataFrame:
@@ -334,99 +106,6 @@ def accuracy_by_domain(predictions: pd.DataFrame, test_domains: Sequence[str], e
             "accuracy": 100.0 * correct / len(selected), "excluded_duplicates": int(excluded.get(domain, 0)),
         })
     return pd.DataFrame(rows, columns=list(ACCURACY_COLUMNS))
-
-
-def _pool_blocks(method: str, n_items: int, fraction: float, n_blocks: int, seed: int, left_out: str) -> NDArray[np.int64]:
-    """Blocks of Algorithm 5 or 6 over ``n_items`` pool units (seeded by method and left-out label only,
-    so classifiers whose pools have the same size share their blocks)."""
-    return draw_blocks(method, n_items, fraction, n_blocks, rng_for(seed, "sentiment", method, left_out))
-
-
-def _block_accuracies(correct: NDArray[np.float64], codes: NDArray[np.int64], n_domains: int, blocks: NDArray[np.int64]) -> NDArray[np.float64]:
-    """(M, D) accuracies in percent of every domain on every block's reviews; NaN where a block has none."""
-    accuracies = np.full((blocks.shape[0], n_domains), np.nan)
-    for row, members in enumerate(blocks):
-        counts = np.bincount(codes[members], minlength=n_domains)
-        hits = np.bincount(codes[members], weights=correct[members], minlength=n_domains)
-        present = counts > 0
-        accuracies[row, present] = 100.0 * hits[present] / counts[present]
-    return accuracies
-
-
-def domain_level_robustness(
-    predictions: pd.DataFrame,
-    test_domains: Sequence[str],
-    leave_out: Sequence[str],
-    *,
-    seed: int,
-    n_blocks: int,
-    fraction: float,
-    epsilons: NDArray[np.float64],
-    unit: str,
-) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """Metrics I-III of domain-level accuracy for every leave-one-out pool, without sampling and bagged.
-
-    ``leave_out`` holds the column labels (``none`` first, then test domains). For each, the pool is
-    the other test domains' predictions (config order). Returns:
-
-    * the summary (``left_out, method, domains, reviews, blocks, block_size, mean, variance, cov``), the
-      shape :func:`nlp_robustness.outputs.tables.robustness_table` reads;
-    * the gamma table (``left_out, method, epsilon, gamma, sigma``; sigma only for the pool);
-    * the block table (``left_out, method, block, test_domain, reviews, accuracy``), every domain
-      accuracy every block contributed, for audit.
-
-    Raises:
-        ValueError: ``unit`` is not one of :data:`BAGGING_UNITS`.
-    """
-    if unit not in BAGGING_UNITS:
-        raise ValueError(f"bagging unit must be one of {', '.join(BAGGING_UNITS)}, got {unit!r}")
-    summary_rows, gamma_frames, block_frames = [], [], []
-    for left_out in leave_out:
-        members = [domain for domain in test_domains if domain != left_out]
-        pool = predictions[predictions["test_domain"].isin(members)]
-        codes = pool["test_domain"].map({domain: index for index, domain in enumerate(members)}).to_numpy(dtype=np.int64)
-        correct = pool["correct"].to_numpy(dtype=np.float64)
-        full = _block_accuracies(correct, codes, len(members), np.arange(len(pool))[None, :])[0]
-        summary = summarize(full)
-        sigma = float(np.std(full, ddof=1)) if full.size > 1 else 0.0
-        summary_rows.append({"left_out": left_out, "method": "pool", "domains": len(members), "reviews": len(pool),
-                             "blocks": 1, "block_size": len(members) if unit == "domain" else len(pool),
-                             "mean": summary.mean, "variance": summary.variance, "cov": summary.cov})
-        gamma_frames.append(pd.DataFrame({"left_out": left_out, "method": "pool", "epsilon": epsilons,
-                                          "gamma": gamma_curve(full, epsilons), "sigma": sigma}))
-        for method in ("bagging", "design_bagging"):
-            if unit == "review":
-                blocks = _pool_blocks(method, len(pool), fraction, n_blocks, seed, left_out)
-                accuracies = _block_accuracies(correct, codes, len(members), blocks)
-            else:
-                blocks = _pool_blocks(method, len(members), fraction, n_blocks, seed, left_out)
-                accuracies = np.full((blocks.shape[0], len(members)), np.nan)
-                for row, chosen in enumerate(blocks):
-                    accuracies[row, chosen] = full[chosen]
-            block_scores = [row[~np.isnan(row)] for row in accuracies]
-            summaries = [summarize(scores) for scores in block_scores]
-            mean = float(np.mean([item.mean for item in summaries]))
-            variance = float(np.mean([item.variance for item in summaries]))
-            summary_rows.append({"left_out": left_out, "method": method, "domains": len(members), "reviews": len(pool),
-                                 "blocks": blocks.shape[0], "block_size": blocks.shape[1],
-                                 "mean": mean, "variance": variance, "cov": cov_from_moments(mean, variance)})
-            gamma_frames.append(pd.DataFrame({
-                "left_out": left_out, "method": method, "epsilon": epsilons,
-                "gamma": np.mean([gamma_curve(scores, epsilons) for scores in block_scores], axis=0), "sigma": np.nan,
-            }))
-            block_rows, domain_index = np.nonzero(~np.isnan(accuracies))
-            reviews_per_block = (
-                np.stack([np.bincount(codes[members_], minlength=len(members)) for members_ in blocks])
-                if unit == "review" else np.tile(np.bincount(codes, minlength=len(members)), (blocks.shape[0], 1))
-            )
-            block_frames.append(pd.DataFrame({
-                "left_out": left_out, "method": method, "block": block_rows + 1,
-                "test_domain": np.asarray(members, dtype=object)[domain_index],
-                "reviews": reviews_per_block[block_rows, domain_index],
-                "accuracy": accuracies[block_rows, domain_index],
-            }))
-    return (pd.DataFrame(summary_rows), pd.concat(gamma_frames, ignore_index=True),
-            pd.concat(block_frames, ignore_index=True))
 
 
 def accuracy_summary(records: Sequence[Mapping[str, Any]], accuracies: Mapping[str, pd.DataFrame], test_domains: Sequence[str]) -> pd.DataFrame:

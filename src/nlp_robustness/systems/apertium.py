@@ -57,7 +57,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Sequence
 
 from nlp_robustness.errors import InputError
@@ -133,6 +133,25 @@ class StageReport:
     seconds: float
 
 
+def _total(name: str, doc: str) -> property:
+    """A read-only property summing the :class:`StageReport` field ``name`` over a report's stages."""
+    return property(lambda report: sum(getattr(stage, name) for stage in report.stages), doc=doc)
+
+
+#: The chain-wide values :meth:`ApertiumReport.as_dict` writes after the report's own fields, in this order.
+_AGGREGATES = (
+    "batches", "failed_batches", "recovery_segments", "single_segments", "fallback_segments",
+    "empty_fallback_segments", "fallback_indices", "processes", "seconds", "stderr",
+)
+
+
+def _plain(name: str, value: Any) -> Any:
+    """``value`` as JSON data: tuples become lists, times are rounded to the millisecond."""
+    if name == "seconds":
+        return round(value, 3)
+    return list(value) if isinstance(value, tuple) else value
+
+
 @dataclass(frozen=True)
 class ApertiumReport:
     """What happened while a chain of modes translated a list of segments.
@@ -155,35 +174,14 @@ class ApertiumReport:
     empty_segments: int
     stages: tuple[StageReport, ...] = field(default_factory=tuple)
 
-    @property
-    def batches(self) -> int:
-        """Batch processes run over all stages."""
-        return sum(stage.batches for stage in self.stages)
-
-    @property
-    def failed_batches(self) -> int:
-        """Batches not accepted, over all stages."""
-        return sum(stage.failed_batches for stage in self.stages)
-
-    @property
-    def recovery_segments(self) -> int:
-        """Segment translations that came from recovery batches, summed over stages."""
-        return sum(stage.recovery_segments for stage in self.stages)
-
-    @property
-    def single_segments(self) -> int:
-        """Segment translations run alone, summed over stages."""
-        return sum(stage.single_segments for stage in self.stages)
-
-    @property
-    def fallback_segments(self) -> int:
-        """Segments that went to the final fallback, summed over stages."""
-        return sum(stage.fallback_segments for stage in self.stages)
-
-    @property
-    def empty_fallback_segments(self) -> int:
-        """Segments the final fallback left empty, summed over stages."""
-        return sum(stage.empty_fallback_segments for stage in self.stages)
+    batches = _total("batches", "Batch processes run over all stages.")
+    failed_batches = _total("failed_batches", "Batches not accepted, over all stages.")
+    recovery_segments = _total("recovery_segments", "Segment translations that came from recovery batches, summed over stages.")
+    single_segments = _total("single_segments", "Segment translations run alone, summed over stages.")
+    fallback_segments = _total("fallback_segments", "Segments that went to the final fallback, summed over stages.")
+    empty_fallback_segments = _total("empty_fallback_segments", "Segments the final fallback left empty, summed over stages.")
+    processes = _total("processes", "``apertium`` processes run over all stages.")
+    seconds = _total("seconds", "Wall-clock time of all stages.")
 
     @property
     def fallback_indices(self) -> tuple[int, ...]:
@@ -191,19 +189,9 @@ class ApertiumReport:
         return tuple(sorted({index for stage in self.stages for index in stage.fallback_indices}))
 
     @property
-    def processes(self) -> int:
-        """``apertium`` processes run over all stages."""
-        return sum(stage.processes for stage in self.stages)
-
-    @property
     def stderr(self) -> tuple[str, ...]:
         """Distinct stderr lines of all stages, each prefixed with its mode."""
         return tuple(f"{stage.mode}: {line}" for stage in self.stages for line in stage.stderr)
-
-    @property
-    def seconds(self) -> float:
-        """Wall-clock time of all stages."""
-        return sum(stage.seconds for stage in self.stages)
 
     def summary(self) -> str:
         """One line for a log: segments, batches, and how many segments needed recovery or fallback."""
@@ -216,41 +204,13 @@ class ApertiumReport:
         )
 
     def as_dict(self) -> dict[str, Any]:
-        """The report as plain JSON-serialisable data (per-stage details and aggregates)."""
-        return {
-            "modes": list(self.modes),
-            "mark_unknown": self.mark_unknown,
-            "segments": self.segments,
-            "empty_segments": self.empty_segments,
-            "batches": self.batches,
-            "failed_batches": self.failed_batches,
-            "recovery_segments": self.recovery_segments,
-            "single_segments": self.single_segments,
-            "fallback_segments": self.fallback_segments,
-            "empty_fallback_segments": self.empty_fallback_segments,
-            "fallback_indices": list(self.fallback_indices),
-            "processes": self.processes,
-            "seconds": round(self.seconds, 3),
-            "stderr": list(self.stderr),
-            "stages": [
-                {
-                    "mode": stage.mode,
-                    "segments": stage.segments,
-                    "batches": stage.batches,
-                    "failed_batches": stage.failed_batches,
-                    "recovery_segments": stage.recovery_segments,
-                    "single_segments": stage.single_segments,
-                    "fallback_segments": stage.fallback_segments,
-                    "empty_fallback_segments": stage.empty_fallback_segments,
-                    "fallback_indices": list(stage.fallback_indices),
-                    "processes": stage.processes,
-                    "exit_statuses": list(stage.exit_statuses),
-                    "stderr": list(stage.stderr),
-                    "seconds": round(stage.seconds, 3),
-                }
-                for stage in self.stages
-            ],
-        }
+        """The report as plain JSON-serialisable data: its fields, the aggregates, then each stage's fields."""
+        names = [item.name for item in fields(self) if item.name != "stages"] + list(_AGGREGATES)
+        record = {name: _plain(name, getattr(self, name)) for name in names}
+        record["stages"] = [
+            {item.name: _plain(item.name, getattr(stage, item.name)) for item in fields(stage)} for stage in self.stages
+        ]
+        return record
 
 
 def _resolve_command(apertium_command: str) -> str:

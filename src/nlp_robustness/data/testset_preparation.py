@@ -1,0 +1,134 @@
+"""A test set's segments as translated and scored: empty segments refused, source = reference dropped, cut.
+
+:func:`prepare_testset` takes the table of a manifest dataset or of a configured pair of files
+(:mod:`nlp_robustness.data.testsets`) and applies the test-set options of the config
+(``allow_empty_segments``, ``drop_source_equals_reference``) and ``max_segments``; it returns the
+counts that the test set's provenance file records. :func:`segment_lines` finds the line of a file
+where each segment starts, so that an error names it.
+"""
+
+from __future__ import annotations
+
+import os
+import xml.parsers.expat
+from typing import Any
+
+import pandas as pd
+
+from nlp_robustness.data.testsets import limit_segments, read_wmt_sgml
+from nlp_robustness.errors import InputError
+from nlp_robustness.fileio import read_text_lines
+
+PathLike = str | os.PathLike[str]
+
+
+def _xml_segment_lines(path: PathLike) -> list[int]:
+    """Line of every ``<seg>`` start tag of an XML file, in document order (ElementTree keeps no positions)."""
+    lines: list[int] = []
+    parser = xml.parsers.expat.ParserCreate()
+
+    def start(name: str, attributes: dict[str, str]) -> None:
+        if name == "seg":
+            lines.append(parser.CurrentLineNumber)
+
+    parser.StartElementHandler = start
+    with open(path, "rb") as handle:
+        parser.ParseFile(handle)
+    return lines
+
+
+def segment_lines(path: PathLike, file_format: str) -> list[int] | None:
+    """The line of ``path`` on which each segment starts, in segment order (``None``: not known for the format).
+
+    ``plain``: segment *i* is line *i*; ``wmt-sgml``: the ``<seg>`` line; ``iwslt-xml``: the line of the
+    ``<seg>`` start tag. Call it on a file its parser accepted (errors are not caught here).
+    """
+    if file_format == "plain":
+        return list(range(1, len(read_text_lines(path)) + 1))
+    if file_format == "wmt-sgml":
+        return [segment.line for segment in read_wmt_sgml(path)]
+    if file_format == "iwslt-xml":
+        return _xml_segment_lines(path)
+    return None
+
+
+def _is_empty(texts: pd.Series) -> pd.Series:
+    # The parsers strip every segment; strip again so that a table written by hand counts the same.
+    return texts.str.strip() == ""
+
+
+def _refuse_empty_segments(table: pd.DataFrame, files: tuple[PathLike, PathLike, str]) -> None:
+    """Raise :class:`InputError` naming the file and line of the first empty segment of a file pair."""
+    source_path, reference_path, file_format = files
+    empty_source, empty_reference = _is_empty(table["source"]), _is_empty(table["reference"])
+    empty = empty_source | empty_reference
+    if not empty.any():
+        return
+    position = int(empty.to_numpy().argmax())
+    side, path = ("source", source_path) if empty_source.iloc[position] else ("reference", reference_path)
+    lines = segment_lines(path, file_format)
+    where = f"line {lines[position]}" if lines is not None else f"segment {position + 1}"
+    raise InputError(
+        f"{path}: {where}: empty {side} segment (segment {position + 1} of the test set; {int(empty.sum())} "
+        f"segment(s) have an empty source or reference). An empty segment would be scored like any other "
+        f"(BLEU 0); fix the file, or set the test set's option allow_empty_segments: true to keep them"
+    )
+
+
+def prepare_testset(
+    table: pd.DataFrame,
+    *,
+    max_segments: int | None,
+    allow_empty_segments: bool,
+    drop_source_equals_reference: bool,
+    files: tuple[PathLike, PathLike, str] | None = None,
+) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """The segments of a test set that are translated and scored, and counts for its provenance file.
+
+    In this order:
+
+    1. Empty segments (an empty source or reference after stripping) are counted. For a pair of
+       files given in the config (``files`` = source path, reference path, format), one is an error
+       naming the file and line, unless ``allow_empty_segments``: an empty line is far more often a
+       misaligned or truncated file than a segment worth scoring, and it would score BLEU 0. A
+       manifest dataset (``files`` ``None``) was verified by checksum and count: its empty segments
+       are kept and counted.
+    2. Segments whose source equals their reference (e.g. the 49 headings "Abstract" of Medline'18)
+       are counted and, with ``drop_source_equals_reference``, removed; the comparison is exact, on
+       the stripped texts. The segments left keep their ids (their positions in the files), so the
+       ids may have gaps.
+    3. The first ``max_segments`` segments are kept (``None``: all), after the drop.
+
+    Returns:
+        The table (columns of :data:`TABLE_COLUMNS`, rows renumbered from 0, ``segment_id`` kept) and
+        a dict of counts: ``segments_read``, ``empty_source``, ``empty_reference``,
+        ``empty_segments`` (either side), ``source_equals_reference`` (all counted on the segments
+        read), ``dropped_source_equals_reference``, ``segments`` and ``documents`` (of the result).
+
+    Raises:
+        InputError: An empty segment of a file pair (not allowed), or no segment left after the drop.
+    """
+    empty_source, empty_reference = _is_empty(table["source"]), _is_empty(table["reference"])
+    if files is not None and not allow_empty_segments:
+        _refuse_empty_segments(table, files)
+    identical = table["source"] == table["reference"]
+    counts: dict[str, Any] = {
+        "segments_read": len(table),
+        "empty_source": int(empty_source.sum()),
+        "empty_reference": int(empty_reference.sum()),
+        "empty_segments": int((empty_source | empty_reference).sum()),
+        "source_equals_reference": int(identical.sum()),
+        "dropped_source_equals_reference": 0,
+    }
+    if drop_source_equals_reference and identical.any():
+        if identical.all():
+            raise InputError(
+                f"every one of the {len(table)} segments has a source equal to its reference: "
+                "drop_source_equals_reference leaves no segment"
+            )
+        table = table.loc[~identical].reset_index(drop=True)
+        counts["dropped_source_equals_reference"] = int(identical.sum())
+    table = limit_segments(table, max_segments)
+    counts["segments"] = len(table)
+    counts["documents"] = int(table["doc_id"].nunique())
+    return table, counts

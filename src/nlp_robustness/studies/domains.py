@@ -1,0 +1,47 @@
+"""The MT domain study (paper Section 4.1, Tables 1, 3, 5, Figure 4): consistency of sentence scores across test sets.
+
+Its domains are the configured test sets (news, discussion, TED, biomedical, ...), its units their
+segments, each scored by a sentence metric (BLEU, chrF) of one system's translation; every segment
+score is one value of the sample (engine aggregation ``unit``). The units, hence the blocks, depend on
+the test sets only: every system and metric is measured on the same blocks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from nlp_robustness.data.testsets import read_testset_table
+from nlp_robustness.statistics.engine import units_from_tables
+
+__all__ = ["read_score_table", "testset_means", "unit_keys", "units"]
+
+
+def read_score_table(path: str) -> pd.DataFrame:
+    """A sentence score table (written by the ``score_sentences`` rule)."""
+    return pd.read_csv(path, sep="\t", dtype={"segment_id": str}, keep_default_na=False)
+
+
+def unit_keys(files: Mapping[str, str], domains: Sequence[str], options: Mapping[str, Any]) -> pd.DataFrame:
+    """Unit keys ``domain, unit_id`` of the study: the segments of every test set (test set -> test-set table)."""
+    return units_from_tables({name: read_testset_table(path) for name, path in files.items()}, "segment_id")
+
+
+def units(files: Mapping[str, str], domains: Sequence[str], row: str, score: str, options: Mapping[str, Any]) -> pd.DataFrame:
+    """One system's units (``row``: the system, whose score tables ``files`` maps by test set) scored by the
+    sentence metric ``score``."""
+    return units_from_tables({name: read_score_table(path) for name, path in files.items()}, "segment_id", score)
+
+
+def testset_means(score_tables: Mapping[str, Mapping[str, str]], metric: str) -> pd.DataFrame:
+    """Mean sentence ``metric`` of every system (rows) on every test set (columns); ``score_tables`` maps
+    system -> test set -> score table path, in config order."""
+    means = {
+        system: {testset: read_score_table(path)[metric].mean() for testset, path in tables.items()}
+        for system, tables in score_tables.items()
+    }
+    table = pd.DataFrame.from_dict(means, orient="index", dtype=float)
+    table.index.name = "system"
+    return table

@@ -1,0 +1,40 @@
+"""Every study the engine measures, by name: the module that reads its units.
+
+A study module defines two functions (their files are the paths the study's rules hand over, by domain
+or by role; ``options`` are the study's settings from the config):
+
+* ``unit_keys(files, domains, options)``: the keys ``domain, unit_id`` that blocks are drawn over;
+* ``units(files, domains, row, score, options)``: the units ``domain, unit_id, score`` of one row (a
+  system under a metric, a classifier, ...).
+
+A new study (say, perturbation functions as domains) writes such a module and adds one line here; the
+rule ``study_blocks``, the script ``robustness_statistics.py``, the engine and the table writers serve
+it unchanged. Modules are imported on demand, so a job loads only the study it serves.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+from nlp_robustness.errors import InputError
+
+__all__ = ["STUDIES", "study_module"]
+
+#: Study name -> the module with its ``unit_keys`` and ``units``.
+STUDIES: dict[str, str] = {
+    "domains": "nlp_robustness.studies.domains",  # MT test sets as domains, sentence scores
+    "human": "nlp_robustness.studies.human",  # human-rated domains, MQM and sentence scores
+    "sentiment": "nlp_robustness.studies.sentiment",  # review domains, one classifier a row
+}
+
+
+def study_module(study: str) -> ModuleType:
+    """The module of ``study`` (it has ``unit_keys`` and ``units``).
+
+    Raises:
+        InputError: No such study.
+    """
+    if study not in STUDIES:
+        raise InputError(f"unknown study {study!r} (known: {', '.join(STUDIES)})")
+    return importlib.import_module(STUDIES[study])

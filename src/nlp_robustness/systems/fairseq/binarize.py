@@ -1,0 +1,52 @@
+"""Binarizing BPE-encoded text for fairseq: the splits written as files, then ``fairseq-preprocess``."""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from nlp_robustness.systems.fairseq.runtime import run_fairseq
+
+__all__ = ["binarize"]
+
+
+def binarize(
+    split_files: Mapping[str, tuple[Sequence[str], Sequence[str]]],
+    directory: str | os.PathLike[str],
+    source_language: str,
+    target_language: str,
+    *,
+    source_dictionary: str | None = None,
+    target_dictionary: str | None = None,
+    joined_dictionary: bool = False,
+    workers: int = 1,
+    environment: Mapping[str, str],
+    log: io.TextIOBase | None = None,
+) -> None:
+    """Write BPE-encoded splits as text and binarize them with ``fairseq-preprocess`` into ``directory``.
+
+    Args:
+        split_files: ``{"train" | "valid" | "test": (source lines, target lines)}``.
+        source_dictionary, target_dictionary: Existing dictionaries (a model's); otherwise they are
+            built from the training split (one joined dictionary if ``joined_dictionary``).
+    """
+    directory = Path(directory)
+    text_dir = directory / "text"
+    text_dir.mkdir(parents=True, exist_ok=True)
+    arguments = ["--source-lang", source_language, "--target-lang", target_language, "--destdir", directory, "--workers", workers]
+    for split, (sources, targets) in split_files.items():
+        if len(sources) != len(targets):
+            raise ValueError(f"split {split}: {len(sources)} source lines but {len(targets)} target lines")
+        prefix = text_dir / split
+        for language, lines in ((source_language, sources), (target_language, targets)):
+            Path(f"{prefix}.{language}").write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        arguments += [f"--{'valid' if split == 'valid' else split}pref", prefix]
+    if source_dictionary is not None:
+        arguments += ["--srcdict", source_dictionary]
+    if target_dictionary is not None:
+        arguments += ["--tgtdict", target_dictionary]
+    if joined_dictionary:
+        arguments.append("--joined-dictionary")
+    run_fairseq("fairseq-preprocess", arguments, log, environment)

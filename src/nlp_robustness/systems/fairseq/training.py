@@ -1,0 +1,105 @@
+"""Training an in-house fairseq model: its settings, the ``fairseq-train`` command line, and the run."""
+
+from __future__ import annotations
+
+import io
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from nlp_robustness.errors import InputError
+from nlp_robustness.systems.fairseq.runtime import FairseqError, fairseq_environment, option_arguments, run_fairseq
+from nlp_robustness.systems.fairseq.training_log import parse_training_log
+
+__all__ = ["RESERVED_TRAIN_OPTIONS", "TrainingOptions", "reserved_train_options", "train_command", "train_model"]
+
+#: fairseq-train options the workflow sets itself; giving them in ``train_args`` is a config error.
+RESERVED_TRAIN_OPTIONS: frozenset[str] = frozenset(
+    {
+        "arch", "save-dir", "seed", "max-epoch", "patience", "cpu", "source-lang", "target-lang",
+        "num-workers", "no-epoch-checkpoints", "no-last-checkpoints", "no-save-optimizer-state", "log-format", "tensorboard-logdir",
+        "wandb-project", "distributed-world-size", "max-source-positions", "max-target-positions",
+    }
+)
+
+
+@dataclass(frozen=True)
+class TrainingOptions:
+    """``fairseq-train`` settings of an in-house model (config key ``training``)."""
+
+    arch: str
+    train_args: Mapping[str, Any]
+    source_language: str = "en"
+    target_language: str = "fr"
+    seed: int = 1
+    max_epoch: int = 10
+    patience: int = 3
+    max_positions: int = 1024
+
+
+def reserved_train_options(train_args: Iterable[str]) -> list[str]:
+    """The options of ``train_args`` that the workflow sets itself (:data:`RESERVED_TRAIN_OPTIONS`), sorted."""
+    return sorted(RESERVED_TRAIN_OPTIONS.intersection(train_args))
+
+
+def train_command(data_dir: str | os.PathLike[str], save_dir: str | os.PathLike[str], options: TrainingOptions, device: str) -> list[str]:
+    """Arguments of ``fairseq-train``: the config's ``train_args`` plus what the workflow fixes.
+
+    Early stopping: fairseq validates after every epoch and stops when the validation loss has not
+    improved for ``patience`` epochs (or after ``max_epoch``); ``checkpoint_best.pt`` is the epoch with
+    the lowest validation loss.
+
+    Raises:
+        InputError: ``train_args`` sets an option the workflow controls (names it).
+    """
+    reserved = reserved_train_options(options.train_args)
+    if reserved:
+        raise InputError(f"training.train_args must not set {', '.join(reserved)} (the workflow sets them from other keys)")
+    arguments = [
+        str(data_dir),
+        "--arch", options.arch,
+        "--source-lang", options.source_language,
+        "--target-lang", options.target_language,
+        "--save-dir", str(save_dir),
+        "--seed", str(options.seed),
+        "--max-epoch", str(options.max_epoch),
+        "--patience", str(options.patience),
+        "--max-source-positions", str(options.max_positions),
+        "--max-target-positions", str(options.max_positions),
+        "--num-workers", "0",
+        "--no-epoch-checkpoints",
+        "--no-last-checkpoints",
+        "--no-save-optimizer-state",  # translation needs the weights only (a third of the size)
+        "--log-format", "simple",
+        "--log-interval", "100",
+        *option_arguments(options.train_args),
+    ]
+    if device == "cpu":
+        arguments.append("--cpu")
+    return arguments
+
+
+def train_model(
+    data_dir: str | os.PathLike[str],
+    save_dir: str | os.PathLike[str],
+    options: TrainingOptions,
+    *,
+    device: str,
+    cpu_threads: int,
+    log: io.TextIOBase | None = None,
+) -> dict[str, Any]:
+    """Train with ``fairseq-train``; returns :func:`parse_training_log`'s record plus the wall time.
+
+    The best checkpoint is ``save_dir/checkpoint_best.pt``.
+    """
+    started = time.perf_counter()
+    output = run_fairseq("fairseq-train", train_command(data_dir, save_dir, options, device), log, fairseq_environment(cpu_threads))
+    record = parse_training_log(output)
+    record["seconds"] = time.perf_counter() - started
+    record["device"] = device
+    record["cpu_threads"] = cpu_threads
+    if not (Path(save_dir) / "checkpoint_best.pt").is_file():
+        raise FairseqError(f"fairseq-train wrote no checkpoint_best.pt into {save_dir}")
+    return record

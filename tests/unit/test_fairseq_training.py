@@ -1,0 +1,69 @@
+"""Training an in-house fairseq model: the fairseq-train command, its log, the model summary table."""
+
+from __future__ import annotations
+
+import pytest
+
+from nlp_robustness.errors import InputError
+from nlp_robustness.systems.fairseq.runtime import FairseqError
+from nlp_robustness.systems.fairseq.training import TrainingOptions, train_command
+from nlp_robustness.systems.fairseq.training_log import model_summary_table, parse_training_log
+
+
+def test_train_command_sets_what_the_workflow_controls() -> None:
+    options = TrainingOptions(arch="fconv", train_args={"lr": 0.002}, seed=7, max_epoch=3, patience=2)
+    command = train_command("bin", "ckpt", options, "cpu")
+    assert command[0] == "bin"
+    for flag, value in [("--arch", "fconv"), ("--seed", "7"), ("--max-epoch", "3"), ("--patience", "2"), ("--lr", "0.002")]:
+        assert command[command.index(flag) + 1] == value
+    assert "--cpu" in command and "--no-epoch-checkpoints" in command
+    assert "--cpu" not in train_command("bin", "ckpt", options, "cuda")
+
+
+def test_train_args_may_not_override_the_workflow() -> None:
+    options = TrainingOptions(arch="fconv", train_args={"save-dir": "/elsewhere", "seed": 3})
+    with pytest.raises(InputError, match="save-dir, seed"):
+        train_command("bin", "ckpt", options, "cpu")
+
+
+TRAIN_LOG = """
+2026 | INFO | valid | epoch 001 | valid on 'valid' subset | loss 7.891 | nll_loss 7.194 | ppl 146.45 | num_updates 68
+2026 | INFO | train | epoch 001 | loss 9.016 | nll_loss 8.456 | ppl 351.14 | num_updates 68 | lr 0.002
+2026 | INFO | valid | epoch 002 | valid on 'valid' subset | loss 6.817 | nll_loss 5.934 | ppl 61.12 | num_updates 136 | best_loss 6.817
+2026 | INFO | train | epoch 002 | loss 8.0 | nll_loss 7.4 | ppl 200.0 | num_updates 136 | lr 0.002
+2026 | INFO | valid | epoch 003 | valid on 'valid' subset | loss 6.9 | nll_loss 6.0 | ppl 64.0 | num_updates 204 | best_loss 6.817
+2026 | INFO | train | epoch 003 | loss 7.5 | nll_loss 7.0 | ppl 128.0 | num_updates 204 | lr 0.002
+"""
+
+
+def test_training_log_gives_epochs_and_the_best_dev_loss() -> None:
+    record = parse_training_log(TRAIN_LOG)
+    assert record == {
+        "epochs": 3,
+        "updates": 204,
+        "valid_loss_by_epoch": [7.891, 6.817, 6.9],
+        "best_epoch": 2,
+        "best_valid_loss": 6.817,
+    }
+
+
+def test_a_training_log_without_validation_is_an_error() -> None:
+    with pytest.raises(FairseqError, match="without a single validation"):
+        parse_training_log("| train | epoch 001 | loss 9.0 | num_updates 3\n")
+
+
+def test_model_summary_table() -> None:
+    record = {
+        "system": "convs2s",
+        "corpus": {"training_pairs": 100, "development_pairs": 10, "bpe_merges": 500},
+        "training": {"arch": "fconv", "model": {"parameters": 1234}, "epochs": 4, "best_epoch": 3,
+                     "best_valid_loss": 5.5, "seconds": 12.345, "device": "cpu"},
+        "dev_bleu": 12.3456,
+        "dev_chrf": 40.0,
+    }
+    table = model_summary_table([record])
+    assert table.to_dict("records") == [{
+        "system": "convs2s", "arch": "fconv", "parameters": 1234, "training_pairs": 100, "development_pairs": 10,
+        "bpe_merges": 500, "epochs": 4, "best_epoch": 3, "best_valid_loss": 5.5, "training_seconds": 12.3,
+        "device": "cpu", "dev_bleu": 12.35, "dev_chrf": 40.0,
+    }]

@@ -1,0 +1,69 @@
+"""The small test configuration (tests/config/small.yaml): complete, in step with config.yaml, and
+rewritten for a temporary working directory only where its paths are working-directory-relative."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import yaml
+from snakemake.utils import validate
+
+from tests.e2e.workflow_runner import SMALL_CONFIG_FILE, for_working_directory
+from tests.paths import REPOSITORY
+
+
+def load(path: Path) -> dict:
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def test_small_config_is_complete_in_itself() -> None:
+    config = load(SMALL_CONFIG_FILE)
+    validate(copy.deepcopy(config), str(REPOSITORY / "schemas" / "config.schema.yaml"))  # every required key
+    assert config["max_segments"] == 40 and list(config["testsets"]) == ["wmt14", "wmt15", "iwslt17", "bio18"]
+    assert {"sentiment", "human"} <= set(config)  # both branches run
+
+
+def test_small_config_is_the_default_config_made_small() -> None:
+    """Only what its header names differs from config.yaml; a change there is a change here too."""
+    small, default = load(SMALL_CONFIG_FILE), load(REPOSITORY / "config.yaml")
+    assert small["systems"].pop("copy-source")["kind"] == "hypotheses"
+    training = small["systems"]["convs2s-tatoeba"]["training"]
+    default_training = default["systems"]["convs2s-tatoeba"]["training"]
+    assert training.pop("max_segments") == 1200 and training["max_epoch"] == 1
+    for key in ("dev", "bpe_merges", "max_epoch"):
+        training[key] = default_training[key]
+    for key, value in default_training["train_args"].items():
+        if key.endswith("-dim") or key.endswith("-layers"):
+            training["train_args"][key] = value
+    small["max_segments"] = default["max_segments"]
+    assert small == default, "tests/config/small.yaml is config.yaml made small: make the same change in both"
+
+
+def test_only_working_directory_paths_are_rewritten(mirror_dir: Path) -> None:
+    written = load(SMALL_CONFIG_FILE)
+    config = for_working_directory(written, mirror_dir)
+    assert config["mirror_dir"] == str(mirror_dir)
+    files = config["systems"]["copy-source"]["files"]
+    assert list(files) == ["wmt14", "wmt15", "iwslt17", "bio18"]
+    for testset, path in files.items():
+        assert Path(path).is_absolute() and Path(path).is_file(), path
+        as_written = Path(written["systems"]["copy-source"]["files"][testset])
+        assert Path(path) == mirror_dir / as_written.relative_to(written["mirror_dir"])
+    # relative to the workflow directory, not the working directory: as written
+    assert config["dataset_manifest"] == "resources/datasets.yaml"
+    assert config["download"]["checksum_lock"] == "resources/checksums.lock.yaml"
+    # and nothing else
+    config["mirror_dir"] = written["mirror_dir"]
+    config["systems"]["copy-source"]["files"] = written["systems"]["copy-source"]["files"]
+    assert config == written
+
+
+def test_file_pair_testsets_follow_the_mirror_or_the_repository(tmp_path: Path) -> None:
+    written = load(SMALL_CONFIG_FILE)
+    written["testsets"]["pair"] = {"source": "../shared/data/x/a.en", "reference": "tests/data/a.fr", "format": "plain",
+                                   "domain": "custom"}
+    config = for_working_directory(written, tmp_path / "mirror")
+    assert config["testsets"]["pair"]["source"] == str(tmp_path / "mirror" / "x" / "a.en")
+    assert config["testsets"]["pair"]["reference"] == str(REPOSITORY / "tests" / "data" / "a.fr")
+    assert config["testsets"]["wmt14"] == written["testsets"]["wmt14"]

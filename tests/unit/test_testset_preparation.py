@@ -1,0 +1,130 @@
+"""Tests of nlp_robustness.data.testset_preparation: empty segments, source equal to reference, max_segments."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from nlp_robustness.data.acquisition import plan_dataset, read_dataset
+from nlp_robustness.data.manifest import load_manifest
+from nlp_robustness.data.testset_preparation import prepare_testset, segment_lines
+from nlp_robustness.data.testsets import load_parallel_files
+from nlp_robustness.errors import InputError
+from tests.paths import MANIFEST, MANIFEST_SCHEMA, MIRROR
+
+needs_mirror = pytest.mark.skipif(
+    not MIRROR.is_dir(),
+    reason=f"offline data mirror not found at {MIRROR} (set NLP_ROBUSTNESS_MIRROR to its directory)",
+)
+
+
+
+def _prepare_files(tmp_path: Path, source: str, reference: str, file_format: str = "plain", **options):
+    suffix = {"plain": "", "wmt-sgml": ".sgm", "iwslt-xml": ".xml"}[file_format]
+    (tmp_path / f"src{suffix}").write_text(source, encoding="utf-8")
+    (tmp_path / f"ref{suffix}").write_text(reference, encoding="utf-8")
+    files = (tmp_path / f"src{suffix}", tmp_path / f"ref{suffix}", file_format)
+    table = load_parallel_files(*files)
+    settings = {"max_segments": None, "allow_empty_segments": False, "drop_source_equals_reference": False, **options}
+    return prepare_testset(table, files=files, **settings)
+
+
+def test_an_empty_line_of_a_file_pair_is_an_error_naming_file_and_line(tmp_path: Path) -> None:
+    with pytest.raises(InputError) as raised:
+        _prepare_files(tmp_path, "one\ntwo\nthree\nfour\n", "un\ndeux\n   \nquatre\n")
+    assert str(raised.value).startswith(f"{tmp_path / 'ref'}: line 3: empty reference segment (segment 3 of the test set; 1 segment(s)")
+    assert "allow_empty_segments: true" in str(raised.value)
+    with pytest.raises(InputError, match=r"src: line 2: empty source segment \(segment 2 of the test set; 2 segment"):
+        _prepare_files(tmp_path, "one\n\nthree\n", "un\ndeux\n\n")
+
+
+def test_empty_segments_allowed_are_kept_and_counted(tmp_path: Path) -> None:
+    table, counts = _prepare_files(tmp_path, "one\n\nthree\n\n", "un\ndeux\n\n\n", allow_empty_segments=True)
+    assert table["source"].tolist() == ["one", "", "three", ""]
+    assert (counts["segments_read"], counts["segments"]) == (4, 4)
+    assert (counts["empty_source"], counts["empty_reference"], counts["empty_segments"]) == (2, 2, 3)
+
+
+def test_a_dataset_table_keeps_its_empty_segments_and_counts_them() -> None:
+    """A manifest dataset (MTNT2019 has empty fields) was verified by checksum: no error, only the counts."""
+    table = pd.DataFrame({"segment_id": ["1", "2", "3"], "doc_id": [""] * 3, "source": ["a", "", "c"], "reference": ["x", "y", ""]})
+    kept, counts = prepare_testset(table, max_segments=None, allow_empty_segments=False, drop_source_equals_reference=False)
+    assert kept.to_dict("list") == table.to_dict("list")
+    assert (counts["empty_source"], counts["empty_reference"], counts["empty_segments"]) == (1, 1, 2)
+
+
+def test_an_empty_sgml_segment_names_its_line(tmp_path: Path) -> None:
+    def sgml(texts: list[str]) -> str:
+        segs = "".join(f'<seg id="{number}">{text}</seg>\n' for number, text in enumerate(texts, start=1))
+        return f'<srcset setid="t" srclang="any">\n<doc docid="d1">\n<p>\n{segs}</p>\n</doc>\n</srcset>\n'
+
+    with pytest.raises(InputError, match=r"src\.sgm: line 5: empty source segment \(segment 2 of the test set"):
+        _prepare_files(tmp_path, sgml(["a", " ", "c"]), sgml(["x", "y", "z"]), "wmt-sgml")
+    assert segment_lines(tmp_path / "src.sgm", "wmt-sgml") == [4, 5, 6]
+
+
+def test_an_empty_xml_segment_names_its_line(tmp_path: Path) -> None:
+    def xml(texts: list[str]) -> str:
+        segs = "".join(f'  <seg id="{number}">\n{text}</seg>\n' for number, text in enumerate(texts, start=1))
+        return f'<?xml version="1.0"?>\n<mteval>\n<srcset setid="t">\n<doc docid="d1">\n{segs}</doc>\n</srcset>\n</mteval>\n'
+
+    with pytest.raises(InputError, match=r"ref\.xml: line 9: empty reference segment \(segment 3 of the test set"):
+        _prepare_files(tmp_path, xml(["a", "b", "c"]), xml(["x &amp; y", "y", ""]), "iwslt-xml")
+    assert segment_lines(tmp_path / "src.xml", "iwslt-xml") == [5, 7, 9]
+
+
+@needs_mirror
+def test_the_document_level_medline_files_have_blank_lines_that_are_refused() -> None:
+    """The mirror's document-level Medline'18 marks sub-headings and documents with blank lines (96 of 417)."""
+    source = MIRROR / "wmt-biomedical-enfr/medline18_en2fr_d1.en"
+    reference = MIRROR / "wmt-biomedical-enfr/medline18_en2fr_d1.fr"
+    table = load_parallel_files(source, reference, "plain")
+    with pytest.raises(InputError) as raised:
+        prepare_testset(table, max_segments=None, allow_empty_segments=False, drop_source_equals_reference=False,
+                        files=(source, reference, "plain"))
+    assert str(raised.value).startswith(f"{source}: line 5: empty source segment (segment 5 of the test set; 96 segment(s)")
+    kept, counts = prepare_testset(table, max_segments=None, allow_empty_segments=True, drop_source_equals_reference=False,
+                                   files=(source, reference, "plain"))
+    assert (len(kept), counts["empty_segments"], counts["empty_source"], counts["empty_reference"]) == (417, 96, 96, 96)
+
+
+@needs_mirror
+def test_medline18_has_49_abstract_headings_that_can_be_dropped() -> None:
+    """49 of the 321 Medline'18 segments (the real mirror files, read as the workflow reads them) are the
+    heading "Abstract" on both sides; the option drops exactly those."""
+    manifest = load_manifest(MANIFEST, MANIFEST_SCHEMA)
+    table = read_dataset(plan_dataset(manifest.datasets["wmt18-biomedical-medline-enfr"], manifest, MIRROR, "unused"))
+    identical = table[table["source"] == table["reference"]]
+    assert len(table) == 321 and len(identical) == 49
+    assert set(identical["source"]) == {"Abstract"}
+    kept, counts = prepare_testset(table, max_segments=None, allow_empty_segments=False, drop_source_equals_reference=True)
+    assert (counts["segments_read"], counts["source_equals_reference"], counts["dropped_source_equals_reference"]) == (321, 49, 49)
+    assert counts["segments"] == len(kept) == 272 and counts["empty_segments"] == 0
+    assert not (kept["source"] == kept["reference"]).any()
+    # the others keep their ids (positions in the files), in order
+    assert kept["segment_id"].tolist() == [sid for sid in table["segment_id"] if sid not in set(identical["segment_id"])]
+    assert kept.index.tolist() == list(range(272))
+    # off (the default): nothing dropped, the table unchanged, the 49 still counted
+    same, counts = prepare_testset(table, max_segments=None, allow_empty_segments=False, drop_source_equals_reference=False)
+    assert same.equals(table)
+    assert (counts["source_equals_reference"], counts["dropped_source_equals_reference"], counts["segments"]) == (49, 0, 321)
+
+
+def test_max_segments_applies_after_the_drop() -> None:
+    table = pd.DataFrame({
+        "segment_id": ["1", "2", "3", "4", "5"], "doc_id": ["d"] * 5,
+        "source": ["Abstract", "a", "Methods", "b", "c"], "reference": ["Abstract", "x", "Methods", "y", "z"],
+    })
+    kept, counts = prepare_testset(table, max_segments=2, allow_empty_segments=False, drop_source_equals_reference=True)
+    assert kept["segment_id"].tolist() == ["2", "4"]
+    assert (counts["segments_read"], counts["dropped_source_equals_reference"], counts["segments"], counts["documents"]) == (5, 2, 2, 1)
+    kept, counts = prepare_testset(table, max_segments=2, allow_empty_segments=False, drop_source_equals_reference=False)
+    assert kept["segment_id"].tolist() == ["1", "2"] and counts["source_equals_reference"] == 2
+
+
+def test_dropping_every_segment_is_an_error() -> None:
+    table = pd.DataFrame({"segment_id": ["1"], "doc_id": [""], "source": ["Abstract"], "reference": ["Abstract"]})
+    with pytest.raises(InputError, match="leaves no segment"):
+        prepare_testset(table, max_segments=None, allow_empty_segments=False, drop_source_equals_reference=True)
