@@ -143,11 +143,28 @@ if HUMAN:
 # Block sets (results/blocks/<name>.tsv): the study they serve and the files its unit keys are read
 # from. The rows of the MT and human studies share their units; each classifier has its own (its own
 # domain is tested on its held-out split), hence one block set per classifier.
+
+
+def mt_score_files(system):
+    """The sentence score tables of one MT system, by test set."""
+    return {testset: f"results/scores/{system}/{testset}.tsv" for testset in TESTSETS}
+
+
+def sentiment_prediction_files(classifier):
+    """The prediction table of one classifier: its units' scores and, for its block set, their keys."""
+    return {"predictions": f"results/sentiment/predictions/{classifier}.tsv"}
+
+
+def human_segment_files():
+    """The segment tables of the human domains: every system's units, scores and keys."""
+    return {domain: f"results/human/segments/{domain}.tsv" for domain in HUMAN_DOMAINS}
+
+
 BLOCK_SETS = {"domains": ("domains", {testset: f"results/testsets/{testset}.tsv" for testset in TESTSETS})}
 if HUMAN:
-    BLOCK_SETS["human"] = ("human", {domain: f"results/human/segments/{domain}.tsv" for domain in HUMAN_DOMAINS})
+    BLOCK_SETS["human"] = ("human", human_segment_files())
 for _classifier in SENTIMENT_CLASSIFIERS:
-    BLOCK_SETS[f"sentiment/{_classifier}"] = ("sentiment", {"predictions": f"results/sentiment/predictions/{_classifier}.tsv"})
+    BLOCK_SETS[f"sentiment/{_classifier}"] = ("sentiment", sentiment_prediction_files(_classifier))
 
 
 wildcard_constraints:
@@ -237,11 +254,6 @@ def hypotheses_file(wildcards):
     return system_spec(wildcards)["files"][wildcards.testset]
 
 
-def fairseq_spec(wildcards):
-    """A fairseq system's config entry (defaults filled in: device, cpu_threads, gpus, mem_mb, generation)."""
-    return system_spec(wildcards)
-
-
 def fairseq_languages(system):
     """(source, target) language of a fairseq system: its pretrained model's, or its first training dataset's."""
     spec = config["systems"][system]
@@ -317,7 +329,7 @@ def fairseq_bundle(wildcards):
 
 def fairseq_translation_params(wildcards):
     """Model files, beam search, device and threads of a fairseq system (nlp_robustness.systems.fairseq.translate.translate_with_settings)."""
-    spec = fairseq_spec(wildcards)
+    spec = system_spec(wildcards)
     return {
         "bundle": fairseq_bundle(wildcards),
         "generation": spec["generation"],
@@ -419,12 +431,12 @@ def _study_job(study, row, score, unit_files, epsilon):
     }
 
 
-def mt_score_files(system):
-    return {testset: f"results/scores/{system}/{testset}.tsv" for testset in TESTSETS}
+def _robustness_inputs(unit_files, block_set):
+    return {"units": list(unit_files.values()), "blocks": f"results/blocks/{block_set}.tsv"}
 
 
 def mt_robustness_inputs(wildcards):
-    return {"units": list(mt_score_files(wildcards.system).values()), "blocks": "results/blocks/domains.tsv"}
+    return _robustness_inputs(mt_score_files(wildcards.system), "domains")
 
 
 def mt_robustness_job(wildcards):
@@ -432,36 +444,26 @@ def mt_robustness_job(wildcards):
     return _study_job("domains", wildcards.system, wildcards.metric, mt_score_files(wildcards.system), ROBUSTNESS["epsilon"])
 
 
-def _sentiment_prediction_files(classifier):
-    return {"predictions": f"results/sentiment/predictions/{classifier}.tsv"}
-
-
 def sentiment_robustness_inputs(wildcards):
-    return {"units": list(_sentiment_prediction_files(wildcards.classifier).values()),
-            "blocks": f"results/blocks/sentiment/{wildcards.classifier}.tsv"}
+    return _robustness_inputs(sentiment_prediction_files(wildcards.classifier), f"sentiment/{wildcards.classifier}")
 
 
 def sentiment_robustness_job(wildcards):
     """One classifier in the sentiment study (its score: domain-level accuracy)."""
-    return _study_job("sentiment", wildcards.classifier, "accuracy", _sentiment_prediction_files(wildcards.classifier), SENTIMENT["epsilon"])
-
-
-def _human_segment_files():
-    return {domain: f"results/human/segments/{domain}.tsv" for domain in HUMAN_DOMAINS}
+    return _study_job("sentiment", wildcards.classifier, "accuracy", sentiment_prediction_files(wildcards.classifier), SENTIMENT["epsilon"])
 
 
 def human_robustness_inputs(wildcards):
-    return {"units": list(_human_segment_files().values()), "blocks": "results/blocks/human.tsv"}
+    return _robustness_inputs(human_segment_files(), "human")
 
 
 def human_robustness_job(wildcards):
     """One system under one score (human, or a metric) in the human study."""
     epsilon = HUMAN["epsilon"] if wildcards.human_score == "human" else ROBUSTNESS["epsilon"]
-    return _study_job("human", wildcards.human_system, wildcards.human_score, _human_segment_files(), epsilon)
+    return _study_job("human", wildcards.human_system, wildcards.human_score, human_segment_files(), epsilon)
 
 
 def row_files(pattern, rows, **wildcards):
     """Files of ``rows`` by row name (``pattern`` has a ``{row}`` field): a named mapping for scripts, so no
     script depends on the order of an input list."""
     return {row: pattern.format(row=row, **wildcards) for row in rows}
-

@@ -42,12 +42,12 @@ rule fairseq_train:
     params:
         training=training_params,
         languages=lambda wildcards: fairseq_languages(wildcards.system),
-        device=lambda wildcards: fairseq_spec(wildcards)["device"],
-        cpu_threads=lambda wildcards: fairseq_spec(wildcards)["cpu_threads"],
-    threads: lambda wildcards: fairseq_spec(wildcards)["cpu_threads"]
+        device=lambda wildcards: system_spec(wildcards)["device"],
+        cpu_threads=lambda wildcards: system_spec(wildcards)["cpu_threads"],
+    threads: lambda wildcards: system_spec(wildcards)["cpu_threads"]
     resources:
-        mem_mb=lambda wildcards: fairseq_spec(wildcards)["mem_mb"],
-        gpu=lambda wildcards: fairseq_spec(wildcards)["gpus"],
+        mem_mb=lambda wildcards: system_spec(wildcards)["mem_mb"],
+        gpu=lambda wildcards: system_spec(wildcards)["gpus"],
         runtime=24 * 60,
     conda:
         "../envs/fairseq.yaml"
@@ -70,10 +70,10 @@ rule fairseq_dev_scores:
         system=INHOUSE_SYSTEMS,
     params:
         translation=fairseq_translation_params,
-    threads: lambda wildcards: fairseq_spec(wildcards)["cpu_threads"]
+    threads: lambda wildcards: system_spec(wildcards)["cpu_threads"]
     resources:
-        mem_mb=lambda wildcards: fairseq_spec(wildcards)["mem_mb"],
-        gpu=lambda wildcards: fairseq_spec(wildcards)["gpus"],
+        mem_mb=lambda wildcards: system_spec(wildcards)["mem_mb"],
+        gpu=lambda wildcards: system_spec(wildcards)["gpus"],
         runtime=120,
     conda:
         "../envs/fairseq.yaml"
@@ -114,10 +114,10 @@ rule translate_fairseq:
         system=FAIRSEQ_SYSTEMS,
     params:
         translation=fairseq_translation_params,
-    threads: lambda wildcards: fairseq_spec(wildcards)["cpu_threads"]
+    threads: lambda wildcards: system_spec(wildcards)["cpu_threads"]
     resources:
-        mem_mb=lambda wildcards: fairseq_spec(wildcards)["mem_mb"],
-        gpu=lambda wildcards: fairseq_spec(wildcards)["gpus"],
+        mem_mb=lambda wildcards: system_spec(wildcards)["mem_mb"],
+        gpu=lambda wildcards: system_spec(wildcards)["gpus"],
         runtime=120,
     conda:
         "../envs/fairseq.yaml"

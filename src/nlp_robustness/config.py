@@ -12,6 +12,7 @@ depend on another key. The functions below that take a config expect it filled.
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Mapping, MutableMapping, Sequence
 from pathlib import Path
 from typing import Any, Iterable
@@ -354,8 +355,6 @@ def check_duplicate_keys(paths: Iterable[str | Path]) -> None:
 
 
 def _check_duplicate_json_keys(path: str | Path, text: str) -> None:
-    import json
-
     def refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         keys = [key for key, _ in pairs]
         repeated = next((key for index, key in enumerate(keys) if key in keys[:index]), None)

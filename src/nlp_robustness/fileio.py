@@ -20,9 +20,9 @@ import io
 import json
 import os
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO, Iterator
+from typing import IO, Iterator, TypeVar
 
 import pandas as pd
 
@@ -36,6 +36,8 @@ NEW_DIRECTORY_MODE = 0o777
 # made the same shape, so a temporary file left by an older run is recognised too.
 _RANDOM_CHARACTERS = 8
 _TEMPORARY_SUFFIX = ".part"
+
+_Created = TypeVar("_Created")
 
 
 def _temporary_name(target: Path) -> Path:
@@ -64,6 +66,19 @@ def naming_error(error: OSError, path: str | os.PathLike[str]) -> OSError:
     return named
 
 
+def _create_beside(target: Path, create: Callable[[Path], _Created]) -> tuple[_Created, Path]:
+    """``create(name)`` on a fresh temporary name beside ``target`` (another one while the name exists);
+    what it returned, and the name."""
+    while True:
+        name = _temporary_name(target)
+        try:
+            return create(name), name
+        except FileExistsError:
+            continue  # 2**32 names: a clash is rare, and the next name is another one
+        except OSError as error:
+            raise naming_error(error, target) from error
+
+
 def create_temporary_file(target: str | os.PathLike[str]) -> tuple[int, Path]:
     """Create an empty temporary file beside ``target`` for writing; return its descriptor and path.
 
@@ -73,16 +88,8 @@ def create_temporary_file(target: str | os.PathLike[str]) -> tuple[int, Path]:
     Raises:
         OSError: The file cannot be created (``filename`` is ``target``).
     """
-    target = Path(target)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
-    while True:
-        name = _temporary_name(target)
-        try:
-            return os.open(name, flags, NEW_FILE_MODE), name
-        except FileExistsError:
-            continue  # 2**32 names: a clash is rare, and the next name is another one
-        except OSError as error:
-            raise naming_error(error, target) from error
+    return _create_beside(Path(target), lambda name: os.open(name, flags, NEW_FILE_MODE))
 
 
 def create_temporary_directory(target: str | os.PathLike[str]) -> Path:
@@ -93,16 +100,7 @@ def create_temporary_directory(target: str | os.PathLike[str]) -> Path:
     Raises:
         OSError: The directory cannot be created (``filename`` is ``target``).
     """
-    target = Path(target)
-    while True:
-        name = _temporary_name(target)
-        try:
-            os.mkdir(name, NEW_DIRECTORY_MODE)
-            return name
-        except FileExistsError:
-            continue
-        except OSError as error:
-            raise naming_error(error, target) from error
+    return _create_beside(Path(target), lambda name: os.mkdir(name, NEW_DIRECTORY_MODE))[1]
 
 
 class _NamedFileIO(io.FileIO):

@@ -57,10 +57,10 @@ def _is_empty(texts: pd.Series) -> pd.Series:
     return texts.str.strip() == ""
 
 
-def _refuse_empty_segments(table: pd.DataFrame, files: tuple[PathLike, PathLike, str]) -> None:
-    """Raise :class:`InputError` naming the file and line of the first empty segment of a file pair."""
+def _refuse_empty_segments(empty_source: pd.Series, empty_reference: pd.Series, files: tuple[PathLike, PathLike, str]) -> None:
+    """Raise :class:`InputError` naming the file and line of the first empty segment of a file pair
+    (``empty_source``, ``empty_reference``: which segments are empty on each side)."""
     source_path, reference_path, file_format = files
-    empty_source, empty_reference = _is_empty(table["source"]), _is_empty(table["reference"])
     empty = empty_source | empty_reference
     if not empty.any():
         return
@@ -110,7 +110,7 @@ def prepare_testset(
     """
     empty_source, empty_reference = _is_empty(table["source"]), _is_empty(table["reference"])
     if files is not None and not allow_empty_segments:
-        _refuse_empty_segments(table, files)
+        _refuse_empty_segments(empty_source, empty_reference, files)
     identical = table["source"] == table["reference"]
     counts: dict[str, Any] = {
         "segments_read": len(table),

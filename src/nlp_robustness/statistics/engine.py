@@ -263,11 +263,14 @@ def evaluate_study(
         scores = pool["score"].to_numpy(dtype=np.float64)
         codes = pool["domain"].map({domain: index for index, domain in enumerate(members)}).to_numpy(dtype=np.int64)
 
+        def domain_means(positions: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+            return _domain_means(scores, codes, len(members), positions)
+
         def sample(positions: NDArray[np.int64]) -> NDArray[np.float64]:
             if aggregation == "unit":
                 return scores[positions]
-            means, _ = _domain_means(scores, codes, len(members), positions)
-            return means[~np.isnan(means)]
+            means, counts = domain_means(positions)
+            return means[counts > 0]
 
         where = f"{study}, {pool_label(left_out)}"
         whole = sample(np.arange(len(pool)))
@@ -285,7 +288,11 @@ def evaluate_study(
         for method in BAGGING_METHODS:
             selected = blocks[(blocks["method"] == method) & (blocks["left_out"] == left_out)]
             positions = block_positions(selected, pool, source=f"{where}, {method} blocks")
-            samples = [sample(row) for row in positions]
+            if aggregation == "unit":
+                samples = [scores[row] for row in positions]
+            else:  # each block's domain means, computed once for the sample and for the audit table
+                per_block = [domain_means(row) for row in positions]
+                samples = [means[counts > 0] for means, counts in per_block]
             if min(len(values) for values in samples) < 2:
                 raise InputError(f"{where}, {method}: a block gives fewer than 2 values; variance and gamma need at least 2")
             bagged: BaggedStatistics = average_over_blocks(samples, epsilons)
@@ -298,8 +305,7 @@ def evaluate_study(
                 "left_out": left_out, "method": method, "epsilon": epsilons, "gamma": bagged.gamma, "sigma": np.nan,
             }))
             if aggregation == "domain":
-                for block, row in enumerate(positions, start=1):
-                    means, counts = _domain_means(scores, codes, len(members), row)
+                for block, (means, counts) in enumerate(per_block, start=1):
                     present = np.flatnonzero(counts > 0)
                     block_frames.append(pd.DataFrame({
                         "left_out": left_out, "method": method, "block": block,
