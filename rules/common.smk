@@ -27,9 +27,11 @@ from nlp_robustness.config import (
     validate_system_references,
 )
 from nlp_robustness.errors import InputError
-from nlp_robustness.statistics.engine import METHODS
+from nlp_robustness.statistics.engine import METHODS, leave_out_labels
 from nlp_robustness.studies.sentiment import aggregation_of
 from nlp_robustness.data.manifest import load_manifest
+from nlp_robustness.perturbations.configuration import complete_perturbations, derived_testset, derived_testsets, parts
+from nlp_robustness.perturbations.registry import family_module
 
 
 # The config is checked, then completed: every default is written once, in the schema, and filled in
@@ -39,6 +41,7 @@ check_duplicate_keys(workflow.configfiles)  # every config file Snakemake read: 
 validate_config(config, workflow.source_path("../schemas/config.schema.yaml"))  # names the first bad key
 validate(config, "../schemas/config.schema.yaml", set_default=True)  # fills in the schema's defaults
 fill_dependent_defaults(config)  # sentiment.epsilon, human.epsilon: robustness.epsilon unless given
+complete_perturbations(config)  # families' functions, settings and options checked against their own schemas
 
 TESTSETS = list(config["testsets"])
 SYSTEMS = list(config["systems"])
@@ -48,6 +51,14 @@ ROBUSTNESS = config["robustness"]
 DOWNLOAD = config["download"]
 MIRROR_DIR = config["mirror_dir"]
 MAX_SEGMENTS = config["max_segments"]
+# Perturbation families (rules/perturbations.smk): each function of a family derives perturbed test sets
+# (results/testsets/perturbed/<family>/<function>/<part>.tsv) that are translated and scored like the others.
+PERTURBATIONS = config.get("perturbations")
+FAMILIES = dict(PERTURBATIONS["families"]) if PERTURBATIONS else {}
+PERTURBATION_METRICS = list(PERTURBATIONS["metrics"]) if PERTURBATIONS else []
+DERIVED_TESTSETS = [name for family, spec in FAMILIES.items() for name in derived_testsets(family, spec)]
+# Every test set is scored with the MT metrics and the perturbation metrics (beta and beta1 come from there).
+SCORED_METRICS = METRICS + [metric for metric in PERTURBATION_METRICS if metric not in METRICS]
 # Downloads are resources the workflow fetches (snakemake-workflows convention; gitignored). The
 # rules in datasets.smk spell this prefix out in their output paths.
 DOWNLOAD_DIR = "resources/downloads"
@@ -129,9 +140,10 @@ INHOUSE_SYSTEMS = _alternation(INHOUSE_MODELS)
 # order, their pools (whole pool first), how units become a sample, and the labels their blocks are
 # seeded with besides (seed, method, left-out domain). The MT domain study has none: its blocks are the
 # ones it had before the engine served several studies.
-STUDIES = {"domains": {"domains": TESTSETS, "leave_out": LEAVE_OUT, "aggregation": "unit", "namespace": [], "options": {}}}
+STUDIES = {"domains": {"module": "domains", "domains": TESTSETS, "leave_out": LEAVE_OUT, "aggregation": "unit", "namespace": [], "options": {}}}
 if SENTIMENT:
     STUDIES["sentiment"] = {
+        "module": "sentiment",
         "domains": SENTIMENT["test"]["domains"],
         "leave_out": SENTIMENT_LEAVE_OUT,
         "aggregation": aggregation_of(SENTIMENT["bagging_unit"]),
@@ -139,7 +151,12 @@ if SENTIMENT:
         "options": {"bagging_unit": SENTIMENT["bagging_unit"]},
     }
 if HUMAN:
-    STUDIES["human"] = {"domains": HUMAN_DOMAINS, "leave_out": HUMAN_LEAVE_OUT, "aggregation": "unit", "namespace": ["human"], "options": {}}
+    STUDIES["human"] = {"module": "human", "domains": HUMAN_DOMAINS, "leave_out": HUMAN_LEAVE_OUT, "aggregation": "unit", "namespace": ["human"], "options": {}}
+for _family, _spec in FAMILIES.items():  # perturbation functions as domains, one study per family
+    STUDIES[f"perturbations/{_family}"] = {
+        "module": "perturbations", "domains": list(_spec["functions"]), "leave_out": leave_out_labels(_spec["leave_out"]),
+        "aggregation": "unit", "namespace": ["perturbations", _family], "options": {},
+    }
 # Block sets (results/blocks/<name>.tsv): the study they serve and the files its unit keys are read
 # from. The rows of the MT and human studies share their units; each classifier has its own (its own
 # domain is tested on its held-out split), hence one block set per classifier.
@@ -167,12 +184,36 @@ for _classifier in SENTIMENT_CLASSIFIERS:
     BLOCK_SETS[f"sentiment/{_classifier}"] = ("sentiment", sentiment_prediction_files(_classifier))
 
 
+def perturbed_testset_files(family):
+    """The perturbed test sets of a family by ``<function>/<part>``: the units of its consistency study."""
+    spec = FAMILIES[family]
+    return {
+        f"{function}/{part}": f"results/testsets/{derived_testset(family, function, part)}.tsv"
+        for function in spec["functions"] for part in parts(spec)
+    }
+
+
+def pair_score_files(family, system):
+    """One system's pair-score tables of a family, by function."""
+    return {function: f"results/perturbations/{family}/{function}/scores/{system}.tsv" for function in FAMILIES[family]["functions"]}
+
+
+for _family in FAMILIES:
+    BLOCK_SETS[f"perturbations/{_family}"] = (f"perturbations/{_family}", perturbed_testset_files(_family))
+
+
 wildcard_constraints:
     dataset=_alternation(MANIFEST.datasets),
     download=_alternation(MANIFEST.downloads),
     archive_download=_alternation(ARCHIVE_DOWNLOADS),
     filename=_alternation(sorted({download.filename for download in MANIFEST.downloads.values()})),
-    testset=_alternation(TESTSETS),
+    testset=_alternation(TESTSETS + DERIVED_TESTSETS),
+    base_testset=_alternation(TESTSETS),
+    family=_alternation(FAMILIES),
+    function=_alternation(sorted({function for spec in FAMILIES.values() for function in spec["functions"]})),
+    part=_alternation(sorted({part for spec in FAMILIES.values() for part in parts(spec)})),
+    side="source|reference",
+    perturbation_metric=_alternation(PERTURBATION_METRICS),
     system=_alternation(SYSTEMS),
     metric=_alternation(METRICS),
     method=_alternation(METHODS),
@@ -404,7 +445,10 @@ def final_outputs():
     datasets = expand("results/datasets/{dataset}.tsv", dataset=ACQUIRED_DATASETS)
     dataset_summary = ["results/tables/datasets.csv", "results/tables/datasets.md"] if ACQUIRED_DATASETS else []
     models = ["results/tables/models.csv", "results/tables/models.md"] if INHOUSE_MODELS else []
-    return tables + testset_means + figures + datasets + dataset_summary + models + sentiment_outputs() + human_outputs()
+    return (
+        tables + testset_means + figures + datasets + dataset_summary + models
+        + sentiment_outputs() + human_outputs() + perturbation_outputs()
+    )
 
 
 def block_set_files(wildcards):
@@ -417,7 +461,7 @@ def block_set_job(wildcards):
     study, files = BLOCK_SETS[wildcards.block_set]
     spec = STUDIES[study]
     return {
-        "study": study, "unit_files": files, "domains": spec["domains"], "leave_out": spec["leave_out"],
+        "study": spec["module"], "label": study, "unit_files": files, "domains": spec["domains"], "leave_out": spec["leave_out"],
         "namespace": spec["namespace"], "options": spec["options"], "seed": ROBUSTNESS["seed"],
         "blocks": ROBUSTNESS["bagging"]["blocks"], "fraction": ROBUSTNESS["bagging"]["fraction"],
     }
@@ -426,7 +470,7 @@ def block_set_job(wildcards):
 def _study_job(study, row, score, unit_files, epsilon):
     spec = STUDIES[study]
     return {
-        "study": study, "row": row, "score": score, "unit_files": unit_files, "domains": spec["domains"],
+        "study": spec["module"], "label": study, "row": row, "score": score, "unit_files": unit_files, "domains": spec["domains"],
         "leave_out": spec["leave_out"], "aggregation": spec["aggregation"], "options": spec["options"], "epsilon": epsilon,
     }
 
@@ -467,3 +511,156 @@ def row_files(pattern, rows, **wildcards):
     """Files of ``rows`` by row name (``pattern`` has a ``{row}`` field): a named mapping for scripts, so no
     script depends on the order of an input list."""
     return {row: pattern.format(row=row, **wildcards) for row in rows}
+
+
+# ---- perturbations (rules/perturbations.smk) ----------------------------------------------------------
+
+
+def family_spec(wildcards):
+    return FAMILIES[wildcards.family]
+
+
+def family_needs_parse(family):
+    return family_module(family).NEEDS_PARSE
+
+
+def perturbation_sample_params(wildcards):
+    """What a family's sample of a test set depends on."""
+    return {"seed": PERTURBATIONS["seed"], "max_segments": FAMILIES[wildcards.family]["max_segments"]}
+
+
+def parse_params(wildcards):
+    """The spaCy model that parses one side of a family's sample (the family's options name it)."""
+    options = FAMILIES[wildcards.family]["options"]
+    return {"model": options[f"{wildcards.side}_model"], "batch_size": options["batch_size"]}
+
+
+def _part_testsets(wildcards):
+    return parts(FAMILIES[wildcards.family])[wildcards.part]
+
+
+def perturb_inputs(wildcards):
+    """The samples (and their parses, where the family needs them) of the test sets of one part."""
+    testsets = _part_testsets(wildcards)
+    inputs = {"samples": [f"results/perturbations/{wildcards.family}/samples/{testset}.tsv" for testset in testsets]}
+    if family_needs_parse(wildcards.family):
+        inputs["parses"] = [
+            f"results/perturbations/{wildcards.family}/parses/{testset}.{side}.tsv" for testset in testsets for side in ("source", "reference")
+        ]
+    return inputs
+
+
+def perturb_job(wildcards):
+    """Everything a perturb job uses: the function's settings (an edit reruns that function only)."""
+    family = wildcards.family
+    testsets = _part_testsets(wildcards)
+    return {
+        "family": family, "function": wildcards.function, "seed": PERTURBATIONS["seed"],
+        "settings": FAMILIES[family]["functions"][wildcards.function],
+        "samples": {testset: f"results/perturbations/{family}/samples/{testset}.tsv" for testset in testsets},
+        "parses": {
+            testset: {side: f"results/perturbations/{family}/parses/{testset}.{side}.tsv" for side in ("source", "reference")}
+            for testset in testsets
+        } if family_needs_parse(family) else None,
+    }
+
+
+def _derived_files(wildcards, pattern):
+    spec = FAMILIES[wildcards.family]
+    return {
+        part: pattern.format(system=wildcards.system, name=derived_testset(wildcards.family, wildcards.function, part))
+        for part in parts(spec)
+    }
+
+
+def pair_score_job(wildcards):
+    """The files of one system's pair scores under one function, by part, and the test sets' own scores."""
+    spec = FAMILIES[wildcards.family]
+    return {
+        "derived": _derived_files(wildcards, "results/testsets/{name}.tsv"),
+        "derived_scores": _derived_files(wildcards, "results/scores/{system}/{name}.tsv"),
+        "translations": _derived_files(wildcards, "results/translations/{system}/{name}.txt"),
+        "testset_scores": {testset: f"results/scores/{wildcards.system}/{testset}.tsv" for testset in spec["testsets"]},
+        "metrics": PERTURBATION_METRICS,
+    }
+
+
+def pair_score_inputs(wildcards):
+    job = pair_score_job(wildcards)
+    return [path for key in ("derived", "derived_scores", "translations", "testset_scores") for path in job[key].values()]
+
+
+def family_report_job(wildcards):
+    """Every file a family's tables and figures read, by system, function and part."""
+    family = wildcards.family
+    spec = FAMILIES[family]
+    return {
+        "functions": list(spec["functions"]),
+        "categories": {function: family_module(family).CATEGORIES[function] for function in spec["functions"]},
+        "systems": list(spec["systems"]),
+        "pair_scores": {system: pair_score_files(family, system) for system in spec["systems"]},
+        "status": {
+            function: [f"results/perturbations/{family}/{function}/{part}.segments.tsv" for part in parts(spec)]
+            for function in spec["functions"]
+        },
+        "derived": {
+            function: [f"results/testsets/{derived_testset(family, function, part)}.tsv" for part in parts(spec)]
+            for function in spec["functions"]
+        },
+        "translations": {
+            system: {
+                function: [f"results/translations/{system}/{derived_testset(family, function, part)}.txt" for part in parts(spec)]
+                for function in spec["functions"]
+            }
+            for system in spec["systems"]
+        },
+        "testsets": {testset: f"results/testsets/{testset}.tsv" for testset in spec["testsets"]},
+        "testset_translations": {
+            system: {testset: f"results/translations/{system}/{testset}.txt" for testset in spec["testsets"]} for system in spec["systems"]
+        },
+    }
+
+
+def _flatten(value):
+    if isinstance(value, dict):
+        return [path for item in value.values() for path in _flatten(item)]
+    if isinstance(value, list):
+        return [path for item in value for path in _flatten(item)]
+    return [value]
+
+
+def family_report_inputs(*keys):
+    """Input function: the files under ``keys`` of :func:`family_report_job`."""
+    return lambda wildcards: [path for key in keys for path in _flatten(family_report_job(wildcards)[key])]
+
+
+def perturbation_robustness_inputs(wildcards):
+    return _robustness_inputs(pair_score_files(wildcards.family, wildcards.system), f"perturbations/{wildcards.family}")
+
+
+def perturbation_robustness_job(wildcards):
+    """One system under one metric in a family's consistency study (beta1, functions as domains)."""
+    family = wildcards.family
+    return _study_job(
+        f"perturbations/{family}", wildcards.system, wildcards.perturbation_metric,
+        pair_score_files(family, wildcards.system), FAMILIES[family]["epsilon"],
+    )
+
+
+def perturbation_outputs():
+    """Every family's tables and figures, for every perturbation metric."""
+    outputs = []
+    for family, spec in FAMILIES.items():
+        for metric in PERTURBATION_METRICS:
+            tables = f"results/tables/perturbations/{family}/{metric}"
+            figures = f"results/figures/perturbations/{family}/{metric}"
+            outputs += [f"{tables}/means.{extension}" for extension in ("csv", "md", "tex")]
+            outputs += [f"{tables}/flip_examples.{extension}" for extension in ("csv", "md")]
+            outputs += [f"{tables}/function_similarity.csv"]
+            outputs += expand(f"{tables}/robustness_{{method}}.{{extension}}", method=METHODS, extension=["csv", "md", "tex"])
+            outputs += expand(
+                f"{figures}/{{figure}}.{{extension}}",
+                figure=["robust_vs_faithful", "beta_heatmaps", "scores_vs_alpha_and_length", "function_similarity", "gamma_curves"],
+                extension=["png", "pdf"],
+            )
+    return outputs

@@ -1,5 +1,6 @@
 rule score_sentences:
-    """Score every segment of one system's translation of one test set (sacrebleu)."""
+    """Score every segment of one system's translation of one test set (sacrebleu, rapidfuzz): with the MT
+    metrics, and with the perturbation metrics (a perturbed test set is scored like any other)."""
     input:
         testset="results/testsets/{testset}.tsv",
         translations="results/translations/{system}/{testset}.txt",
@@ -9,7 +10,7 @@ rule score_sentences:
     log:
         "logs/score_sentences/{system}/{testset}.log",
     params:
-        metrics=METRICS,
+        metrics=SCORED_METRICS,
     threads: 1
     resources:
         mem_mb=1000,

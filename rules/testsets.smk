@@ -9,6 +9,8 @@ rule prepare_testset:
         provenance="results/testsets/{testset}.provenance.json",
     log:
         "logs/prepare_testset/{testset}.log",
+    wildcard_constraints:
+        testset=_alternation(TESTSETS),  # perturbed test sets come from rules/perturbations.smk
     params:
         spec=testset_spec,  # with allow_empty_segments and drop_source_equals_reference
         max_segments=MAX_SEGMENTS,

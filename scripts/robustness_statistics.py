@@ -17,7 +17,7 @@ epsilon = job["epsilon"]
 evaluation = evaluate_study(
     units, job["domains"], job["leave_out"], read_blocks(snakemake.input.blocks),
     epsilon_grid(epsilon["start"], epsilon["stop"], epsilon["step"]), job["aggregation"],
-    study=f"{job['study']} study, {job['row']} ({job['score']})",
+    study=f"{job['label']} study, {job['row']} ({job['score']})",
 )
 outputs = {"summary": evaluation.summary, "gamma": evaluation.gamma, "block_scores": evaluation.block_scores}
 for name, frame in outputs.items():

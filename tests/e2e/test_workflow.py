@@ -293,6 +293,11 @@ def test_same_config_gives_identical_results_with_one_core(finished_run: Path, t
         "results/tables/human/rankings.csv", "results/tables/human/agreement.csv", "results/tables/human/pairwise.csv",
         *(f"results/tables/human/{score}/robustness_{method}.csv" for score in ("human", "bleu")
           for method in ("pool", "bagging", "design_bagging")),
+        *(f"results/perturbations/word_order/parses/{testset}.{side}.tsv" for testset in TESTSETS for side in ("source", "reference")),
+        *(f"results/testsets/perturbed/word_order/{function}/pooled.tsv" for function in ("WordShuffle", "NounSwaps", "TreeMirrorIn")),
+        *(f"results/translations/{system}/perturbed/word_order/WordShuffle/pooled.txt" for system in SYSTEMS[:3]),
+        "results/blocks/perturbations/word_order.tsv",
+        *(f"results/tables/perturbations/word_order/bleu/{table}.csv" for table in ("means", "robustness_pool", "function_similarity")),
     ]
     for path in compared:
         assert (again / path).read_bytes() == (finished_run / path).read_bytes(), path
@@ -316,9 +321,10 @@ def test_editing_the_bagging_fraction_reruns_only_what_it_touches(finished_run: 
     assert result.returncode == 0, result.stdout[-3000:]
     # the blocks and everything measured on them, in all three branches; no translation, score or model
     assert {rule: len(jobs) for rule, jobs in _planned_jobs(result.stdout).items()} == {
-        "study_blocks": 6, "robustness_statistics": 8, "robustness_tables": 6, "gamma_curves": 2,
+        "study_blocks": 7, "robustness_statistics": 8, "robustness_tables": 6, "gamma_curves": 2,
         "sentiment_robustness": 4, "sentiment_robustness_tables": 3, "sentiment_gamma_curves": 1,
-        "human_robustness": 24, "human_robustness_tables": 9, "human_rankings": 1, "human_gamma_curves": 1, "all": 1}
+        "human_robustness": 24, "human_robustness_tables": 9, "human_rankings": 1, "human_gamma_curves": 1,
+        "perturbation_robustness": 9, "perturbation_robustness_tables": 9, "perturbation_gamma_curves": 3, "all": 1}
 
 
 def test_editing_the_sentiment_classifier_reruns_only_the_sentiment_branch(finished_run: Path) -> None:
@@ -351,10 +357,13 @@ def test_changing_one_system_reruns_only_its_jobs(finished_run: Path) -> None:
     result = run_workflow(finished_run, config, "--dry-run", config_name="edited.yaml")
     assert result.returncode == 0, result.stdout[-3000:]
     jobs = _planned_jobs(result.stdout)
+    # its translations of the test sets and of the 16 perturbed test sets, and what is measured on them
     assert {rule: len(items) for rule, items in jobs.items()} == {
-        "translate_apertium": 4, "score_sentences": 4, "robustness_statistics": 2, "robustness_tables": 6,
-        "testset_means": 2, "gamma_curves": 2, "all": 1}
-    for rule in ("translate_apertium", "score_sentences", "robustness_statistics"):
+        "translate_apertium": 20, "score_sentences": 20, "robustness_statistics": 2, "robustness_tables": 6,
+        "testset_means": 2, "gamma_curves": 2, "perturbation_scores": 16, "perturbation_robustness": 3,
+        "perturbation_robustness_tables": 9, "perturbation_gamma_curves": 3, "perturbation_tables": 3,
+        "perturbation_figures": 3, "all": 1}
+    for rule in ("translate_apertium", "score_sentences", "robustness_statistics", "perturbation_scores", "perturbation_robustness"):
         assert {job["system"] for job in jobs[rule]} == {"apertium-en-ca-fr"}
 
 
@@ -362,6 +371,7 @@ def test_adding_a_testset_reruns_its_jobs_and_the_pooled_ones(finished_run: Path
     config = yaml.safe_load((finished_run / "config.yaml").read_text(encoding="utf-8"))
     config["testsets"]["tatoeba"] = {"dataset": "tatoeba-v2021-08-07-enfr", "domain": "everyday"}
     del config["systems"]["copy-source"]  # its files cover the four old test sets only
+    config["perturbations"]["families"]["word_order"]["testsets"] = TESTSETS  # (default: every test set)
     result = run_workflow(finished_run, config, "--dry-run", config_name="edited.yaml")
     assert result.returncode == 0, result.stdout[-3000:]
     jobs = _planned_jobs(result.stdout)

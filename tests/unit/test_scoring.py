@@ -25,11 +25,11 @@ PAIRS = [
 
 
 def test_registry_names() -> None:
-    assert set(SENTENCE_METRICS) == {"bleu", "chrf"}
+    assert set(SENTENCE_METRICS) == {"bleu", "chrf", "levenshtein"}
     assert all(spec.name == name for name, spec in SENTENCE_METRICS.items())
 
 
-@pytest.mark.parametrize("metric", ["bleu", "chrf"])
+@pytest.mark.parametrize("metric", ["bleu", "chrf", "levenshtein"])
 def test_identical_hypothesis_scores_100(metric: str) -> None:
     references = ["The cat sat on the mat.", "A longer sentence, with some punctuation!", "Short."]
     scores = sentence_scores(references, references, metric)
@@ -137,3 +137,12 @@ def test_bad_segments() -> None:
 def test_empty_input_gives_empty_array() -> None:
     scores = sentence_scores([], [], "bleu")
     assert scores.shape == (0,) and scores.dtype == np.float64
+
+
+def test_levenshtein_is_the_normalised_character_similarity() -> None:
+    """100 * (1 - edit distance / longer length): kitten -> sitting is 3 edits over 7 characters."""
+    scores = sentence_scores(["kitten", "", "abc"], ["sitting", "", "abd"], "levenshtein")
+    np.testing.assert_allclose(scores, [100 * (1 - 3 / 7), 100.0, 100 * (1 - 1 / 3)])
+    # corpus level pools the edits and the lengths: (3 + 1) / (7 + 3)
+    assert corpus_score(["kitten", "abc"], ["sitting", "abd"], "levenshtein") == pytest.approx(100 * (1 - 4 / 10))
+    assert metric_signature("levenshtein").startswith("levenshtein:normalised|unit:char|rapidfuzz:")

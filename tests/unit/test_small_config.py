@@ -37,6 +37,9 @@ def test_small_config_is_the_default_config_made_small() -> None:
         if key.endswith("-dim") or key.endswith("-layers"):
             training["train_args"][key] = value
     small["max_segments"] = default["max_segments"]
+    word_order = small["perturbations"]["families"]["word_order"]
+    assert word_order["max_segments"] == 12
+    word_order["max_segments"] = default["perturbations"]["families"]["word_order"]["max_segments"]
     assert small == default, "tests/config/small.yaml is config.yaml made small: make the same change in both"
 
 

@@ -23,7 +23,7 @@ import pandas as pd  # noqa: E402
 from nlp_robustness.fileio import atomic_write  # noqa: E402
 
 #: How metric names are printed on the figure.
-METRIC_DISPLAY_NAMES = {"bleu": "BLEU", "chrf": "chrF"}
+METRIC_DISPLAY_NAMES = {"bleu": "BLEU", "chrf": "chrF", "levenshtein": "Levenshtein"}
 
 
 def plot_gamma_curves(

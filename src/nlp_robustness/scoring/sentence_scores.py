@@ -8,6 +8,11 @@ Metrics (registry :data:`SENTENCE_METRICS`):
     zero the score; exponential smoothing). Corpus level: the standard ``BLEU()``.
 ``chrf``
     ``sacrebleu.metrics.CHRF()`` (chrF2: character 6-grams, beta 2) at both levels.
+``levenshtein``
+    Normalised Levenshtein similarity of the two strings (characters, rapidfuzz):
+    ``100 * (1 - distance / max(len(hypothesis), len(reference)))``, 100 for two empty strings. Corpus
+    level: the same ratio over sums, ``100 * (1 - sum of distances / sum of the longer lengths)``. Paper
+    004 uses it as one of its similarity functions kappa; on the same 0-100 scale as BLEU and chrF.
 
 Scores are on sacrebleu's 0-100 scale. One metric object is created per call and reused for every
 sentence. :func:`metric_signature` gives sacrebleu's reproducibility signature of the exact
@@ -18,11 +23,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Protocol, Sequence
 
 import numpy as np
+import rapidfuzz
+from rapidfuzz.distance import Levenshtein
 from sacrebleu.metrics import BLEU, CHRF
-from sacrebleu.metrics.base import Metric
 
 from nlp_robustness.errors import InputError
 
@@ -33,6 +39,36 @@ __all__ = [
     "metric_signature",
     "sentence_scores",
 ]
+
+
+class Metric(Protocol):
+    """What the scoring code uses of a sacrebleu metric object."""
+
+    def sentence_score(self, hypothesis: str, references: Sequence[str]) -> Any: ...
+
+    def corpus_score(self, hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> Any: ...
+
+    def get_signature(self) -> Any: ...
+
+
+@dataclass(frozen=True)
+class _Score:
+    score: float
+
+
+class NormalisedLevenshtein:
+    """Normalised Levenshtein similarity (0-100) with sacrebleu's metric interface (one reference)."""
+
+    def sentence_score(self, hypothesis: str, references: Sequence[str]) -> _Score:
+        return _Score(100.0 * Levenshtein.normalized_similarity(hypothesis, references[0]))
+
+    def corpus_score(self, hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> _Score:
+        distance = sum(Levenshtein.distance(h, r) for h, r in zip(hypotheses, references[0]))
+        longest = sum(max(len(h), len(r)) for h, r in zip(hypotheses, references[0]))
+        return _Score(100.0 if longest == 0 else 100.0 * (1.0 - distance / longest))
+
+    def get_signature(self) -> str:
+        return f"levenshtein:normalised|unit:char|rapidfuzz:{rapidfuzz.__version__}"
 
 
 @dataclass(frozen=True)
@@ -59,6 +95,12 @@ SENTENCE_METRICS: Mapping[str, MetricSpec] = MappingProxyType(
             description="sacrebleu chrF2 (CHRF() defaults)",
             sentence=CHRF,
             corpus=CHRF,
+        ),
+        "levenshtein": MetricSpec(
+            name="levenshtein",
+            description="normalised Levenshtein similarity of the strings (characters, rapidfuzz), 0-100",
+            sentence=NormalisedLevenshtein,
+            corpus=NormalisedLevenshtein,
         ),
     }
 )
@@ -96,7 +138,7 @@ def sentence_scores(hypotheses: Sequence[str], references: Sequence[str], metric
     Args:
         hypotheses: System outputs, one segment each.
         references: Reference translations, aligned 1:1 with ``hypotheses``.
-        metric: A name from :data:`SENTENCE_METRICS` (``"bleu"`` or ``"chrf"``).
+        metric: A name from :data:`SENTENCE_METRICS` (``"bleu"``, ``"chrf"``, ``"levenshtein"``).
 
     Returns:
         A float64 array of scores in [0, 100], one per segment (empty hypotheses score 0).
@@ -115,7 +157,7 @@ def sentence_scores(hypotheses: Sequence[str], references: Sequence[str], metric
 
 
 def corpus_score(hypotheses: Sequence[str], references: Sequence[str], metric: str) -> float:
-    """Corpus-level score (standard sacrebleu ``BLEU()`` or ``CHRF()``) of the whole list, 0-100.
+    """Corpus-level score (standard sacrebleu ``BLEU()`` or ``CHRF()``, or pooled Levenshtein) of the whole list, 0-100.
 
     Raises:
         InputError: Unknown metric, length mismatch, a non-string segment or no segments at all.

@@ -7,7 +7,7 @@ or by role; ``options`` are the study's settings from the config):
 * ``units(files, domains, row, score, options)``: the units ``domain, unit_id, score`` of one row (a
   system under a metric, a classifier, ...).
 
-A new study (say, perturbation functions as domains) writes such a module and adds one line here; the
+A new study writes such a module and adds one line here; the
 rule ``study_blocks``, the script ``robustness_statistics.py``, the engine and the table writers serve
 it unchanged. Modules are imported on demand, so a job loads only the study it serves.
 """
@@ -26,6 +26,7 @@ STUDIES: dict[str, str] = {
     "domains": "nlp_robustness.studies.domains",  # MT test sets as domains, sentence scores
     "human": "nlp_robustness.studies.human",  # human-rated domains, MQM and sentence scores
     "sentiment": "nlp_robustness.studies.sentiment",  # review domains, one classifier a row
+    "perturbations": "nlp_robustness.studies.perturbations",  # perturbation functions as domains, beta1
 }
 
 

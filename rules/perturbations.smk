@@ -1,0 +1,272 @@
+# Perturbations (paper 004: word order; the family modules of nlp_robustness.perturbations): a seeded
+# sample of every test set, parsed once per side, perturbed by every function into perturbed test sets
+# that rules/translate.smk, rules/fairseq.smk and rules/score.smk translate and score like any other;
+# then beta, beta1, beta2, alpha per segment, the family's tables and figures, and the consistency of
+# beta1 across functions through the one robustness engine (rules/robustness.smk draws its blocks).
+
+
+rule perturbation_sample:
+    """The segments of one test set a family perturbs: a seeded, nested sample (or all of them)."""
+    input:
+        "results/testsets/{base_testset}.tsv",
+    output:
+        "results/perturbations/{family}/samples/{base_testset}.tsv",
+    log:
+        "logs/perturbation_sample/{family}/{base_testset}.log",
+    params:
+        sample=perturbation_sample_params,
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/perturbation_sample.py"
+
+
+rule parse_perturbation_sample:
+    """Parse one side of a family's sample once (spaCy, batched); every function reuses the parse."""
+    input:
+        "results/perturbations/{family}/samples/{base_testset}.tsv",
+    output:
+        parse="results/perturbations/{family}/parses/{base_testset}.{side}.tsv",
+        provenance="results/perturbations/{family}/parses/{base_testset}.{side}.json",
+    log:
+        "logs/parse_perturbation_sample/{family}/{base_testset}.{side}.log",
+    params:
+        parser=parse_params,
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/parse_perturbation_sample.py"
+
+
+rule perturb_testset:
+    """One function applied to the sampled segments of one part (a test set, or all of them pooled): the
+    perturbed test set, and the status of every sampled segment (kept, or skipped and why)."""
+    input:
+        unpack(perturb_inputs),
+    output:
+        testset="results/testsets/perturbed/{family}/{function}/{part}.tsv",
+        status="results/perturbations/{family}/{function}/{part}.segments.tsv",
+    log:
+        "logs/perturb_testset/{family}/{function}/{part}.log",
+    params:
+        job=perturb_job,
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/perturb_testset.py"
+
+
+rule perturbation_scores:
+    """beta, beta1, beta2 and alpha of every kept segment of one function, for one system and every metric."""
+    input:
+        pair_score_inputs,
+    output:
+        "results/perturbations/{family}/{function}/scores/{system}.tsv",
+    log:
+        "logs/perturbation_scores/{family}/{function}/{system}.log",
+    params:
+        job=pair_score_job,
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/perturbation_scores.py"
+
+
+rule perturbation_tables:
+    """Mean beta, beta1, beta2, alpha, kept fraction and flips (beta1 > beta) per system and function, and
+    the flips with the largest gain as examples (paper Table 3)."""
+    input:
+        family_report_inputs("pair_scores", "status", "derived", "translations", "testsets", "testset_translations"),
+    output:
+        means=report(
+            "results/tables/perturbations/{family}/{perturbation_metric}/means.csv",
+            caption="../report/perturbation_means.rst", category="Perturbations", subcategory="{family}",
+        ),
+        means_markdown="results/tables/perturbations/{family}/{perturbation_metric}/means.md",
+        means_latex="results/tables/perturbations/{family}/{perturbation_metric}/means.tex",
+        flips="results/tables/perturbations/{family}/{perturbation_metric}/flip_examples.csv",
+        flips_markdown="results/tables/perturbations/{family}/{perturbation_metric}/flip_examples.md",
+    log:
+        "logs/perturbation_tables/{family}/{perturbation_metric}.log",
+    params:
+        job=family_report_job,
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/perturbation_tables.py"
+
+
+rule perturbation_similarity:
+    """Mutual similarity of the functions, kappa(Psi_i(s), Psi_j(s)) on the segments both keep (paper Figure 10)."""
+    input:
+        family_report_inputs("derived"),
+    output:
+        "results/tables/perturbations/{family}/{perturbation_metric}/function_similarity.csv",
+    log:
+        "logs/perturbation_similarity/{family}/{perturbation_metric}.log",
+    params:
+        job=family_report_job,
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/perturbation_similarity.py"
+
+
+rule perturbation_figures:
+    """Figures 1 (beta2 - beta1), 5 (heatmaps of beta1 and beta2), 7 and 11 (against alpha and length) and 10
+    (similarity of the functions) of paper 004, for one metric."""
+    input:
+        family_report_inputs("pair_scores"),
+        means="results/tables/perturbations/{family}/{perturbation_metric}/means.csv",
+        similarity="results/tables/perturbations/{family}/{perturbation_metric}/function_similarity.csv",
+    output:
+        robust_vs_faithful=report(
+            "results/figures/perturbations/{family}/{perturbation_metric}/robust_vs_faithful.png",
+            caption="../report/perturbation_figures.rst", category="Perturbations", subcategory="{family}",
+        ),
+        robust_vs_faithful_pdf="results/figures/perturbations/{family}/{perturbation_metric}/robust_vs_faithful.pdf",
+        heatmaps=report(
+            "results/figures/perturbations/{family}/{perturbation_metric}/beta_heatmaps.png",
+            caption="../report/perturbation_figures.rst", category="Perturbations", subcategory="{family}",
+        ),
+        heatmaps_pdf="results/figures/perturbations/{family}/{perturbation_metric}/beta_heatmaps.pdf",
+        scatter=report(
+            "results/figures/perturbations/{family}/{perturbation_metric}/scores_vs_alpha_and_length.png",
+            caption="../report/perturbation_figures.rst", category="Perturbations", subcategory="{family}",
+        ),
+        scatter_pdf="results/figures/perturbations/{family}/{perturbation_metric}/scores_vs_alpha_and_length.pdf",
+        similarity=report(
+            "results/figures/perturbations/{family}/{perturbation_metric}/function_similarity.png",
+            caption="../report/perturbation_figures.rst", category="Perturbations", subcategory="{family}",
+        ),
+        similarity_pdf="results/figures/perturbations/{family}/{perturbation_metric}/function_similarity.pdf",
+    log:
+        "logs/perturbation_figures/{family}/{perturbation_metric}.log",
+    params:
+        job=family_report_job,
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/perturbation_figures.py"
+
+
+rule perturbation_robustness:
+    """Consistency across perturbations: Metrics I-III of one system's beta1 with the functions as domains,
+    on the pool, by bagging and design bagging, each function left out in turn."""
+    input:
+        unpack(perturbation_robustness_inputs),
+    output:
+        summary="results/perturbations/{family}/robustness/{perturbation_metric}/{system}.summary.tsv",
+        gamma="results/perturbations/{family}/robustness/{perturbation_metric}/{system}.gamma.tsv",
+    log:
+        "logs/perturbation_robustness/{family}/{perturbation_metric}/{system}.log",
+    params:
+        job=perturbation_robustness_job,
+        row_label="system",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=20,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/robustness_statistics.py"
+
+
+rule perturbation_robustness_tables:
+    """Consistency of every system's beta1 across the functions, each function left out in turn (Tables 1/3/5 layout)."""
+    input:
+        lambda wildcards: row_files(
+            "results/perturbations/{family}/robustness/{perturbation_metric}/{row}.summary.tsv", FAMILIES[wildcards.family]["systems"],
+            family=wildcards.family, perturbation_metric=wildcards.perturbation_metric,
+        ).values(),
+    output:
+        csv=report(
+            "results/tables/perturbations/{family}/{perturbation_metric}/robustness_{method}.csv",
+            caption="../report/perturbation_robustness_table.rst", category="Perturbations", subcategory="{family}",
+        ),
+        markdown="results/tables/perturbations/{family}/{perturbation_metric}/robustness_{method}.md",
+        latex="results/tables/perturbations/{family}/{perturbation_metric}/robustness_{method}.tex",
+    log:
+        "logs/perturbation_robustness_tables/{family}/{perturbation_metric}/{method}.log",
+    params:
+        summaries=lambda wildcards: row_files(
+            "results/perturbations/{family}/robustness/{perturbation_metric}/{row}.summary.tsv", FAMILIES[wildcards.family]["systems"],
+            family=wildcards.family, perturbation_metric=wildcards.perturbation_metric,
+        ),
+        row_label="system",
+        leave_out=lambda wildcards: leave_out_labels(FAMILIES[wildcards.family]["leave_out"]),
+        branch=lambda wildcards: f"perturbations ({wildcards.family})",
+        scores=lambda wildcards: f"beta1 = sentence {wildcards.perturbation_metric} of the translation of the perturbed source against the reference",
+        pool="function",
+        note="",
+        latex_label=lambda wildcards: f"perturbations-{wildcards.family}-{wildcards.perturbation_metric}",
+        decimals=2,
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/robustness_tables.py"
+
+
+rule perturbation_gamma_curves:
+    """(epsilon, gamma)-Robustness of every system's beta1 on all functions pooled."""
+    input:
+        lambda wildcards: row_files(
+            "results/perturbations/{family}/robustness/{perturbation_metric}/{row}.gamma.tsv", FAMILIES[wildcards.family]["systems"],
+            family=wildcards.family, perturbation_metric=wildcards.perturbation_metric,
+        ).values(),
+    output:
+        png=report(
+            "results/figures/perturbations/{family}/{perturbation_metric}/gamma_curves.png",
+            caption="../report/perturbation_gamma_curves.rst", category="Perturbations", subcategory="{family}",
+        ),
+        pdf="results/figures/perturbations/{family}/{perturbation_metric}/gamma_curves.pdf",
+    log:
+        "logs/perturbation_gamma_curves/{family}/{perturbation_metric}.log",
+    params:
+        curves=lambda wildcards: row_files(
+            "results/perturbations/{family}/robustness/{perturbation_metric}/{row}.gamma.tsv", FAMILIES[wildcards.family]["systems"],
+            family=wildcards.family, perturbation_metric=wildcards.perturbation_metric,
+        ),
+        metric=lambda wildcards: wildcards.perturbation_metric,
+        scores=lambda wildcards: f"beta1 (sentence {wildcards.perturbation_metric}, perturbed sources) on all {wildcards.family} functions pooled",
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/gamma_curves.py"

@@ -1,0 +1,31 @@
+"""beta, beta1, beta2 and alpha of every kept segment of one perturbation function, for one system."""
+
+import logging
+import sys
+
+sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
+logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
+
+import pandas as pd  # noqa: E402
+
+from nlp_robustness.data.testsets import read_plain_lines  # noqa: E402
+from nlp_robustness.fileio import read_table, write_table  # noqa: E402
+from nlp_robustness.perturbations.derive import DERIVED_COLUMNS  # noqa: E402
+from nlp_robustness.perturbations.pair_scores import pair_score_columns, pair_scores  # noqa: E402
+from nlp_robustness.studies.domains import read_score_table  # noqa: E402
+
+job = snakemake.params.job
+testset_scores = {testset: read_score_table(path) for testset, path in job["testset_scores"].items()}
+tables = []
+for part, path in job["derived"].items():
+    tables.append(pair_scores(
+        read_table(path, DERIVED_COLUMNS, "perturbed test set"),
+        read_score_table(job["derived_scores"][part]),
+        read_plain_lines(job["translations"][part]),
+        testset_scores,
+        job["metrics"],
+        where=path,
+    ))
+scores = pd.concat(tables, ignore_index=True)
+write_table(scores, snakemake.output[0], pair_score_columns(job["metrics"]))
+logging.info("\n%s", scores.drop(columns=["testset", "segment_id"]).mean().to_string())

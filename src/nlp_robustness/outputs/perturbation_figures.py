@@ -1,0 +1,305 @@
+"""Figures of the word-order perturbation study (paper 004, Figures 1, 5, 7, 10 and 11 as analogs).
+
+* :func:`plot_robust_vs_faithful` (Figure 1): per-segment beta2 - beta1 per function and per system;
+  left of 0 means the translation of the perturbed source is closer to the gold target (robust) than
+  to the perturbed target (faithful).
+* :func:`plot_beta_heatmaps` (Figure 5): mean beta1 and beta2, function x system, one colour scale.
+* :func:`plot_scores_vs_alpha_and_length` (Figures 7 and 11): per-segment scatter plots with Spearman's rho.
+* :func:`plot_function_similarity` (Figure 10): mean kappa(Psi_i(s), Psi_j(s)) between functions.
+
+The paper draws one panel per target language; this workflow has one language pair and several
+systems, so systems take the place of languages. Scores are on the 0-100 scale (the paper's Figure 1
+is on 0-1). Every figure is written as each format of ``outputs`` (``png``, ``pdf``) atomically; PDFs
+carry no creation date, so the same data give the same bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only; no display on cluster nodes
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
+from scipy.stats import spearmanr  # noqa: E402
+
+from nlp_robustness.fileio import atomic_write  # noqa: E402
+from nlp_robustness.outputs.figures import METRIC_DISPLAY_NAMES as _GAMMA_METRIC_NAMES  # noqa: E402
+from nlp_robustness.outputs.perturbation_tables import order_by_category  # noqa: E402
+
+__all__ = [
+    "plot_robust_vs_faithful",
+    "plot_beta_heatmaps",
+    "plot_scores_vs_alpha_and_length",
+    "plot_function_similarity",
+    "spearman",
+]
+
+#: How metric names are printed on the figures.
+METRIC_DISPLAY_NAMES = {**_GAMMA_METRIC_NAMES, "levenshtein": "Levenshtein"}
+
+#: Colour of each perturbation category (an unknown category is grey).
+CATEGORY_COLOURS = {"random": "tab:blue", "pos": "tab:orange", "tree": "tab:green"}
+CATEGORY_LABELS = {"random": "random shuffles", "pos": "PoS-tag based", "tree": "dependency-tree based"}
+OTHER_COLOUR = "tab:grey"
+
+#: Axis labels of the per-segment quantities.
+QUANTITY_LABELS = {"beta1": r"$\beta_1$ (robustness)", "beta2": r"$\beta_2$ (faithfulness)",
+                   "alpha": r"$\alpha$ (source vs perturbed source)", "source_length": "source length (tokens)"}
+
+
+def _display(metric: str) -> str:
+    return METRIC_DISPLAY_NAMES.get(metric, metric)
+
+
+def _colour(category: str) -> str:
+    return CATEGORY_COLOURS.get(category, OTHER_COLOUR)
+
+
+def _save(figure: plt.Figure, outputs: Mapping[str, str | Path]) -> None:
+    """Write ``figure`` once per format of ``outputs`` and close it."""
+    try:
+        for file_format, path in outputs.items():
+            with atomic_write(path, mode="wb") as handle:
+                # No creation date in the PDF: the same data give the same bytes on every run.
+                metadata = {"CreationDate": None} if file_format == "pdf" else None
+                figure.savefig(handle, format=file_format, dpi=150, metadata=metadata)
+    finally:
+        plt.close(figure)
+
+
+def _metric_rows(scores: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """The rows of ``metric`` in a fixed order (input order never changes a figure)."""
+    selected = scores[scores["metric"] == metric]
+    return selected.sort_values(["system", "function", "testset", "segment_id"], kind="mergesort")
+
+
+def spearman(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> float:
+    """Spearman's rho of the pairs without a NaN; NaN (and no warning) for fewer than 2 pairs or a constant side."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    finite = ~(np.isnan(x) | np.isnan(y))
+    x, y = x[finite], y[finite]
+    if len(x) < 2 or np.all(x == x[0]) or np.all(y == y[0]):
+        return float("nan")
+    return float(spearmanr(x, y).statistic)
+
+
+def _boxes(axis: plt.Axes, groups: Sequence[np.ndarray], labels: Sequence[str], colours: Sequence[str]) -> None:
+    """Horizontal box plots, first group at the top; an empty group keeps its row, without a box."""
+    positions = np.arange(len(groups))[::-1]
+    filled = [index for index, values in enumerate(groups) if len(values)]
+    if filled:
+        boxes = axis.boxplot([groups[index] for index in filled], positions=positions[filled],
+                             orientation="horizontal", widths=0.6, patch_artist=True, showmeans=True,
+                             meanprops={"marker": "D", "markerfacecolor": "white", "markeredgecolor": "black",
+                                        "markersize": 4},
+                             flierprops={"marker": ".", "markersize": 2, "alpha": 0.4},
+                             medianprops={"color": "black"})
+        for patch, index in zip(boxes["boxes"], filled):
+            patch.set_facecolor(colours[index])
+            patch.set_alpha(0.75)
+    axis.set_yticks(positions, labels)
+    axis.set_ylim(-0.7, len(groups) - 0.3)
+    axis.axvline(0.0, color="black", linestyle="--", linewidth=1)
+    axis.grid(axis="x", alpha=0.3)
+
+
+def plot_robust_vs_faithful(
+    scores: pd.DataFrame,
+    functions: Sequence[str],
+    categories: Mapping[str, str],
+    systems: Sequence[str],
+    metric: str,
+    outputs: Mapping[str, str | Path],
+) -> None:
+    """Figure 1 analog: distributions of per-segment beta2 - beta1 (a) per function, coloured by
+    category, all systems pooled, and (b) per system, all functions pooled. Box: quartiles, line:
+    median, diamond: mean; dashed line at 0."""
+    name = _display(metric)
+    rows = _metric_rows(scores, metric)
+    difference = rows["beta2"] - rows["beta1"]
+    rows = rows.assign(difference=difference)
+    by_function = [rows.loc[(rows["function"] == function) & rows["system"].isin(systems), "difference"].to_numpy()
+                   for function in functions]
+    by_system = [rows.loc[(rows["system"] == system) & rows["function"].isin(functions), "difference"].to_numpy()
+                 for system in systems]
+    height = max(4.0, 0.32 * len(functions) + 1.8)
+    figure, (function_axis, system_axis) = plt.subplots(
+        1, 2, figsize=(12, height), constrained_layout=True,
+        gridspec_kw={"width_ratios": [1.3, 1]})
+    _boxes(function_axis, by_function, list(functions), [_colour(categories.get(function, "")) for function in functions])
+    _boxes(system_axis, by_system, list(systems), ["tab:purple"] * len(systems))
+    label = rf"$\beta_2 - \beta_1$ ({name} points; < 0: more robust than faithful)"
+    function_axis.set_xlabel(label)
+    system_axis.set_xlabel(label)
+    function_axis.set_title("(a) per perturbation function, systems pooled")
+    system_axis.set_title("(b) per system, functions pooled")
+    _category_legend(figure, functions, categories)
+    figure.suptitle(rf"Faithfulness minus robustness per segment, sentence {name}: "
+                    rf"$\kappa$(perturbed target, $\Phi$(perturbed source)) $-$ $\kappa$(target, $\Phi$(perturbed source))")
+    _save(figure, outputs)
+
+
+def _category_legend(figure: plt.Figure, functions: Sequence[str], categories: Mapping[str, str]) -> None:
+    """A legend of the categories present, under the figure."""
+    present = list(dict.fromkeys(categories.get(function, "") for function in functions))
+    figure.legend(handles=[Patch(facecolor=_colour(category), alpha=0.75,
+                                 label=CATEGORY_LABELS.get(category, category or "other")) for category in present],
+                  loc="outside lower center", ncol=len(present), frameon=False)
+
+
+def _category_runs(functions: Sequence[str], categories: Mapping[str, str]) -> list[tuple[int, int, str]]:
+    """(first index, last index, category) of each run of consecutive functions of one category."""
+    runs: list[tuple[int, int, str]] = []
+    for index, function in enumerate(functions):
+        category = categories.get(function, "")
+        if runs and runs[-1][2] == category:
+            runs[-1] = (runs[-1][0], index, category)
+        else:
+            runs.append((index, index, category))
+    return runs
+
+
+def _annotated_heatmap(axis: plt.Axes, values: np.ndarray, vmin: float, vmax: float, cmap: str, decimals: int,
+                       fontsize: float):
+    """Draw ``values`` (NaN cells blank, marked n/a) with each value written in its cell; return the image."""
+    image = axis.imshow(np.ma.masked_invalid(values), cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
+    for (row, column), value in np.ndenumerate(values):
+        if np.isnan(value):
+            axis.text(column, row, "n/a", ha="center", va="center", fontsize=fontsize, color="grey")
+        else:
+            red, green, blue, _ = image.cmap(image.norm(value))
+            dark = 0.299 * red + 0.587 * green + 0.114 * blue < 0.5  # white text on a dark cell
+            axis.text(column, row, f"{value:.{decimals}f}", ha="center", va="center", fontsize=fontsize,
+                      color="white" if dark else "black")
+    return image
+
+
+def _mark_categories(axis: plt.Axes, functions: Sequence[str], categories: Mapping[str, str], columns: bool) -> None:
+    """Colour function tick labels by category and draw a line between categories (rows; columns too if asked)."""
+    for run_index, (first, _, _) in enumerate(_category_runs(functions, categories)):
+        if run_index:
+            axis.axhline(first - 0.5, color="black", linewidth=1.2)
+            if columns:
+                axis.axvline(first - 0.5, color="black", linewidth=1.2)
+    labels = axis.get_yticklabels() + (axis.get_xticklabels() if columns else [])
+    for label in labels:
+        label.set_color(_colour(categories.get(label.get_text(), "")))
+
+
+def plot_beta_heatmaps(
+    means: pd.DataFrame,
+    functions: Sequence[str],
+    systems: Sequence[str],
+    metric: str,
+    outputs: Mapping[str, str | Path],
+) -> None:
+    """Figure 5 analog: mean beta1 (a) and beta2 (b), functions (rows, grouped by category, tick labels
+    coloured by category) x systems (columns), one colour scale for both, values written in the cells.
+    ``means`` is :func:`~nlp_robustness.outputs.perturbation_tables.means_table`'s output."""
+    name = _display(metric)
+    categories = dict(zip(means["function"], means["category"]))
+    ordered = order_by_category(list(functions), categories)
+    indexed = means.set_index(["function", "system"])
+    panels = {}
+    for column in ("beta1", "beta2"):
+        panels[column] = np.array([[float(indexed.at[(function, system), column])
+                                    if (function, system) in indexed.index else np.nan
+                                    for system in systems] for function in ordered])
+    both = np.concatenate([panel.ravel() for panel in panels.values()])
+    finite = both[~np.isnan(both)]
+    vmin, vmax = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 100.0)
+    if vmax <= vmin:
+        vmin, vmax = vmin - 1.0, vmax + 1.0
+    height = max(4.0, 0.32 * len(ordered) + 2.0)
+    width = 2.0 * (1.6 + 0.9 * len(systems)) + 1.0
+    figure, axes = plt.subplots(1, 2, figsize=(width, height), constrained_layout=True, sharey=True)
+    titles = {"beta1": r"(a) mean $\beta_1$ (robustness)", "beta2": r"(b) mean $\beta_2$ (faithfulness)"}
+    image = None
+    for axis, (column, values) in zip(axes, panels.items()):
+        image = _annotated_heatmap(axis, values, vmin, vmax, "Blues", 1, 8)
+        axis.set_xticks(np.arange(len(systems)), list(systems), rotation=30, ha="right")
+        axis.set_yticks(np.arange(len(ordered)), ordered)
+        axis.set_title(titles[column])
+        axis.set_xlabel("system")
+        _mark_categories(axis, ordered, categories, columns=False)
+    figure.colorbar(image, ax=list(axes), label=f"mean sentence {name}", shrink=0.8)
+    _category_legend(figure, ordered, categories)
+    figure.suptitle(f"Robustness and faithfulness per perturbation function and system, sentence {name}")
+    _save(figure, outputs)
+
+
+#: The six panels of :func:`plot_scores_vs_alpha_and_length`: (y, x, title).
+SCATTER_PANELS = (
+    ("beta1", "beta2", r"(a) $\beta_1$ vs $\beta_2$"),
+    ("alpha", "source_length", r"(b) $\alpha$ vs source length"),
+    ("beta1", "source_length", r"(c) $\beta_1$ vs source length"),
+    ("beta2", "source_length", r"(d) $\beta_2$ vs source length"),
+    ("beta1", "alpha", r"(e) $\beta_1$ vs $\alpha$"),
+    ("beta2", "alpha", r"(f) $\beta_2$ vs $\alpha$"),
+)
+
+
+def plot_scores_vs_alpha_and_length(
+    scores: pd.DataFrame,
+    systems: Sequence[str],
+    metric: str,
+    outputs: Mapping[str, str | Path],
+) -> None:
+    """Figures 7 and 11 analogs: one point per (segment, function) of each system, all functions pooled,
+    in six panels (y vs x): beta1 vs beta2, alpha vs source length, beta1 and beta2 vs source length,
+    beta1 and beta2 vs alpha. Each system's Spearman rho is in the panel legend (NaN when a side is
+    constant). Points are drawn without jitter; scatter layers are rasterised in the PDF."""
+    name = _display(metric)
+    rows = _metric_rows(scores, metric)
+    figure, axes = plt.subplots(2, 3, figsize=(15, 9), constrained_layout=True)
+    colours = plt.get_cmap("tab10")
+    for axis, (y, x, title) in zip(axes.ravel(), SCATTER_PANELS):
+        for index, system in enumerate(systems):
+            points = rows[rows["system"] == system]
+            rho = spearman(points[x], points[y])
+            axis.scatter(points[x], points[y], s=6, alpha=0.35, color=colours(index % 10), linewidths=0,
+                         rasterized=True, label=rf"{system} ($\rho$ = {rho:.2f}, n = {len(points)})")
+        axis.set_xlabel(QUANTITY_LABELS[x] + ("" if x == "source_length" else f", {name}"))
+        axis.set_ylabel(QUANTITY_LABELS[y] + f", {name}")
+        axis.set_title(title)
+        axis.grid(alpha=0.3)
+        legend = axis.legend(loc="best", fontsize="small", markerscale=2.5)
+        for handle in legend.legend_handles:
+            handle.set_alpha(1.0)
+    figure.suptitle(f"Per-segment robustness, faithfulness, perturbation distance and length, sentence {name} "
+                    r"(all perturbation functions pooled; Spearman's $\rho$ per system)")
+    _save(figure, outputs)
+
+
+def plot_function_similarity(
+    matrix: pd.DataFrame,
+    categories: Mapping[str, str],
+    metric: str,
+    outputs: Mapping[str, str | Path],
+) -> None:
+    """Figure 10 analog: heatmap of :func:`~nlp_robustness.outputs.perturbation_tables.function_similarity`
+    (row: function whose output is the hypothesis, column: the reference), 0-100 colour scale, values in
+    the cells, tick labels coloured and blocks separated by category in the matrix's order."""
+    name = _display(metric)
+    functions = [str(function) for function in matrix.index]
+    values = matrix.to_numpy(dtype=float)
+    size = max(5.0, 0.45 * len(functions) + 2.5)
+    figure, axis = plt.subplots(figsize=(size + 1.2, size), constrained_layout=True)
+    image = _annotated_heatmap(axis, values, 0.0, 100.0, "viridis", 0, 7)
+    axis.set_xticks(np.arange(len(matrix.columns)), [str(column) for column in matrix.columns],
+                    rotation=45, ha="right")
+    axis.set_yticks(np.arange(len(functions)), functions)
+    axis.set_xlabel(r"$\Psi_j$ (reference)")
+    axis.set_ylabel(r"$\Psi_i$ (hypothesis)")
+    _mark_categories(axis, functions, categories, columns=list(matrix.columns) == functions)
+    _category_legend(figure, functions, categories)
+    figure.colorbar(image, ax=axis, label=f"mean sentence {name}", shrink=0.8)
+    axis.set_title("Mutual similarity of perturbation functions:\n"
+                   rf"mean sentence {name} $\kappa(\Psi_i(s), \Psi_j(s))$" "\nover segments both functions perturbed")
+    _save(figure, outputs)

@@ -1,0 +1,336 @@
+"""Tables of the word-order perturbation study (paper 004): per-function means, flip examples, function similarity.
+
+For a perturbation function Psi, a system Phi and a similarity kappa (BLEU, chrF or Levenshtein, 0-100),
+each kept segment has beta = kappa(gold target, Phi(source)), beta1 = kappa(gold target, Phi(perturbed
+source)) (robustness), beta2 = kappa(perturbed target, Phi(perturbed source)) (faithfulness) and alpha =
+kappa(tokenized source, perturbed source) (how far Psi moved the source).
+
+* :func:`means_table` -- one row per (system, function): how many sampled segments the function could
+  perturb, the mean of each score over those, beta2 - beta1 (negative: more robust than faithful, the
+  paper's Figure 1 quantity) and the "flips" where the perturbed source translated better than the
+  original (beta1 > beta; the paper reports these in its Table 3 and discussion).
+* :func:`flip_examples` -- the paper's Table 3 analog: the largest flips of each (system, function).
+* :func:`function_similarity` -- the paper's Figure 10 analog: mean kappa(Psi_i(s), Psi_j(s)).
+
+CSV keeps full precision; Markdown and LaTeX round scores to 2 decimals and fractions to 3.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from nlp_robustness.errors import InputError
+from nlp_robustness.fileio import atomic_write
+from nlp_robustness.outputs.tables import _format, _latex_escape
+
+__all__ = [
+    "MEANS_COLUMNS",
+    "FLIP_COLUMNS",
+    "means_table",
+    "write_means_tables",
+    "flip_examples",
+    "write_flip_examples",
+    "function_similarity",
+    "order_by_category",
+]
+
+SCORE_NAMES = ("beta", "beta1", "beta2", "alpha")
+SCORE_FRAME_COLUMNS = ("system", "function", "testset", "segment_id", "source_length", "metric", *SCORE_NAMES)
+STATUS_COLUMNS = ("function", "testset", "segment_id", "kept", "reason")
+TEXT_COLUMNS = ("system", "function", "testset", "segment_id", "source", "perturbed_source", "reference",
+                "translation", "perturbed_translation")
+PERTURBED_COLUMNS = ("function", "testset", "segment_id", "text")
+
+MEANS_COLUMNS = ("system", "function", "category", "sampled", "kept", "kept_fraction", *SCORE_NAMES,
+                 "beta2_minus_beta1", "flips", "flip_fraction")
+FLIP_COLUMNS = ("system", "function", "testset", "segment_id", "source", "perturbed_source", "beta", "beta1",
+                "translation", "perturbed_translation", "reference")
+
+#: Columns of the means table that are scores (2 decimals) or fractions (3 decimals) when printed.
+SCORE_COLUMNS = (*SCORE_NAMES, "beta2_minus_beta1")
+FRACTION_COLUMNS = ("kept_fraction", "flip_fraction")
+
+#: How the means table's columns are headed in Markdown and LaTeX.
+MARKDOWN_HEADERS = {"system": "system", "function": "function", "category": "category", "sampled": "sampled",
+                    "kept": "kept", "kept_fraction": "kept fraction", "beta": "β", "beta1": "β1 (robust)",
+                    "beta2": "β2 (faithful)", "alpha": "α", "beta2_minus_beta1": "β2 − β1", "flips": "flips (β1 > β)",
+                    "flip_fraction": "flip fraction"}
+LATEX_HEADERS = {"system": "System", "function": "Function", "category": "Category", "sampled": "Sampled",
+                 "kept": "Kept", "kept_fraction": "Kept frac.", "beta": r"$\beta$", "beta1": r"$\beta_1$",
+                 "beta2": r"$\beta_2$", "alpha": r"$\alpha$", "beta2_minus_beta1": r"$\beta_2-\beta_1$",
+                 "flips": "Flips", "flip_fraction": "Flip frac."}
+FLIP_HEADERS = {"system": "system", "function": "function", "testset": "test set", "segment_id": "segment",
+                "source": "source", "perturbed_source": "perturbed source", "beta": "β", "beta1": "β1",
+                "translation": "translation of source", "perturbed_translation": "translation of perturbed source",
+                "reference": "reference"}
+
+#: Printed for a value that does not exist (e.g. a mean over no kept segment).
+MISSING = "n/a"
+
+
+def _require_columns(frame: pd.DataFrame, columns: Sequence[str], what: str) -> None:
+    missing = [column for column in columns if column not in frame.columns]
+    if missing:
+        raise InputError(f"{what} lacks column(s) {', '.join(missing)}")
+
+
+def _require_unique(frame: pd.DataFrame, keys: Sequence[str], what: str) -> None:
+    duplicated = frame.duplicated(list(keys), keep=False)
+    if duplicated.any():
+        first = frame.loc[duplicated, list(keys)].iloc[0]
+        raise InputError(f"{what} has more than one row for " + ", ".join(f"{key}={first[key]}" for key in keys))
+
+
+def order_by_category(functions: Sequence[str], categories: Mapping[str, str]) -> list[str]:
+    """``functions`` grouped by category: categories in order of first appearance, functions keep their order."""
+    missing = [function for function in functions if function not in categories]
+    if missing:
+        raise InputError(f"no category for function(s) {', '.join(missing)}")
+    category_order = list(dict.fromkeys(categories[function] for function in functions))
+    return sorted(functions, key=lambda function: category_order.index(categories[function]))  # stable
+
+
+def means_table(
+    scores: pd.DataFrame,
+    status: pd.DataFrame,
+    functions: Sequence[str],
+    categories: Mapping[str, str],
+    systems: Sequence[str],
+    metric: str,
+) -> pd.DataFrame:
+    """One row per (system, function), systems outer, both in the given orders.
+
+    ``sampled``/``kept`` count the rows of ``status`` (all test sets pooled; system-independent), and
+    ``kept_fraction`` is their ratio. ``beta``, ``beta1``, ``beta2``, ``alpha`` are means over the rows of
+    ``scores`` for ``metric`` (the kept segments that were scored), ``beta2_minus_beta1`` is the mean of
+    beta2 - beta1, ``flips`` counts segments with beta1 > beta (strictly) and ``flip_fraction`` divides
+    it by the number of scored segments. A (system, function) without scored segments gets NaN means,
+    0 flips and a NaN flip fraction.
+
+    Raises:
+        InputError: A missing column, a function without category, a duplicated segment, or a
+            ``kept`` column that is not boolean.
+    """
+    _require_columns(scores, SCORE_FRAME_COLUMNS, "scores")
+    _require_columns(status, STATUS_COLUMNS, "status")
+    if not pd.api.types.is_bool_dtype(status["kept"]):
+        raise InputError(f"status: column kept must be boolean, got {status['kept'].dtype}")
+    _require_unique(status, ("function", "testset", "segment_id"), "status")
+    selected = scores[scores["metric"] == metric]
+    _require_unique(selected, ("system", "function", "testset", "segment_id"), f"scores ({metric})")
+    order_by_category(functions, categories)  # every function has a category
+
+    sampled = status.groupby("function").size()
+    kept = status.groupby("function")["kept"].sum()
+    scored = selected.assign(flip=selected["beta1"] > selected["beta"],
+                             beta2_minus_beta1=selected["beta2"] - selected["beta1"])
+    groups = scored.groupby(["system", "function"])
+    means = groups[[*SCORE_NAMES, "beta2_minus_beta1"]].mean()
+    counts = groups.size()
+    flips = groups["flip"].sum()
+
+    rows = []
+    for system in systems:
+        for function in functions:
+            n_sampled = int(sampled.get(function, 0))
+            n_kept = int(kept.get(function, 0))
+            key = (system, function)
+            n_scored = int(counts.get(key, 0))
+            n_flips = int(flips.get(key, 0))
+            row = {"system": system, "function": function, "category": categories[function],
+                   "sampled": n_sampled, "kept": n_kept,
+                   "kept_fraction": n_kept / n_sampled if n_sampled else np.nan}
+            for column in (*SCORE_NAMES, "beta2_minus_beta1"):
+                row[column] = float(means.at[key, column]) if n_scored else np.nan
+            row["flips"] = n_flips
+            row["flip_fraction"] = n_flips / n_scored if n_scored else np.nan
+            rows.append(row)
+    table = pd.DataFrame(rows, columns=list(MEANS_COLUMNS))
+    return table.astype({"sampled": "int64", "kept": "int64", "flips": "int64"})
+
+
+def _cell(column: str, value: object) -> str:
+    """A value as printed in Markdown/LaTeX: scores with 2 decimals, fractions with 3, counts as integers."""
+    if column in SCORE_COLUMNS or column in FRACTION_COLUMNS:
+        if pd.isna(value):
+            return MISSING
+        return _format(float(value), 3 if column in FRACTION_COLUMNS else 2)
+    return str(value)
+
+
+def _markdown_escape(text: str) -> str:
+    """Text safe inside a Markdown table cell: ``|`` escaped, line breaks as spaces."""
+    return str(text).replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+
+
+def _markdown_text(table: pd.DataFrame, headers: Mapping[str, str], caption: str) -> str:
+    columns = list(table.columns)
+    numeric = set(SCORE_COLUMNS) | set(FRACTION_COLUMNS) | {"sampled", "kept", "flips"}
+    lines = ["| " + " | ".join(headers.get(column, column) for column in columns) + " |",
+             "|" + "|".join("---:" if column in numeric else "---" for column in columns) + "|"]
+    for _, row in table.iterrows():
+        lines.append("| " + " | ".join(_markdown_escape(_cell(column, row[column])) for column in columns) + " |")
+    return "\n".join(lines) + f"\n\n{caption}\n"
+
+
+def means_markdown_text(table: pd.DataFrame, caption: str) -> str:
+    """The means table as GitHub Markdown followed by ``caption``."""
+    return _markdown_text(table, MARKDOWN_HEADERS, caption)
+
+
+def means_latex_text(table: pd.DataFrame, caption: str, label: str) -> str:
+    """The means table as a booktabs table (system printed once per block, a rule between systems)."""
+    columns = list(table.columns)
+    column_spec = "".join("r" if column in SCORE_COLUMNS or column in FRACTION_COLUMNS
+                          or column in ("sampled", "kept", "flips") else "l" for column in columns)
+    body: list[str] = []
+    previous_system = None
+    for _, row in table.iterrows():
+        system = row["system"]
+        if previous_system is not None and system != previous_system:
+            body.append(r"\midrule")
+        cells = []
+        for column in columns:
+            if column == "system":
+                cells.append(_latex_escape(str(system)) if system != previous_system else "")
+            else:
+                cells.append(_latex_escape(_cell(column, row[column])))
+        body.append(" & ".join(cells) + r" \\")
+        previous_system = system
+    return "\n".join(
+        [
+            r"\begin{table}[t]",
+            r"\centering",
+            r"\small",
+            rf"\begin{{tabular}}{{{column_spec}}}",
+            r"\toprule",
+            " & ".join(LATEX_HEADERS.get(column, _latex_escape(column)) for column in columns) + r" \\",
+            r"\midrule",
+            *body,
+            r"\bottomrule",
+            r"\end{tabular}",
+            rf"\caption{{{_latex_escape(caption)}}}",
+            rf"\label{{{label}}}",
+            r"\end{table}",
+            "",
+        ]
+    )
+
+
+def write_means_tables(
+    table: pd.DataFrame,
+    csv_path: str | os.PathLike[str],
+    markdown_path: str | os.PathLike[str],
+    latex_path: str | os.PathLike[str],
+    caption: str,
+    label: str,
+) -> None:
+    """Write the means table as CSV (full precision, NaN as an empty field), Markdown and LaTeX, each atomically."""
+    with atomic_write(csv_path) as handle:
+        table.to_csv(handle, index=False, lineterminator="\n")
+    with atomic_write(markdown_path) as handle:
+        handle.write(means_markdown_text(table, caption))
+    with atomic_write(latex_path) as handle:
+        handle.write(means_latex_text(table, caption, label))
+
+
+def flip_examples(
+    scores: pd.DataFrame,
+    texts: pd.DataFrame,
+    metric: str,
+    per_function: int = 3,
+    *,
+    systems: Sequence[str] | None = None,
+    functions: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """The paper's Table 3 analog: segments whose perturbed source translated better (beta1 > beta).
+
+    For each (system, function), the ``per_function`` segments with the largest beta1 - beta for
+    ``metric``; equal gains are ordered by test set, then segment id (as strings), so the choice is
+    deterministic. Groups follow ``systems`` and ``functions`` (those not listed are left out) or, when
+    not given, sorted names. Texts come from ``texts`` matched on (system, function, testset, segment_id).
+
+    Raises:
+        InputError: A missing column, or a selected segment without its texts.
+    """
+    _require_columns(scores, SCORE_FRAME_COLUMNS, "scores")
+    _require_columns(texts, TEXT_COLUMNS, "texts")
+    if per_function < 0:
+        raise ValueError(f"per_function must be >= 0, got {per_function}")
+    keys = ["system", "function", "testset", "segment_id"]
+    flips = scores[(scores["metric"] == metric) & (scores["beta1"] > scores["beta"])][keys + ["beta", "beta1"]].copy()
+    flips["segment_id"] = flips["segment_id"].astype(str)
+    system_order = list(systems) if systems is not None else sorted(flips["system"].unique())
+    function_order = list(functions) if functions is not None else sorted(flips["function"].unique())
+    flips = flips[flips["system"].isin(system_order) & flips["function"].isin(function_order)]
+    flips["_system"] = flips["system"].map(system_order.index)
+    flips["_function"] = flips["function"].map(function_order.index)
+    flips["_gain"] = flips["beta1"] - flips["beta"]
+    flips = flips.sort_values(["_system", "_function", "_gain", "testset", "segment_id"],
+                              ascending=[True, True, False, True, True], kind="mergesort")
+    selected = flips.groupby(["_system", "_function"], sort=False).head(per_function)
+
+    text_table = texts[list(TEXT_COLUMNS)].copy()
+    text_table["segment_id"] = text_table["segment_id"].astype(str)
+    _require_unique(text_table, keys, "texts")
+    merged = selected.merge(text_table, on=keys, how="left", validate="one_to_one", indicator=True)
+    lacking = merged[merged["_merge"] != "both"]
+    if not lacking.empty:
+        first = lacking.iloc[0]
+        raise InputError("texts lack the segment " + ", ".join(f"{key}={first[key]}" for key in keys))
+    return merged[list(FLIP_COLUMNS)].reset_index(drop=True)
+
+
+def write_flip_examples(
+    frame: pd.DataFrame,
+    csv_path: str | os.PathLike[str],
+    markdown_path: str | os.PathLike[str],
+    caption: str,
+) -> None:
+    """Write flip examples as CSV (full precision) and Markdown (scores with 2 decimals, ``|`` escaped)."""
+    with atomic_write(csv_path) as handle:
+        frame.to_csv(handle, index=False, lineterminator="\n")
+    with atomic_write(markdown_path) as handle:
+        handle.write(_markdown_text(frame, FLIP_HEADERS, caption))
+
+
+def function_similarity(
+    perturbed: pd.DataFrame,
+    functions: Sequence[str],
+    score_pairs: Callable[[list[str], list[str]], np.ndarray],
+) -> pd.DataFrame:
+    """The paper's Figure 10 analog: mean kappa(Psi_i(s), Psi_j(s)) over segments kept by both functions.
+
+    Row i, column j holds the mean of ``score_pairs(hypotheses=Psi_i texts, references=Psi_j texts)``
+    over the (testset, segment_id) both functions perturbed; it is symmetric only where kappa is
+    (Levenshtein is, BLEU and chrF are not). The diagonal is 100 (kappa of a text with itself) when the
+    function kept any segment. NaN where two functions share no segment. Index ``hypothesis`` and
+    columns ``reference`` are ``functions`` in order.
+
+    Raises:
+        InputError: A missing column, or a (function, testset, segment_id) given twice.
+    """
+    _require_columns(perturbed, PERTURBED_COLUMNS, "perturbed")
+    frame = perturbed[list(PERTURBED_COLUMNS)].copy()
+    frame["segment_id"] = frame["segment_id"].astype(str)
+    _require_unique(frame, ("function", "testset", "segment_id"), "perturbed")
+    texts = {function: frame[frame["function"] == function].set_index(["testset", "segment_id"])["text"]
+             for function in functions}
+    matrix = pd.DataFrame(np.nan, index=pd.Index(list(functions), name="hypothesis"),
+                          columns=pd.Index(list(functions), name="reference"))
+    for row in functions:
+        for column in functions:
+            if row == column:
+                if not texts[row].empty:
+                    matrix.at[row, column] = 100.0
+                continue
+            common = texts[row].index.intersection(texts[column].index).sort_values()
+            if common.empty:
+                continue
+            values = np.asarray(score_pairs(list(texts[row].loc[common]), list(texts[column].loc[common])), dtype=float)
+            matrix.at[row, column] = float(values.mean())
+    return matrix

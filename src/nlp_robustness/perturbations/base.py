@@ -1,0 +1,52 @@
+"""The perturbation interface every family implements, and the two outcomes of perturbing one text.
+
+A *family* (word order, character attacks, ...) is a module, registered in
+:mod:`nlp_robustness.perturbations.registry`, that defines:
+
+``FUNCTIONS``
+    ``{function name: JSON schema of its settings}`` in display order; each schema is an object with
+    ``additionalProperties: false`` whose properties carry their defaults, so a config that names a
+    function with ``{}`` gets every default, and an unknown or mistyped setting is a config error.
+``CATEGORIES``
+    ``{function name: category}`` (e.g. ``random``, ``pos``, ``tree``), used to group functions in tables
+    and figures.
+``OPTIONS_SCHEMA``
+    JSON schema of the family's own options (e.g. which spaCy models parse the two sides).
+``NEEDS_PARSE``
+    Whether :func:`perturb` takes parsed segments (:class:`~nlp_robustness.perturbations.parse.ParsedSegment`,
+    the workflow parses each side of the family's sample once) or plain texts.
+``perturb(function, segment, settings, rng) -> Perturbed | Skipped``
+    Perturb one segment (one side: source or reference) with one function. ``rng`` is seeded by the
+    workflow from (config seed, family, function, test set, segment id, side), so a function's output on
+    one segment never depends on any other segment, function or test set.
+
+The rules, the scoring of pairs and the tables only see the derived test sets the family's outcomes are
+written into; they do not know which family made them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Perturbed", "Skipped", "PerturbationResult"]
+
+
+@dataclass(frozen=True)
+class Perturbed:
+    """A perturbed text as its tokens; the text fed to a system is the tokens joined by single spaces."""
+
+    tokens: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.tokens)
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A segment the function cannot perturb (e.g. one noun and no verb), with the reason."""
+
+    reason: str
+
+
+PerturbationResult = Perturbed | Skipped

@@ -1,0 +1,136 @@
+"""From a test set to its perturbed versions: the seeded sample, and one perturbed test set per function.
+
+A perturbed test set is a test-set table (:data:`~nlp_robustness.data.testsets.TABLE_COLUMNS`) that the
+translation and scoring rules use like any other: its ``source`` is the perturbed source and its
+``reference`` the gold reference, so the sentence scores of its translations are beta1. Beside them it
+keeps what the other metrics need, so each is a pure function of files on disk: the test set and the
+original segment id of every row, the original source, the source as the tokens that were permuted
+(``source_tokens``: alpha compares the perturbed source with it, so the tokenisation alone costs
+nothing), and the perturbed reference (beta2).
+
+A segment is kept when the function perturbs both its source and its reference; any other sampled
+segment is recorded, with the reason, in the function's status table, never silently dropped.
+
+Every random choice is seeded from (seed, family, function, test set, segment id, side): adding a test
+set or a function changes no other perturbed text, and the result does not depend on the order or the
+number of jobs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from nlp_robustness.errors import InputError
+from nlp_robustness.perturbations.base import Perturbed, Skipped
+from nlp_robustness.perturbations.parse import ParsedSegment
+from nlp_robustness.statistics.bagging import rng_for
+
+__all__ = ["DERIVED_COLUMNS", "SIDES", "STATUS_COLUMNS", "derive_testset", "sample_segments", "segment_rng"]
+
+#: Columns of a perturbed test set: the test-set table's, then what the pair metrics read.
+DERIVED_COLUMNS: tuple[str, ...] = (
+    "segment_id", "doc_id", "source", "reference",
+    "testset", "original_source", "source_tokens", "perturbed_reference",
+)
+#: Columns of a function's status table: one row per sampled segment.
+STATUS_COLUMNS: tuple[str, ...] = ("testset", "segment_id", "kept", "reason")
+#: The two sides a function perturbs, and the test-set column each is read from.
+SIDES: dict[str, str] = {"source": "source", "reference": "reference"}
+
+
+def _sample_key(seed: int, family: str, testset: str, segment_id: str) -> bytes:
+    return hashlib.blake2b(f"{seed}\x1f{family}\x1f{testset}\x1f{segment_id}".encode("utf-8"), digest_size=16).digest()
+
+
+def sample_segments(table: pd.DataFrame, max_segments: int | None, seed: int, family: str, testset: str) -> pd.DataFrame:
+    """The rows of a test-set table a family perturbs: all of them, or a seeded sample of ``max_segments``.
+
+    Each segment gets a pseudo-random rank from a hash of (seed, family, test set, segment id) and the
+    ``max_segments`` lowest ranks are kept, in test-set order. So the sample of one test set does not
+    depend on any other, and samples are nested: raising ``max_segments`` only adds segments.
+    """
+    if max_segments is None or max_segments >= len(table):
+        return table.reset_index(drop=True)
+    ranks = [_sample_key(seed, family, testset, str(segment_id)) for segment_id in table["segment_id"]]
+    chosen = sorted(sorted(range(len(ranks)), key=ranks.__getitem__)[:max_segments])
+    return table.iloc[chosen].reset_index(drop=True)
+
+
+def segment_rng(seed: int, family: str, function: str, testset: str, segment_id: str, side: str) -> np.random.Generator:
+    """The random generator of one function on one side of one segment."""
+    return rng_for(seed, family, function, testset, str(segment_id), side)
+
+
+def _perturb_side(
+    module: ModuleType, function: str, settings: Mapping[str, Any], text: str,
+    parsed: ParsedSegment | None, rng: np.random.Generator,
+) -> Perturbed | Skipped:
+    if module.NEEDS_PARSE:
+        if parsed is None or not parsed.tokens:
+            return Skipped("no tokens")
+        return module.perturb(function, parsed, settings, rng)
+    return module.perturb(function, text, settings, rng)
+
+
+def _tokens_text(module: ModuleType, text: str, parsed: ParsedSegment | None) -> str:
+    """The text as the family's tokens joined by spaces: what a perturbation permutes."""
+    if module.NEEDS_PARSE:
+        return " ".join(parsed.words()) if parsed is not None else ""
+    return text
+
+
+def derive_testset(
+    module: ModuleType,
+    family: str,
+    function: str,
+    settings: Mapping[str, Any],
+    samples: Mapping[str, pd.DataFrame],
+    parses: Mapping[str, Mapping[str, Mapping[str, ParsedSegment]]] | None,
+    seed: int,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Perturb the sampled segments of every test set (``samples``: test set -> sampled rows) with one function.
+
+    ``parses`` maps test set -> side -> segment id -> parse (families that need them; a segment without
+    tokens has no entry). Returns the perturbed test set (:data:`DERIVED_COLUMNS`, kept segments in
+    test-set then segment order) and the status table (:data:`STATUS_COLUMNS`, every sampled segment).
+
+    Raises:
+        InputError: The function keeps no segment at all (nothing to translate).
+    """
+    rows: list[dict[str, str]] = []
+    status: list[dict[str, Any]] = []
+    for testset, sample in samples.items():
+        for record in sample.itertuples(index=False):
+            segment_id = str(record.segment_id)
+            results: dict[str, Perturbed | Skipped] = {}
+            parsed: dict[str, ParsedSegment | None] = {}
+            for side, column in SIDES.items():
+                parsed[side] = parses[testset][side].get(segment_id) if module.NEEDS_PARSE else None
+                rng = segment_rng(seed, family, function, testset, segment_id, side)
+                results[side] = _perturb_side(module, function, settings, getattr(record, column), parsed[side], rng)
+            reasons = [f"{side}: {result.reason}" for side, result in results.items() if isinstance(result, Skipped)]
+            status.append({"testset": testset, "segment_id": segment_id, "kept": not reasons, "reason": "; ".join(reasons)})
+            if reasons:
+                continue
+            rows.append({
+                "segment_id": segment_id,
+                "doc_id": record.doc_id,
+                "source": results["source"].text,
+                "reference": record.reference,
+                "testset": testset,
+                "original_source": record.source,
+                "source_tokens": _tokens_text(module, record.source, parsed["source"]),
+                "perturbed_reference": results["reference"].text,
+            })
+    if not rows:
+        raise InputError(
+            f"perturbation {family}/{function} kept none of the {len(status)} sampled segments of "
+            f"{', '.join(samples)}: raise the family's max_segments or drop the function"
+        )
+    return pd.DataFrame(rows, columns=list(DERIVED_COLUMNS)), pd.DataFrame(status, columns=list(STATUS_COLUMNS))

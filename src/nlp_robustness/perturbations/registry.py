@@ -1,0 +1,26 @@
+"""Every perturbation family, by the name the config gives it: the module that implements it."""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+from nlp_robustness.errors import InputError
+
+__all__ = ["FAMILIES", "family_module"]
+
+#: Family name (config key under ``perturbations.families``) -> its module (see :mod:`.base`).
+FAMILIES: dict[str, str] = {
+    "word_order": "nlp_robustness.perturbations.word_order",  # paper 004: 16 word-order permutations
+}
+
+
+def family_module(family: str) -> ModuleType:
+    """The module of ``family``.
+
+    Raises:
+        InputError: No such family.
+    """
+    if family not in FAMILIES:
+        raise InputError(f"unknown perturbation family {family!r} (known: {', '.join(FAMILIES)})")
+    return importlib.import_module(FAMILIES[family])

@@ -1,0 +1,58 @@
+"""Consistency across perturbations (what paper 004 does not measure): perturbation functions as domains.
+
+Each function of a family is a domain; its units are the segments it kept (test set and segment id),
+each scored by beta1 = kappa(reference, translation of the perturbed source) of one system (engine
+aggregation ``unit``). Metrics I-III on the whole pool, by bagging and design bagging and with each
+function left out in turn then say how evenly a system's robustness is spread over the functions. Which
+segments a function keeps depends on the parse only, so every system and metric is measured on the same
+blocks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from nlp_robustness.fileio import read_table
+from nlp_robustness.statistics.engine import UNIT_COLUMNS
+
+__all__ = ["read_pair_scores", "unit_id", "unit_keys", "units"]
+
+
+def unit_id(testset: pd.Series, segment_id: pd.Series) -> pd.Series:
+    """The key of a segment across test sets: ``<test set>/<segment id>``."""
+    return testset.astype(str) + "/" + segment_id.astype(str)
+
+
+def read_pair_scores(path: str) -> pd.DataFrame:
+    """A pair-score table (rule ``perturbation_scores``): keys as strings, scores as floats."""
+    table = read_table(path, ["testset", "segment_id", "source_length"], "pair-score table")
+    for column in table.columns[3:]:
+        table[column] = table[column].astype(float)
+    table["source_length"] = table["source_length"].astype(int)
+    return table
+
+
+def unit_keys(files: Mapping[str, str], domains: Sequence[str], options: Mapping[str, Any]) -> pd.DataFrame:
+    """Unit keys ``domain, unit_id``: the kept segments of every perturbed test set. ``files`` maps
+    ``<function>/<part>`` to the perturbed test set (a function's parts in test-set order)."""
+    frames = []
+    for name, path in files.items():
+        function = name.split("/", 1)[0]
+        table = read_table(path, ["segment_id", "testset"], "perturbed test set")
+        frames.append(pd.DataFrame({"domain": function, "unit_id": unit_id(table["testset"], table["segment_id"])}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def units(files: Mapping[str, str], domains: Sequence[str], row: str, score: str, options: Mapping[str, Any]) -> pd.DataFrame:
+    """One system's units (``row``: the system; ``files`` maps function -> its pair-score table) scored by
+    beta1 under the metric ``score``."""
+    frames = []
+    for function, path in files.items():
+        table = read_pair_scores(path)
+        frames.append(pd.DataFrame({
+            "domain": function, "unit_id": unit_id(table["testset"], table["segment_id"]), "score": table[f"beta1_{score}"],
+        }))
+    return pd.concat(frames, ignore_index=True)[list(UNIT_COLUMNS)]

@@ -1,0 +1,144 @@
+"""The word-order branch in the shared small run: perturbed test sets, pair scores and tables, checked by value.
+
+Every number of the BLEU means table is recomputed here from the workflow's intermediate files with
+sacrebleu and rapidfuzz directly (not through the package's scoring code).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import sacrebleu
+import yaml
+from rapidfuzz.distance import Levenshtein
+
+from tests.e2e.workflow_runner import run_workflow, small_config
+
+pytestmark = [pytest.mark.e2e, pytest.mark.apertium]
+
+FAMILY = "word_order"
+TESTSETS = ["wmt14", "wmt15", "iwslt17", "bio18"]
+SYSTEMS = ["apertium-en-es-fr", "apertium-en-ca-fr", "convs2s-tatoeba"]
+SAMPLE = 12
+
+
+def read(path: Path) -> pd.DataFrame:
+    return pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
+
+
+def lines(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").split("\n")[:-1]
+
+
+def functions(workdir: Path) -> list[str]:
+    config = yaml.safe_load((workdir / "config.yaml").read_text(encoding="utf-8"))
+    return list(config["perturbations"]["families"][FAMILY]["functions"])
+
+
+def test_perturbed_test_sets_permute_the_sampled_segments_and_record_every_skip(finished_run: Path) -> None:
+    testsets = {name: read(finished_run / f"results/testsets/{name}.tsv") for name in TESTSETS}
+    for name in TESTSETS:
+        sample = read(finished_run / f"results/perturbations/{FAMILY}/samples/{name}.tsv")
+        assert len(sample) == SAMPLE and set(sample["segment_id"]) <= set(testsets[name]["segment_id"])
+    for function in functions(finished_run):
+        derived = read(finished_run / f"results/testsets/perturbed/{FAMILY}/{function}/pooled.tsv")
+        status = read(finished_run / f"results/perturbations/{FAMILY}/{function}/pooled.segments.tsv")
+        assert len(status) == SAMPLE * len(TESTSETS)  # every sampled segment: kept, or skipped with a reason
+        assert (status.loc[status["kept"] == "False", "reason"] != "").all()
+        assert list(zip(derived["testset"], derived["segment_id"])) == list(
+            zip(*status.loc[status["kept"] == "True", ["testset", "segment_id"]].to_numpy().T)
+        )
+        for row in derived.itertuples():
+            original = testsets[row.testset].set_index("segment_id").loc[row.segment_id]
+            assert row.original_source == original["source"] and row.reference == original["reference"]
+            assert sorted(row.source.split(" ")) == sorted(row.source_tokens.split(" ")), (function, row.segment_id)
+            assert row.source != row.source_tokens
+
+
+def test_means_table_matches_independent_computation(finished_run: Path) -> None:
+    bleu = sacrebleu.metrics.BLEU(effective_order=True)
+    means = pd.read_csv(finished_run / f"results/tables/perturbations/{FAMILY}/bleu/means.csv")
+    assert list(means["system"].unique()) == SYSTEMS and list(means["function"].unique()) == functions(finished_run)
+    testsets = {name: read(finished_run / f"results/testsets/{name}.tsv").set_index("segment_id") for name in TESTSETS}
+    for (system, function), row in means.set_index(["system", "function"]).iterrows():
+        derived = read(finished_run / f"results/testsets/perturbed/{FAMILY}/{function}/pooled.tsv")
+        status = read(finished_run / f"results/perturbations/{FAMILY}/{function}/pooled.segments.tsv")
+        translations = lines(finished_run / f"results/translations/{system}/perturbed/{FAMILY}/{function}/pooled.txt")
+        original = {}
+        for name in TESTSETS:
+            hypotheses = lines(finished_run / f"results/translations/{system}/{name}.txt")
+            original.update({(name, segment_id): h for segment_id, h in zip(testsets[name].index, hypotheses)})
+        beta = [bleu.sentence_score(original[(t, s)], [testsets[t].loc[s, "reference"]]).score
+                for t, s in zip(derived["testset"], derived["segment_id"])]
+        beta1 = [bleu.sentence_score(h, [r]).score for h, r in zip(translations, derived["reference"])]
+        beta2 = [bleu.sentence_score(h, [r]).score for h, r in zip(translations, derived["perturbed_reference"])]
+        alpha = [bleu.sentence_score(p, [s]).score for p, s in zip(derived["source"], derived["source_tokens"])]
+        assert row["sampled"] == len(status) and row["kept"] == len(derived) == (status["kept"] == "True").sum()
+        assert row["kept_fraction"] == pytest.approx(len(derived) / len(status))
+        for column, values in (("beta", beta), ("beta1", beta1), ("beta2", beta2), ("alpha", alpha)):
+            assert row[column] == pytest.approx(np.mean(values), abs=1e-6), (system, function, column)
+        assert row["beta2_minus_beta1"] == pytest.approx(np.mean(beta2) - np.mean(beta1), abs=1e-6)
+        assert row["flips"] == sum(b1 > b for b1, b in zip(beta1, beta))
+
+
+def test_levenshtein_pair_scores_match_rapidfuzz(finished_run: Path) -> None:
+    function, system = "Reversed", "convs2s-tatoeba"
+    derived = read(finished_run / f"results/testsets/perturbed/{FAMILY}/{function}/pooled.tsv")
+    translations = lines(finished_run / f"results/translations/{system}/perturbed/{FAMILY}/{function}/pooled.txt")
+    scores = pd.read_csv(finished_run / f"results/perturbations/{FAMILY}/{function}/scores/{system}.tsv", sep="\t")
+    expected = [100 * Levenshtein.normalized_similarity(h, r) for h, r in zip(translations, derived["perturbed_reference"])]
+    assert scores["beta2_levenshtein"].to_numpy() == pytest.approx(expected)
+    # Reversed moves every token: the perturbed source is far from the source
+    assert (scores["alpha_levenshtein"] < 100).all()
+
+
+def test_consistency_across_perturbations_uses_the_engine_with_functions_as_domains(finished_run: Path) -> None:
+    blocks = read(finished_run / f"results/blocks/perturbations/{FAMILY}.tsv")
+    assert set(blocks["domain"]) == set(functions(finished_run))
+    assert set(blocks["left_out"]) == {"none", *functions(finished_run)}
+    pool = pd.read_csv(finished_run / f"results/tables/perturbations/{FAMILY}/bleu/robustness_pool.csv", header=[0, 1], index_col=0)
+    for system in SYSTEMS:
+        beta1 = np.concatenate([
+            pd.read_csv(finished_run / f"results/perturbations/{FAMILY}/{function}/scores/{system}.tsv", sep="\t")["beta1_bleu"].to_numpy()
+            for function in functions(finished_run)
+        ])
+        whole = pool.loc[system]
+        mean = whole[[column for column in pool.columns if column[1] == "Mean"][0]]
+        assert mean == pytest.approx(beta1.mean(), abs=0.01)
+
+
+def _rules(output: str) -> dict[str, str]:
+    return dict(re.findall(r"^(\w+)\s+(\d+)$", output, flags=re.MULTILINE))
+
+
+def test_editing_one_function_reruns_only_that_function(finished_run: Path) -> None:
+    config = yaml.safe_load((finished_run / "config.yaml").read_text(encoding="utf-8"))
+    config["perturbations"]["families"][FAMILY]["functions"]["VerbSwaps"] = {"verb_pos": ["VERB"]}
+    result = run_workflow(finished_run, config, "--dry-run", config_name="edited.yaml")
+    assert result.returncode == 0, result.stdout[-3000:]
+    planned = re.findall(r"wildcards: (.*)", result.stdout)
+    per_function = [wildcards for wildcards in planned if "function=" in wildcards]
+    assert per_function and all("function=VerbSwaps" in wildcards for wildcards in per_function)
+    result = run_workflow(finished_run, config, "--dry-run", "--quiet", "rules", config_name="edited.yaml")
+    assert _rules(result.stdout) == {
+        "perturb_testset": "1", "translate_apertium": "2", "translate_fairseq": "1", "score_sentences": "3",
+        "perturbation_scores": "3", "study_blocks": "1", "perturbation_robustness": "9",
+        "perturbation_robustness_tables": "9", "perturbation_gamma_curves": "3", "perturbation_tables": "3",
+        "perturbation_similarity": "3", "perturbation_figures": "3", "all": "1", "total": "42",
+    }
+
+
+def test_unknown_function_or_mistyped_setting_fails_before_any_job(tmp_path: Path, mirror_dir: Path) -> None:
+    config = small_config(mirror_dir)
+    config["perturbations"]["families"][FAMILY]["functions"]["WordSalad"] = {}
+    result = run_workflow(tmp_path, config, "--dry-run")
+    assert result.returncode != 0 and "perturbations.families.word_order.functions.WordSalad" in result.stdout
+    config = small_config(mirror_dir)
+    config["perturbations"]["families"][FAMILY]["functions"]["NounSwaps"] = {"noun_units": 3}
+    result = run_workflow(tmp_path, config, "--dry-run")
+    assert result.returncode != 0 and "perturbations.families.word_order.functions.NounSwaps.noun_units" in result.stdout
+    assert not (tmp_path / "results").exists()
