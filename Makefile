@@ -42,6 +42,7 @@ lint: setup
 
 benchmark: setup
 	$(VENV)/bin/python benchmarks/bench_bagging.py
+	$(VENV)/bin/python benchmarks/bench_word_order_parse.py
 
 # Translation throughput of the default ConvS2S (trained by `make run`), CPU and GPU if present.
 benchmark-fairseq: setup

@@ -18,11 +18,9 @@ import argparse
 import os
 import resource
 import sys
-import time
-from collections.abc import Callable
-from typing import TypeVar
 
 import numpy as np
+from timing import best_time
 
 from nlp_robustness.statistics.bagging import (
     bagged_statistics,
@@ -38,7 +36,6 @@ from nlp_robustness.statistics.robustness_metrics import epsilon_grid
 # Table 1 of the paper (32.52, 723.56), with many scores near 0 as sentence BLEU has.
 BLEU_LIKE_BETA = (0.66, 1.37)
 
-Result = TypeVar("Result")
 
 
 def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -51,16 +48,6 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per measurement, best kept (default 3)")
     parser.add_argument("--seed", type=int, default=0, help="seed of scores and blocks (default 0)")
     return parser.parse_args(argv)
-
-
-def best_time(function: Callable[[], Result], repeats: int) -> tuple[float, Result]:
-    """Smallest wall-clock time of ``repeats`` calls, and the result of the last call."""
-    best = float("inf")
-    for _ in range(max(repeats, 1)):
-        start = time.perf_counter()
-        result = function()
-        best = min(best, time.perf_counter() - start)
-    return best, result
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -23,12 +23,10 @@ import argparse
 import os
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
 
 import numpy as np
+from timing import best_time
 import spacy
 
 from nlp_robustness.data.acquisition import plan_dataset, read_dataset
@@ -41,7 +39,6 @@ REPOSITORY = Path(__file__).resolve().parent.parent
 DEFAULT_MODEL = OPTIONS_SCHEMA["properties"]["source_model"]["default"]
 DEFAULT_BATCH = OPTIONS_SCHEMA["properties"]["batch_size"]["default"]
 
-Result = TypeVar("Result")
 
 
 def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
@@ -55,16 +52,6 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--repeats", type=int, default=1, help="timed runs per measurement, best kept (default 1)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random functions (default 0)")
     return parser.parse_args(argv)
-
-
-def best_time(function: Callable[[], Result], repeats: int) -> tuple[float, Result]:
-    """Smallest wall-clock time of ``repeats`` calls, and the result of the last call."""
-    best = float("inf")
-    for _ in range(max(repeats, 1)):
-        start = time.perf_counter()
-        result = function()
-        best = min(best, time.perf_counter() - start)
-    return best, result
 
 
 def apply(function: str, segments: list[ParsedSegment], seed: int) -> int:

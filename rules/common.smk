@@ -295,6 +295,12 @@ def hypotheses_file(wildcards):
     return system_spec(wildcards)["files"][wildcards.testset]
 
 
+def hypotheses_max_segments(wildcards):
+    """How many lines of a hypotheses file a test set takes: max_segments for a test set (its file
+    translates the whole test set); all of them for a perturbed one (its file has one line per kept row)."""
+    return None if wildcards.testset in DERIVED_TESTSETS else MAX_SEGMENTS
+
+
 def fairseq_languages(system):
     """(source, target) language of a fairseq system: its pretrained model's, or its first training dataset's."""
     spec = config["systems"][system]

@@ -35,7 +35,7 @@ rule import_hypotheses:
     wildcard_constraints:
         system=HYPOTHESES_SYSTEMS,
     params:
-        max_segments=MAX_SEGMENTS,
+        max_segments=hypotheses_max_segments,
     threads: 1
     resources:
         mem_mb=1000,

@@ -37,9 +37,10 @@ def test_small_config_is_the_default_config_made_small() -> None:
         if key.endswith("-dim") or key.endswith("-layers"):
             training["train_args"][key] = value
     small["max_segments"] = default["max_segments"]
-    word_order = small["perturbations"]["families"]["word_order"]
-    assert word_order["max_segments"] == 12
-    word_order["max_segments"] = default["perturbations"]["families"]["word_order"]["max_segments"]
+    word_order, default_word_order = small["perturbations"]["families"]["word_order"], default["perturbations"]["families"]["word_order"]
+    assert word_order["max_segments"] == 12 and len(word_order["functions"]) == 6
+    assert all(default_word_order["functions"][name] == settings for name, settings in word_order["functions"].items())
+    word_order["max_segments"], word_order["functions"] = default_word_order["max_segments"], default_word_order["functions"]
     assert small == default, "tests/config/small.yaml is config.yaml made small: make the same change in both"
 
 

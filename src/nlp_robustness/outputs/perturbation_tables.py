@@ -32,7 +32,9 @@ __all__ = [
     "FLIP_COLUMNS",
     "means_table",
     "write_means_tables",
+    "FLIP_MARGIN",
     "flip_examples",
+    "is_flip",
     "write_flip_examples",
     "function_similarity",
     "order_by_category",
@@ -94,6 +96,17 @@ def order_by_category(functions: Sequence[str], categories: Mapping[str, str]) -
     return sorted(functions, key=lambda function: category_order.index(categories[function]))  # stable
 
 
+#: How much beta1 must exceed beta for a flip, in score points: the score tables' resolution is 1e-6, so
+#: sentence BLEU's smoothing residues (1e-6 against 0 on a hopeless segment) would count as flips; a
+#: hundredth of a point is below the tables' printed precision and far above those residues.
+FLIP_MARGIN = 0.01
+
+
+def is_flip(beta: pd.Series, beta1: pd.Series) -> pd.Series:
+    """Whether the perturbed source translated better: beta1 > beta + :data:`FLIP_MARGIN`."""
+    return beta1 > beta + FLIP_MARGIN
+
+
 def means_table(
     scores: pd.DataFrame,
     status: pd.DataFrame,
@@ -107,7 +120,7 @@ def means_table(
     ``sampled``/``kept`` count the rows of ``status`` (all test sets pooled; system-independent), and
     ``kept_fraction`` is their ratio. ``beta``, ``beta1``, ``beta2``, ``alpha`` are means over the rows of
     ``scores`` for ``metric`` (the kept segments that were scored), ``beta2_minus_beta1`` is the mean of
-    beta2 - beta1, ``flips`` counts segments with beta1 > beta (strictly) and ``flip_fraction`` divides
+    beta2 - beta1, ``flips`` counts segments with beta1 > beta + FLIP_MARGIN and ``flip_fraction`` divides
     it by the number of scored segments. A (system, function) without scored segments gets NaN means,
     0 flips and a NaN flip fraction.
 
@@ -126,7 +139,7 @@ def means_table(
 
     sampled = status.groupby("function").size()
     kept = status.groupby("function")["kept"].sum()
-    scored = selected.assign(flip=selected["beta1"] > selected["beta"],
+    scored = selected.assign(flip=is_flip(selected["beta"], selected["beta1"]),
                              beta2_minus_beta1=selected["beta2"] - selected["beta1"])
     groups = scored.groupby(["system", "function"])
     means = groups[[*SCORE_NAMES, "beta2_minus_beta1"]].mean()
@@ -262,7 +275,7 @@ def flip_examples(
     if per_function < 0:
         raise ValueError(f"per_function must be >= 0, got {per_function}")
     keys = ["system", "function", "testset", "segment_id"]
-    flips = scores[(scores["metric"] == metric) & (scores["beta1"] > scores["beta"])][keys + ["beta", "beta1"]].copy()
+    flips = scores[(scores["metric"] == metric) & is_flip(scores["beta"], scores["beta1"])][keys + ["beta", "beta1"]].copy()
     flips["segment_id"] = flips["segment_id"].astype(str)
     system_order = list(systems) if systems is not None else sorted(flips["system"].unique())
     function_order = list(functions) if functions is not None else sorted(flips["function"].unique())
