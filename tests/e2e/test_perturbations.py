@@ -157,7 +157,8 @@ def test_a_hypotheses_system_translates_perturbed_test_sets_from_its_files(finis
         copied = finished_run / "hypotheses" / f"{function}.txt"
         copied.parent.mkdir(exist_ok=True)
         copied.write_text("".join(f"{source}\n" for source in derived["source"]), encoding="utf-8")
-        files[f"perturbed/{FAMILY}/{function}/pooled"] = str(copied)
+        # relative to the working directory, as a user writes it (no result may name the run's directory)
+        files[f"perturbed/{FAMILY}/{function}/pooled"] = str(copied.relative_to(finished_run))
     config["perturbations"]["families"][FAMILY]["systems"] = ["copy-source"]
     target = f"results/perturbations/{FAMILY}/Reversed/scores/copy-source.tsv"
     result = run_workflow(finished_run, config, target, config_name="edited.yaml")

@@ -43,6 +43,21 @@ def test_generate_command_keeps_every_sentence_and_the_best_hypothesis() -> None
     bundle = ModelBundle("model.pt", "dict.en.txt", "dict.fr.txt", "bpecodes")
     command = generate_command("bin", bundle, GenerationOptions(beam=3), "cpu")
     assert command[0] == "bin" and command[-1] == "--cpu"
-    for flag, value in [("--path", "model.pt"), ("--beam", 3), ("--nbest", 1), ("--required-batch-size-multiple", 1)]:
+    for flag, value in [("--path", "model.pt"), ("--beam", 3), ("--nbest", 1), ("--required-batch-size-multiple", 1),
+                        ("--dataset-impl", "raw")]:
         assert command[command.index(flag) + 1] == value
     assert "--cpu" not in generate_command("bin", bundle, GenerationOptions(), "cuda")
+
+
+def test_the_raw_split_is_what_fairseq_generate_reads(tmp_path) -> None:
+    """<split>.<src>-<tgt>.<lang> beside dict.<lang>.txt: the files fairseq's raw dataset loads."""
+    from nlp_robustness.systems.fairseq.binarize import write_raw_split
+
+    (tmp_path / "model").mkdir()
+    for language in ("en", "fr"):
+        (tmp_path / "model" / f"{language}.dict").write_text(f"{language}word 5\n", encoding="utf-8")
+    write_raw_split("test", ["a b", "c"], ["x", "y z"], tmp_path / "data", "en", "fr",
+                    source_dictionary=str(tmp_path / "model" / "en.dict"), target_dictionary=str(tmp_path / "model" / "fr.dict"))
+    assert (tmp_path / "data" / "test.en-fr.en").read_text(encoding="utf-8") == "a b\nc\n"
+    assert (tmp_path / "data" / "test.en-fr.fr").read_text(encoding="utf-8") == "x\ny z\n"
+    assert (tmp_path / "data" / "dict.fr.txt").read_text(encoding="utf-8") == "frword 5\n"

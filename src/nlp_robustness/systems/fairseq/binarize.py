@@ -1,15 +1,18 @@
-"""Binarizing BPE-encoded text for fairseq: the splits written as files, then ``fairseq-preprocess``."""
+"""BPE-encoded text for fairseq: splits binarized with ``fairseq-preprocess`` (training), or written as the raw
+text that ``fairseq-generate --dataset-impl raw`` reads directly (translation: one fairseq start-up per job,
+not two; fairseq encodes the raw lines with the same dictionary call as the binarizer)."""
 
 from __future__ import annotations
 
 import io
 import os
+import shutil
 from pathlib import Path
 from typing import Mapping, Sequence
 
 from nlp_robustness.systems.fairseq.runtime import run_fairseq
 
-__all__ = ["binarize"]
+__all__ = ["binarize", "write_raw_split"]
 
 
 def binarize(
@@ -50,3 +53,27 @@ def binarize(
     if joined_dictionary:
         arguments.append("--joined-dictionary")
     run_fairseq("fairseq-preprocess", arguments, log, environment)
+
+
+def write_raw_split(
+    split: str,
+    sources: Sequence[str],
+    targets: Sequence[str],
+    directory: str | os.PathLike[str],
+    source_language: str,
+    target_language: str,
+    *,
+    source_dictionary: str,
+    target_dictionary: str,
+) -> None:
+    """Write one split as fairseq's raw text dataset in ``directory``: ``<split>.<src>-<tgt>.<lang>`` and the
+    model's dictionaries as ``dict.<lang>.txt`` (what ``--dataset-impl raw`` reads)."""
+    if len(sources) != len(targets):
+        raise ValueError(f"split {split}: {len(sources)} source lines but {len(targets)} target lines")
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    for language, lines, dictionary in ((source_language, sources, source_dictionary), (target_language, targets, target_dictionary)):
+        Path(directory / f"{split}.{source_language}-{target_language}.{language}").write_text(
+            "".join(line + "\n" for line in lines), encoding="utf-8"
+        )
+        shutil.copyfile(dictionary, directory / f"dict.{language}.txt")

@@ -37,9 +37,10 @@ class GenerationOptions:
 
 
 def generate_command(data_dir: str | os.PathLike[str], bundle: ModelBundle, options: GenerationOptions, device: str) -> list[Any]:
-    """Arguments of ``fairseq-generate`` for the ``test`` split binarized in ``data_dir`` (best hypothesis only)."""
+    """Arguments of ``fairseq-generate`` for the ``test`` split written as raw text in ``data_dir`` (best hypothesis only)."""
     arguments: list[Any] = [
         data_dir,
+        "--dataset-impl", "raw",  # the split as text (binarize.write_raw_split): no fairseq-preprocess run
         "--path", bundle.checkpoint,
         "--source-lang", bundle.source_language,
         "--target-lang", bundle.target_language,

@@ -2,13 +2,14 @@
 
 Empty segments
     Empty (or whitespace-only) segments are not sent to the model and translate to ``""``; every
-    other segment goes through :class:`~nlp_robustness.systems.fairseq.subwords.SubwordCodec`,
-    ``fairseq-preprocess`` and ``fairseq-generate``, whose output is put back in input order (see
-    :mod:`nlp_robustness.systems.fairseq.generate`).
+    other segment goes through :class:`~nlp_robustness.systems.fairseq.subwords.SubwordCodec` and
+    ``fairseq-generate`` (reading the split as raw text, ``--dataset-impl raw``: no ``fairseq-preprocess``
+    run, whose start-up cost a small test set more than its translation; the token ids are the same),
+    whose output is put back in input order (see :mod:`nlp_robustness.systems.fairseq.generate`).
 
 The reference side
     fairseq's ``translation`` task reads a source *and* a target file for every split, so the test
-    set's reference is binarized beside the source. It only fills that slot: nothing reads it back
+    set's reference is written beside the source. It only fills that slot: nothing reads it back
     (scores are computed later from the untouched reference in the test-set table). Sources and
     references longer than ``max_tokens_per_side`` subword tokens are cut to that length so fairseq
     never skips a segment for being too long; the count of cut sources is reported.
@@ -23,7 +24,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from nlp_robustness.systems.fairseq.binarize import binarize
+from nlp_robustness.systems.fairseq.binarize import write_raw_split
 from nlp_robustness.systems.fairseq.checkpoints import ModelBundle
 from nlp_robustness.systems.fairseq.generate import GenerationOptions, generate_command, parse_generate_output
 from nlp_robustness.systems.fairseq.runtime import fairseq_environment, resolve_device, run_fairseq
@@ -82,7 +83,7 @@ def translate_segments(
 
     Args:
         references: Same length as ``sources``; only fills the target slot of fairseq's task.
-        workdir: A scratch directory (binarized data, raw generate output).
+        workdir: A scratch directory (the raw-text split, generate output).
         device: ``"cpu"`` or ``"cuda"`` (see :func:`~nlp_robustness.systems.fairseq.runtime.resolve_device`).
     """
     if len(sources) != len(references):
@@ -106,15 +107,15 @@ def translate_segments(
 
     data_dir = Path(workdir) / "data-bin"
     started = time.perf_counter()
-    binarize(
-        {"test": ([line for line, _ in capped_sources], capped_references)},
+    write_raw_split(
+        "test",
+        [line for line, _ in capped_sources],
+        capped_references,
         data_dir,
         bundle.source_language,
         bundle.target_language,
         source_dictionary=bundle.source_dictionary,
         target_dictionary=bundle.target_dictionary,
-        environment=environment,
-        log=log,
     )
     output = run_fairseq("fairseq-generate", generate_command(data_dir, bundle, options, device), log, environment)
     hypotheses = parse_generate_output(output, len(sent))
