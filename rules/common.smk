@@ -522,10 +522,6 @@ def row_files(pattern, rows, **wildcards):
 # ---- perturbations (rules/perturbations.smk) ----------------------------------------------------------
 
 
-def family_spec(wildcards):
-    return FAMILIES[wildcards.family]
-
-
 def family_needs_parse(family):
     return family_module(family).NEEDS_PARSE
 
@@ -545,17 +541,6 @@ def _part_testsets(wildcards):
     return parts(FAMILIES[wildcards.family])[wildcards.part]
 
 
-def perturb_inputs(wildcards):
-    """The samples (and their parses, where the family needs them) of the test sets of one part."""
-    testsets = _part_testsets(wildcards)
-    inputs = {"samples": [f"results/perturbations/{wildcards.family}/samples/{testset}.tsv" for testset in testsets]}
-    if family_needs_parse(wildcards.family):
-        inputs["parses"] = [
-            f"results/perturbations/{wildcards.family}/parses/{testset}.{side}.tsv" for testset in testsets for side in ("source", "reference")
-        ]
-    return inputs
-
-
 def perturb_job(wildcards):
     """Everything a perturb job uses: the function's settings (an edit reruns that function only)."""
     family = wildcards.family
@@ -569,6 +554,15 @@ def perturb_job(wildcards):
             for testset in testsets
         } if family_needs_parse(family) else None,
     }
+
+
+def perturb_inputs(wildcards):
+    """The files of :func:`perturb_job`: the samples (and their parses, where the family needs them) of one part."""
+    job = perturb_job(wildcards)
+    inputs = {"samples": list(job["samples"].values())}
+    if job["parses"] is not None:
+        inputs["parses"] = [path for sides in job["parses"].values() for path in sides.values()]
+    return inputs
 
 
 def _derived_files(wildcards, pattern):
@@ -586,7 +580,7 @@ def pair_score_job(wildcards):
         "derived": _derived_files(wildcards, "results/testsets/{name}.tsv"),
         "derived_scores": _derived_files(wildcards, "results/scores/{system}/{name}.tsv"),
         "translations": _derived_files(wildcards, "results/translations/{system}/{name}.txt"),
-        "testset_scores": {testset: f"results/scores/{wildcards.system}/{testset}.tsv" for testset in spec["testsets"]},
+        "testset_scores": {testset: mt_score_files(wildcards.system)[testset] for testset in spec["testsets"]},
         "metrics": PERTURBATION_METRICS,
     }
 

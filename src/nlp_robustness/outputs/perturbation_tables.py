@@ -25,7 +25,7 @@ import pandas as pd
 
 from nlp_robustness.errors import InputError
 from nlp_robustness.fileio import atomic_write
-from nlp_robustness.outputs.tables import _format, _latex_escape
+from nlp_robustness.outputs.tables import _format, _latex_escape, latex_table
 
 __all__ = [
     "MEANS_COLUMNS",
@@ -214,24 +214,8 @@ def means_latex_text(table: pd.DataFrame, caption: str, label: str) -> str:
                 cells.append(_latex_escape(_cell(column, row[column])))
         body.append(" & ".join(cells) + r" \\")
         previous_system = system
-    return "\n".join(
-        [
-            r"\begin{table}[t]",
-            r"\centering",
-            r"\small",
-            rf"\begin{{tabular}}{{{column_spec}}}",
-            r"\toprule",
-            " & ".join(LATEX_HEADERS.get(column, _latex_escape(column)) for column in columns) + r" \\",
-            r"\midrule",
-            *body,
-            r"\bottomrule",
-            r"\end{tabular}",
-            rf"\caption{{{_latex_escape(caption)}}}",
-            rf"\label{{{label}}}",
-            r"\end{table}",
-            "",
-        ]
-    )
+    header = [" & ".join(LATEX_HEADERS.get(column, _latex_escape(column)) for column in columns) + r" \\"]
+    return latex_table(column_spec, header, body, caption, label)
 
 
 def write_means_tables(

@@ -115,6 +115,18 @@ def to_latex_text(table: pd.DataFrame, caption: str, label: str, decimals: int =
         " & ".join([_latex_escape(str(system))] + [_format(value, decimals) for value in values]) + r" \\"
         for system, values in table.iterrows()
     ]
+    header = [
+        rf"& \multicolumn{{{n_statistics * len(groups)}}}{{c}}{{Test pool}} \\",
+        group_header + r" \\",
+        rules,
+        statistic_header + r" \\",
+    ]
+    return latex_table(column_spec, header, body, caption, label)
+
+
+def latex_table(column_spec: str, header: Sequence[str], body: Sequence[str], caption: str, label: str) -> str:
+    """A floating booktabs table: ``header`` lines, a rule, ``body`` lines (rows already ending in ``\\``),
+    caption (escaped here) and label."""
     return "\n".join(
         [
             r"\begin{table}[t]",
@@ -122,10 +134,7 @@ def to_latex_text(table: pd.DataFrame, caption: str, label: str, decimals: int =
             r"\small",
             rf"\begin{{tabular}}{{{column_spec}}}",
             r"\toprule",
-            rf"& \multicolumn{{{n_statistics * len(groups)}}}{{c}}{{Test pool}} \\",
-            group_header + r" \\",
-            rules,
-            statistic_header + r" \\",
+            *header,
             r"\midrule",
             *body,
             r"\bottomrule",

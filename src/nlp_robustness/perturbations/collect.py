@@ -73,11 +73,11 @@ def read_flip_texts(
 ) -> pd.DataFrame:
     """system, function, testset, segment_id, source, perturbed_source, reference, translation,
     perturbed_translation of every kept segment (what a flip example shows)."""
+    segment_ids = {testset: read_testset_table(path)["segment_id"].tolist() for testset, path in testsets.items()}
     original = {}
     for system, by_testset in testset_translations.items():
         for testset, path in by_testset.items():
-            table = read_testset_table(testsets[testset])
-            original.update({(system, testset, segment_id): text for segment_id, text in zip(table["segment_id"], read_plain_lines(path))})
+            original.update({(system, testset, segment_id): text for segment_id, text in zip(segment_ids[testset], read_plain_lines(path))})
     frames = []
     for function, paths in derived.items():
         table = read_derived(paths)
