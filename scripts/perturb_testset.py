@@ -17,9 +17,9 @@ samples = {testset: read_testset_table(path) for testset, path in job["samples"]
 parses = None
 if job["parses"] is not None:
     parses = {testset: {side: read_parse_table(path) for side, path in sides.items()} for testset, sides in job["parses"].items()}
-derived, status = derive_testset(
-    family_module(job["family"]), job["family"], job["function"], job["settings"], samples, parses, job["seed"]
-)
+module = family_module(job["family"])
+context = module.load_context(job["resources"]) if "resources" in job else None
+derived, status = derive_testset(module, job["family"], job["function"], job["settings"], samples, parses, job["seed"], context)
 write_table(derived, snakemake.output.testset, DERIVED_COLUMNS)
 write_table(status, snakemake.output.status, STATUS_COLUMNS)
 logging.info("%s: kept %d of %d sampled segments", job["function"], len(derived), len(status))

@@ -62,9 +62,9 @@ def small_real_config(mirror_dir: Path) -> dict:
     config["robustness"]["leave_out"] = ["wmt14", "iwslt17"]
     config["robustness"]["bagging"]["blocks"] = 10  # a pool needs at least as many units as blocks (20 here)
     config["extra_datasets"] = []
-    # the perturbation branch's rules are plain rules too; every sbatch job starts a Snakemake, and its
-    # ~60 jobs would double this test's time
-    for branch in ("sentiment", "human", "perturbations"):
+    # the perturbation and metric-robustness branches' rules are plain rules too; every sbatch job starts a
+    # Snakemake, and their ~90 jobs would double this test's time
+    for branch in ("sentiment", "human", "perturbations", "metric_robustness"):
         config.pop(branch)
     return config
 

@@ -298,6 +298,11 @@ def test_same_config_gives_identical_results_with_one_core(finished_run: Path, t
         *(f"results/translations/{system}/perturbed/word_order/WordShuffle/pooled.txt" for system in SYSTEMS[:3]),
         "results/blocks/perturbations/word_order.tsv",
         *(f"results/tables/perturbations/word_order/bleu/{table}.csv" for table in ("means", "robustness_pool", "function_similarity")),
+        "results/testsets/perturbed/character_attacks/visual-p0.3/pooled.tsv",
+        "results/translations/convs2s-tatoeba/perturbed/character_attacks/keyboard-p0.3/pooled.txt",
+        *(f"results/metric_robustness/references/{condition}.tsv" for condition in ("disemvowel-p0.3", "visual-p0.3")),
+        "results/metric_robustness/scores/p0.3.tsv", "results/metric_robustness/agreement.tsv", "results/blocks/metric_attacks.tsv",
+        *(f"results/tables/metric_robustness/{table}.csv" for table in ("tau", "tau_by_layer", "best_layers", "unknown_tokens", "robustness_pool")),
     ]
     for path in compared:
         assert (again / path).read_bytes() == (finished_run / path).read_bytes(), path

@@ -41,6 +41,18 @@ def test_small_config_is_the_default_config_made_small() -> None:
     assert word_order["max_segments"] == 12 and len(word_order["functions"]) == 6
     assert all(default_word_order["functions"][name] == settings for name, settings in word_order["functions"].items())
     word_order["max_segments"], word_order["functions"] = default_word_order["max_segments"], default_word_order["functions"]
+    attacks, default_attacks = small["perturbations"]["families"]["character_attacks"], default["perturbations"]["families"]["character_attacks"]
+    assert attacks["max_segments"] == 12 and list(attacks["functions"]) == ["keyboard", "visual"]
+    assert attacks["options"]["levels"] == [0.3]
+    attacks["max_segments"], attacks["functions"], attacks["options"] = (
+        default_attacks["max_segments"], default_attacks["functions"], default_attacks["options"]
+    )
+    metric, default_metric = small["metric_robustness"], default["metric_robustness"]
+    assert metric["pairs"] == ["lt-en", "gu-en"] and metric["max_segments"] == 8 and metric["levels"] == [0.3]
+    assert list(metric["attacks"]) == ["disemvowel", "visual"]
+    assert metric["bagging_unit"] == "judgement"
+    for key in ("pairs", "max_segments", "levels", "attacks", "bagging_unit"):
+        metric[key] = default_metric[key]
     assert small == default, "tests/config/small.yaml is config.yaml made small: make the same change in both"
 
 

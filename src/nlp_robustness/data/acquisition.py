@@ -45,11 +45,20 @@ def extraction_dir_path(download_dir: PathLike, download: Download) -> str:
 
 
 def mirror_download_file(download: Download, mirror_dir: PathLike | None) -> str | None:
-    """The mirror's copy of a download file, if a mirror is configured and holds it."""
-    if mirror_dir is None or download.mirror is None:
+    """The mirror's copy of a download file, if a mirror is configured and holds it; else the mirror's
+    substitute for it (:class:`~nlp_robustness.data.manifest.MirrorSubstitute`), if it holds that."""
+    if mirror_dir is None:
         return None
-    path = Path(mirror_dir) / download.mirror
-    return str(path) if path.is_file() else None
+    for relative in (download.mirror, download.mirror_substitute.path if download.mirror_substitute else None):
+        if relative is not None and (Path(mirror_dir) / relative).is_file():
+            return str(Path(mirror_dir) / relative)
+    return None
+
+
+def is_mirror_substitute(download: Download, mirror_file: str | None, mirror_dir: PathLike | None) -> bool:
+    """Whether ``mirror_file`` (from :func:`mirror_download_file`) is the download's substitute, not its copy."""
+    substitute = download.mirror_substitute
+    return bool(mirror_file and mirror_dir is not None and substitute and mirror_file == str(Path(mirror_dir) / substitute.path))
 
 
 def missing_mirror_files(dataset: Dataset, mirror_dir: PathLike | None) -> list[str]:

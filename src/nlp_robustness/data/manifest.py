@@ -79,6 +79,23 @@ class Download:
     filename: str
     archive: str | None
     mirror: str | None = None
+    mirror_substitute: MirrorSubstitute | None = None
+
+
+@dataclass(frozen=True)
+class MirrorSubstitute:
+    """A file the mirror holds *instead of* a download: not the same bytes (a recovered or partial copy,
+    say), so it is checked against its own sha256 and never recorded as the download's checksum.
+
+    Attributes:
+        path: Relative to the mirror directory.
+        sha256: Its digest.
+        description: How it differs from the canonical file.
+    """
+
+    path: str
+    sha256: str
+    description: str
 
 
 @dataclass(frozen=True)
@@ -256,6 +273,7 @@ def _parse_download(key: str, entry: Mapping[str, Any], where: str) -> Download:
         filename=filename,
         archive=archive_kind_of(filename),
         mirror=entry.get("mirror"),
+        mirror_substitute=MirrorSubstitute(**entry["mirror_substitute"]) if "mirror_substitute" in entry else None,
     )
 
 

@@ -8,6 +8,8 @@ load); Markdown and LaTeX round to two decimals as the paper prints them (three 
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Mapping, Sequence
 
 import pandas as pd
@@ -52,7 +54,7 @@ def robustness_table(
         if missing:
             raise InputError(f"summary of system {system} has no {method} row for left-out {', '.join(missing)}")
         rows[system] = {
-            (label, name): float(selected.at[label, column])
+            (label, name): _as_float(selected.at[label, column])
             for label in leave_out
             for column, name in STATISTICS.items()
         }
@@ -60,6 +62,11 @@ def robustness_table(
     table.columns = pd.MultiIndex.from_tuples(table.columns, names=["left_out", "statistic"])
     table.index.name = row_label
     return table
+
+
+def _as_float(value: object) -> float:
+    """A summary value as a float: an empty field is a COV with no value (0/0: no spread and a zero mean)."""
+    return math.nan if value == "" else float(value)
 
 
 def csv_group(left_out: str) -> str:
@@ -76,6 +83,9 @@ def to_csv_text(table: pd.DataFrame) -> str:
 
 
 def _format(value: float, decimals: int = 2) -> str:
+    """A value rounded for Markdown and LaTeX; a COV without a value (zero mean) is ``n/a``."""
+    if math.isnan(value):
+        return "n/a"
     return f"{value:.{decimals}f}"
 
 

@@ -20,6 +20,18 @@ A *family* (word order, character attacks, ...) is a module, registered in
     workflow from (config seed, family, function, test set, segment id, side), so a function's output on
     one segment never depends on any other segment, function or test set.
 
+Optional, for families that need them:
+
+``PERTURBED_SIDES``
+    The sides it perturbs (default both); a side left out is kept as it is (character attacks attack
+    the source only).
+``RESOURCE_DOWNLOADS`` and ``load_context(paths)``
+    Files of the dataset manifest the family reads (resource name -> download key), handed to
+    ``load_context`` by name; its result is passed to ``perturb`` as a fifth argument.
+``expand_functions(functions, options)`` and ``instance_category(name)``
+    One function per level: each configured function becomes several (``visual`` -> ``visual-p0.1``,
+    ``visual-p0.3``), which are the functions the workflow sees.
+
 The rules, the scoring of pairs and the tables only see the derived test sets the family's outcomes are
 written into; they do not know which family made them.
 """

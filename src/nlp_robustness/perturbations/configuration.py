@@ -9,6 +9,11 @@ fills the ones that depend on other keys or on a family's own schemas, and check
 * test sets, systems and left-out functions exist; a hypotheses system that translates perturbed test
   sets gives a file for each of them.
 
+A family whose functions take a level (character attacks: ``p``) expands each configured function into
+one function per level (``module.expand_functions``, e.g. ``visual`` -> ``visual-p0.1``, ``visual-p0.3``):
+the expanded names are the functions the rules, tables and consistency study see, and the configured
+ones are kept under ``configured_functions``.
+
 Defaults: ``testsets`` every test set; ``systems`` every system that is not a hypotheses system (those
 translate nothing: they give files); ``functions`` every function of the family with its default
 settings; ``leave_out`` every configured function; ``epsilon`` ``robustness.epsilon``.
@@ -36,6 +41,7 @@ __all__ = [
     "derived_testset",
     "derived_testsets",
     "fill_schema_defaults",
+    "function_category",
     "parts",
 ]
 
@@ -107,6 +113,8 @@ def complete_perturbations(config: MutableMapping[str, Any]) -> None:
         spec.setdefault("testsets", list(testsets))
         spec.setdefault("systems", [name for name in systems if config["systems"][name]["kind"] != "hypotheses"])
         spec.setdefault("functions", {name: {} for name in module.FUNCTIONS})
+        if "configured_functions" in spec:  # completed before: expand the configured functions again
+            spec["functions"] = copy.deepcopy(spec["configured_functions"])
         spec.setdefault("epsilon", copy.deepcopy(config["robustness"]["epsilon"]))
         fill_schema_defaults(spec["options"], module.OPTIONS_SCHEMA, f"{key}.options")
         for function, settings in spec["functions"].items():
@@ -116,6 +124,9 @@ def complete_perturbations(config: MutableMapping[str, Any]) -> None:
                     f"{family} (known: {', '.join(module.FUNCTIONS)})"
                 )
             fill_schema_defaults(settings, module.FUNCTIONS[function], f"{key}.functions.{function}")
+        if hasattr(module, "expand_functions"):  # one function per level (see the module docstring)
+            spec["configured_functions"] = copy.deepcopy(spec["functions"])
+            spec["functions"] = module.expand_functions(spec["functions"], spec["options"])
         spec.setdefault("leave_out", list(spec["functions"]))
         _check_names(spec["testsets"], testsets, f"{key}.testsets", "a test set")
         _check_names(spec["systems"], systems, f"{key}.systems", "a system")
@@ -139,6 +150,13 @@ def complete_perturbations(config: MutableMapping[str, Any]) -> None:
                     f"invalid configuration at key 'systems.{system}.files': {key}.systems names this hypotheses "
                     f"system, so it needs a file for every perturbed test set; missing: {', '.join(missing)}"
                 )
+
+
+def function_category(module: Any, function: str) -> str:
+    """The category of one (expanded) function of a family, for grouping in tables and figures."""
+    if hasattr(module, "instance_category"):
+        return module.instance_category(function)
+    return module.CATEGORIES[function]
 
 
 def parts(spec: Mapping[str, Any]) -> dict[str, list[str]]:

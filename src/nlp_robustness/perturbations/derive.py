@@ -31,7 +31,9 @@ from nlp_robustness.perturbations.base import Perturbed, Skipped
 from nlp_robustness.perturbations.parse import ParsedSegment
 from nlp_robustness.statistics.bagging import rng_for
 
-__all__ = ["DERIVED_COLUMNS", "SIDES", "STATUS_COLUMNS", "derive_testset", "sample_segments", "segment_rng"]
+__all__ = [
+    "DERIVED_COLUMNS", "SIDES", "STATUS_COLUMNS", "derive_testset", "perturbed_sides", "sample_segments", "segment_rng",
+]
 
 #: Columns of a perturbed test set: the test-set table's, then what the pair metrics read.
 DERIVED_COLUMNS: tuple[str, ...] = (
@@ -67,14 +69,22 @@ def segment_rng(seed: int, family: str, function: str, testset: str, segment_id:
     return rng_for(seed, family, function, testset, str(segment_id), side)
 
 
+def perturbed_sides(module: ModuleType) -> tuple[str, ...]:
+    """The sides a family perturbs: both (word order), or the source only (character attacks: the
+    reference is left as it is, so beta2 equals beta1)."""
+    return tuple(getattr(module, "PERTURBED_SIDES", tuple(SIDES)))
+
+
 def _perturb_side(
     module: ModuleType, function: str, settings: Mapping[str, Any], text: str,
-    parsed: ParsedSegment | None, rng: np.random.Generator,
+    parsed: ParsedSegment | None, rng: np.random.Generator, context: Any,
 ) -> Perturbed | Skipped:
     if module.NEEDS_PARSE:
         if parsed is None or not parsed.tokens:
             return Skipped("no tokens")
         return module.perturb(function, parsed, settings, rng)
+    if context is not None:
+        return module.perturb(function, text, settings, rng, context)
     return module.perturb(function, text, settings, rng)
 
 
@@ -93,11 +103,14 @@ def derive_testset(
     samples: Mapping[str, pd.DataFrame],
     parses: Mapping[str, Mapping[str, Mapping[str, ParsedSegment]]] | None,
     seed: int,
+    context: Any = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Perturb the sampled segments of every test set (``samples``: test set -> sampled rows) with one function.
 
     ``parses`` maps test set -> side -> segment id -> parse (families that need them; a segment without
-    tokens has no entry). Returns the perturbed test set (:data:`DERIVED_COLUMNS`, kept segments in
+    tokens has no entry). ``context`` is what the family loaded from its resource files
+    (``module.load_context``), for families that have some. A side the family does not perturb
+    (:func:`perturbed_sides`) is kept as it is. Returns the perturbed test set (:data:`DERIVED_COLUMNS`, kept segments in
     test-set then segment order) and the status table (:data:`STATUS_COLUMNS`, every sampled segment).
 
     Raises:
@@ -105,6 +118,7 @@ def derive_testset(
     """
     rows: list[dict[str, str]] = []
     status: list[dict[str, Any]] = []
+    sides = perturbed_sides(module)
     for testset, sample in samples.items():
         for record in sample.itertuples(index=False):
             segment_id = str(record.segment_id)
@@ -112,8 +126,11 @@ def derive_testset(
             parsed: dict[str, ParsedSegment | None] = {}
             for side, column in SIDES.items():
                 parsed[side] = parses[testset][side].get(segment_id) if module.NEEDS_PARSE else None
+                if side not in sides:
+                    results[side] = Perturbed(tuple(getattr(record, column).split(" ")))  # joins back byte for byte
+                    continue
                 rng = segment_rng(seed, family, function, testset, segment_id, side)
-                results[side] = _perturb_side(module, function, settings, getattr(record, column), parsed[side], rng)
+                results[side] = _perturb_side(module, function, settings, getattr(record, column), parsed[side], rng, context)
             reasons = [f"{side}: {result.reason}" for side, result in results.items() if isinstance(result, Skipped)]
             status.append({"testset": testset, "segment_id": segment_id, "kept": not reasons, "reason": "; ".join(reasons)})
             if reasons:

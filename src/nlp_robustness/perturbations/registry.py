@@ -12,6 +12,7 @@ __all__ = ["FAMILIES", "family_module"]
 #: Family name (config key under ``perturbations.families``) -> its module (see :mod:`.base`).
 FAMILIES: dict[str, str] = {
     "word_order": "nlp_robustness.perturbations.word_order",  # paper 004: 16 word-order permutations
+    "character_attacks": "nlp_robustness.perturbations.character_attacks",  # paper 002: 5 attacks x levels
 }
 
 

@@ -27,6 +27,7 @@ STUDIES: dict[str, str] = {
     "human": "nlp_robustness.studies.human",  # human-rated domains, MQM and sentence scores
     "sentiment": "nlp_robustness.studies.sentiment",  # review domains, one classifier a row
     "perturbations": "nlp_robustness.studies.perturbations",  # perturbation functions as domains, beta1
+    "metric_attacks": "nlp_robustness.studies.metric_attacks",  # attack conditions as domains, DARR agreement of a metric
 }
 
 

@@ -1,0 +1,230 @@
+# Robustness of evaluation metrics (paper 002): the references of WMT19 to-English pairs attacked at
+# several levels, every system output scored against each version (sentence BLEU, chrF, BERTScore at
+# several layers), the WMT19 DARR tau of every metric per pair and condition, and the consistency of
+# each metric's agreement with humans across conditions through the one robustness engine.
+
+
+rule metric_darr_sample:
+    """One pair's judged segments: a seeded sample of its DARR segments with all their judgements, the
+    references, and the outputs the judgements compare (every named system checked against the files)."""
+    input:
+        wmt19_pair_inputs,
+    output:
+        darr="results/metric_robustness/darr/{wmt19_pair}.tsv",
+        segments="results/metric_robustness/segments/{wmt19_pair}.tsv",
+        hypotheses="results/metric_robustness/hypotheses/{wmt19_pair}.tsv",
+    log:
+        "logs/metric_darr_sample/{wmt19_pair}.log",
+    params:
+        files=wmt19_pair_files,
+        seed=METRIC_ROBUSTNESS["seed"] if METRIC_ROBUSTNESS else None,
+        max_segments=METRIC_ROBUSTNESS["max_segments"] if METRIC_ROBUSTNESS else None,
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/metric_darr_sample.py"
+
+
+rule attack_references:
+    """One condition (an attack at one level, or the clean references) on every pair's sampled
+    references: the attacked text, the achieved rate and the unknown tokens (Algorithm 1) of each."""
+    input:
+        attacked_reference_inputs,
+    output:
+        "results/metric_robustness/references/{condition}.tsv",
+    log:
+        "logs/attack_references/{condition}.log",
+    params:
+        job=attacked_reference_job,
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/attack_references.py"
+
+
+rule score_attacked_references:
+    """Every judged output against the references of every condition at one level: sentence BLEU, chrF
+    and BERTScore F1 at every layer (one forward pass; every distinct sentence embedded once)."""
+    input:
+        level_score_inputs,
+    output:
+        "results/metric_robustness/scores/{level}.tsv",
+    log:
+        "logs/score_attacked_references/{level}.log",
+    params:
+        job=level_score_job,
+    threads: lambda wildcards: METRIC_ROBUSTNESS["bertscore"]["threads"]
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/score_attacked_references.py"
+
+
+rule metric_tau:
+    """WMT19 DARR tau of every metric variant per pair and condition (paper Tables 5, 8, 9), BERTScore's
+    tau at every layer, the best layer of each pair (chosen on the other pairs), and the +1 / -1
+    agreements that are the units of the consistency study."""
+    input:
+        lambda wildcards: [path for files in (metric_tau_job()["scores"], metric_tau_job()["darr"]) for path in files.values()],
+    output:
+        agreement=METRIC_AGREEMENT,
+        tau=report("results/tables/metric_robustness/tau.csv", caption="../report/metric_tau.rst", category="Metric robustness"),
+        tau_markdown="results/tables/metric_robustness/tau.md",
+        tau_latex="results/tables/metric_robustness/tau.tex",
+        tau_by_layer="results/tables/metric_robustness/tau_by_layer.csv",
+        best_layers="results/tables/metric_robustness/best_layers.csv",
+    log:
+        "logs/metric_tau.log",
+    params:
+        job=metric_tau_job,
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/metric_tau.py"
+
+
+rule metric_reference_tables:
+    """Unknown tokens per segment (paper Figure 1, Table 4) and the achieved attack rates, per pair, attack and level."""
+    input:
+        lambda wildcards: list(metric_reference_files().values()),
+    output:
+        unknown=report(
+            "results/tables/metric_robustness/unknown_tokens.csv", caption="../report/metric_unknown_tokens.rst", category="Metric robustness",
+        ),
+        unknown_markdown="results/tables/metric_robustness/unknown_tokens.md",
+        unknown_latex="results/tables/metric_robustness/unknown_tokens.tex",
+        rates="results/tables/metric_robustness/attack_rates.csv",
+        rates_markdown="results/tables/metric_robustness/attack_rates.md",
+    log:
+        "logs/metric_reference_tables.log",
+    params:
+        references=lambda wildcards: metric_reference_files(),
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/metric_reference_tables.py"
+
+
+rule metric_figures:
+    """Unknown tokens against p per attack (Figure 1), tau against p per metric and attack (Figures 2-4),
+    and tau at every BERTScore layer against p (Figure 3's layer comparison)."""
+    input:
+        unknown="results/tables/metric_robustness/unknown_tokens.csv",
+        tau="results/tables/metric_robustness/tau.csv",
+        tau_by_layer="results/tables/metric_robustness/tau_by_layer.csv",
+    output:
+        unknown=report("results/figures/metric_robustness/unknown_tokens.png", caption="../report/metric_figures.rst", category="Metric robustness"),
+        unknown_pdf="results/figures/metric_robustness/unknown_tokens.pdf",
+        tau=report("results/figures/metric_robustness/tau_vs_level.png", caption="../report/metric_figures.rst", category="Metric robustness"),
+        tau_pdf="results/figures/metric_robustness/tau_vs_level.pdf",
+        layers=report("results/figures/metric_robustness/tau_by_layer.png", caption="../report/metric_figures.rst", category="Metric robustness"),
+        layers_pdf="results/figures/metric_robustness/tau_by_layer.pdf",
+    log:
+        "logs/metric_figures.log",
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/metric_figures.py"
+
+
+rule metric_robustness_statistics:
+    """Consistency of one metric's agreement with humans across conditions: Metrics I-III of its tau
+    (the condition means of its +1 / -1 DARR agreements), pooled, bagged, design-bagged, leave-one-out."""
+    input:
+        units=METRIC_AGREEMENT,
+        blocks="results/blocks/metric_attacks.tsv",
+    output:
+        summary="results/metric_robustness/robustness/{metric_variant}.summary.tsv",
+        gamma="results/metric_robustness/robustness/{metric_variant}.gamma.tsv",
+    log:
+        "logs/metric_robustness_statistics/{metric_variant}.log",
+    params:
+        job=metric_robustness_job,
+        row_label="metric",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=20,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/robustness_statistics.py"
+
+
+rule metric_robustness_tables:
+    """Consistency of every metric's tau across the conditions, each condition left out in turn."""
+    input:
+        lambda wildcards: row_files("results/metric_robustness/robustness/{row}.summary.tsv", METRIC_VARIANTS).values(),
+    output:
+        csv=report(
+            "results/tables/metric_robustness/robustness_{method}.csv",
+            caption="../report/metric_robustness_table.rst", category="Metric robustness",
+        ),
+        markdown="results/tables/metric_robustness/robustness_{method}.md",
+        latex="results/tables/metric_robustness/robustness_{method}.tex",
+    log:
+        "logs/metric_robustness_tables/{method}.log",
+    params:
+        summaries=lambda wildcards: row_files("results/metric_robustness/robustness/{row}.summary.tsv", METRIC_VARIANTS),
+        row_label="metric",
+        leave_out=lambda wildcards: leave_out_labels(METRIC_ROBUSTNESS["leave_out"]),
+        branch="metric robustness (character attacks on WMT19 references)",
+        scores="tau = WMT19 DARR Kendall-like agreement of the metric with human judgements, per condition (clean, attack x level)",
+        pool="condition",
+        note="Each condition's tau pools the DARR judgements of every configured pair.",
+        latex_label="metric-robustness",
+        decimals=3,
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/robustness_tables.py"
+
+
+rule metric_gamma_curves:
+    """(epsilon, gamma)-Robustness of every metric's tau across all conditions."""
+    input:
+        lambda wildcards: row_files("results/metric_robustness/robustness/{row}.gamma.tsv", METRIC_VARIANTS).values(),
+    output:
+        png=report("results/figures/metric_robustness/gamma_curves.png", caption="../report/metric_gamma_curves.rst", category="Metric robustness"),
+        pdf="results/figures/metric_robustness/gamma_curves.pdf",
+    log:
+        "logs/metric_gamma_curves.log",
+    params:
+        curves=lambda wildcards: row_files("results/metric_robustness/robustness/{row}.gamma.tsv", METRIC_VARIANTS),
+        metric="tau",
+        scores="tau (WMT19 DARR) of each metric across clean and attacked references",
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/gamma_curves.py"

@@ -1,0 +1,30 @@
+"""Unknown tokens per segment (paper Figure 1, Table 4) and the achieved attack rates, per pair, attack and level."""
+
+import logging
+import sys
+
+sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
+logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
+
+import pandas as pd  # noqa: E402
+
+from nlp_robustness.fileio import atomic_write, read_table  # noqa: E402
+from nlp_robustness.outputs.metric_robustness import attack_rate_table, frame_markdown, unknown_token_latex, unknown_token_table  # noqa: E402
+from nlp_robustness.studies.metric_attacks import REFERENCE_COLUMNS  # noqa: E402
+
+references = pd.concat(
+    [read_table(path, REFERENCE_COLUMNS, "reference table") for path in snakemake.params.references.values()], ignore_index=True
+)
+unknown = unknown_token_table(references)
+rates = attack_rate_table(references)
+with atomic_write(snakemake.output.unknown) as handle:
+    unknown.to_csv(handle, index=False)
+with atomic_write(snakemake.output.rates) as handle:
+    rates.to_csv(handle, index=False)
+with atomic_write(snakemake.output.unknown_markdown) as handle:
+    handle.write(frame_markdown(unknown, "Average unknown tokens per segment (Algorithm 1 of paper 002, WordPiece of bert-base-uncased) by attack, level and pair"))
+with atomic_write(snakemake.output.unknown_latex) as handle:
+    handle.write(unknown_token_latex(unknown))
+with atomic_write(snakemake.output.rates_markdown) as handle:
+    handle.write(frame_markdown(rates, "Achieved attack rates on the references: share of words and of characters changed (Levenshtein, word by word)"))
+logging.info("\n%s", rates.to_string())

@@ -1,0 +1,234 @@
+"""Tables and figures of the metric-robustness branch (paper 002 analogs).
+
+* :func:`tau_markdown` / :func:`tau_latex` (Tables 5, 8 and 9): DARR tau of every metric variant per
+  pair and the pairs' average, one block per condition (clean first, then attack x level).
+* :func:`unknown_token_table` (Table 4, Figure 1): average unknown tokens per segment by attack, level, pair.
+* :func:`attack_rate_table`: the achieved rates (share of words and characters changed) by attack and level.
+* :func:`plot_unknown_tokens` (Figure 1), :func:`plot_tau_vs_level` (Figures 2 and 4: tau of each metric
+  against p, one panel per attack, the clean tau at p = 0), :func:`plot_tau_by_layer` (Figure 3's layer
+  comparison, every hidden layer of BERTScore and the mean of layers).
+
+Figures are written atomically as PNG and PDF (no creation date in the PDF: same data, same bytes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only; no display on cluster nodes
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from nlp_robustness.fileio import atomic_write  # noqa: E402
+from nlp_robustness.outputs.tables import latex_table  # noqa: E402
+
+__all__ = [
+    "attack_rate_table",
+    "frame_markdown",
+    "plot_tau_by_layer",
+    "plot_tau_vs_level",
+    "plot_unknown_tokens",
+    "tau_latex",
+    "tau_markdown",
+    "unknown_token_latex",
+    "unknown_token_table",
+]
+
+#: How metric variants are printed.
+VARIANT_NAMES = {
+    "bleu": "sentBLEU", "chrf": "chrF", "bertscore_first": "BERTScore (first layer)", "bertscore_last": "BERTScore (last layer)",
+    "bertscore_best": "BERTScore (best layer)", "bertscore_mean": "BERTScore (mean of layers)",
+}
+
+
+def _name(variant: str) -> str:
+    return VARIANT_NAMES.get(variant, variant)
+
+
+def _ordered_unique(values: Sequence) -> list:
+    return list(dict.fromkeys(values))
+
+
+def _tau_pivot(tau: pd.DataFrame) -> tuple[list[str], list[str], dict[tuple[str, str], pd.DataFrame]]:
+    conditions = _ordered_unique(tau["condition"])
+    pairs = _ordered_unique(tau["pair"])
+    blocks = {}
+    for condition in conditions:
+        selected = tau[tau["condition"] == condition]
+        blocks[condition] = selected.pivot(index="metric", columns="pair", values="tau").reindex(
+            index=_ordered_unique(selected["metric"]), columns=pairs
+        )
+    return conditions, pairs, blocks
+
+
+def tau_markdown(tau: pd.DataFrame, best: pd.DataFrame) -> str:
+    """The tau table as GitHub Markdown: one block per condition, metrics as rows, pairs then average as columns."""
+    conditions, pairs, blocks = _tau_pivot(tau)
+    lines = ["| condition | metric | " + " | ".join(pairs) + " |", "|---|---|" + "---:|" * len(pairs)]
+    for condition in conditions:
+        for metric, values in blocks[condition].iterrows():
+            lines.append(f"| {condition} | {_name(metric)} | " + " | ".join(f"{value:.3f}" for value in values) + " |")
+    note = ""
+    if not best.empty:
+        note = " Best layer of each pair (chosen on the other pairs' clean references): " + ", ".join(
+            f"{row.pair} {row.best_layer}" for row in best.itertuples()
+        ) + "."
+    caption = (
+        "WMT19 DARR segment-level Kendall-like tau (metric ties count as discordant) of every metric, per pair and "
+        f"averaged over pairs, on clean and attacked references.{note}"
+    )
+    return "\n".join(lines) + f"\n\n{caption}\n"
+
+
+def tau_latex(tau: pd.DataFrame) -> str:
+    """The tau table as a booktabs LaTeX table (condition blocks separated by rules)."""
+    conditions, pairs, blocks = _tau_pivot(tau)
+    header = ["Condition & Metric & " + " & ".join(pairs) + r" \\"]
+    body = []
+    for index, condition in enumerate(conditions):
+        if index:
+            body.append(r"\midrule")
+        for metric, values in blocks[condition].iterrows():
+            body.append(f"{condition} & {_name(metric)} & " + " & ".join(f"{value:.3f}" for value in values) + r" \\")
+    caption = "WMT19 DARR Kendall-like tau of each metric on clean and attacked references (metric ties are discordant)."
+    return latex_table("ll" + "r" * len(pairs), header, body, caption, "tab:metric-robustness-tau")
+
+
+def unknown_token_table(references: pd.DataFrame) -> pd.DataFrame:
+    """Average unknown tokens per segment: ``attack, p, pair, segments, unknown_tokens`` (every pair, then ``average``)."""
+    frame = references.copy()
+    frame["p"] = frame["p"].astype(float)
+    frame["unknown_tokens"] = frame["unknown_tokens"].astype(float)
+    grouped = frame.groupby(["attack", "p", "pair"], sort=False)["unknown_tokens"].agg(["size", "mean"]).reset_index()
+    grouped.columns = ["attack", "p", "pair", "segments", "unknown_tokens"]
+    average = grouped.groupby(["attack", "p"], sort=False).agg(segments=("segments", "sum"), unknown_tokens=("unknown_tokens", "mean")).reset_index()
+    average.insert(2, "pair", "average")
+    table = pd.concat([grouped, average], ignore_index=True)
+    order = {attack: index for index, attack in enumerate(_ordered_unique(frame["attack"]))}  # clean first, config order
+    return table.iloc[np.lexsort((table["p"].to_numpy(), table["attack"].map(order).to_numpy()))].reset_index(drop=True)
+
+
+def attack_rate_table(references: pd.DataFrame) -> pd.DataFrame:
+    """Achieved rates by attack and level over every pair: ``attack, p, segments, word_rate, character_rate``."""
+    frame = references.copy()
+    for column in ("p", "words", "words_changed", "characters", "characters_changed"):
+        frame[column] = frame[column].astype(float)
+    grouped = frame.groupby(["attack", "p"], sort=False).agg(
+        segments=("sid", "size"), words=("words", "sum"), words_changed=("words_changed", "sum"),
+        characters=("characters", "sum"), characters_changed=("characters_changed", "sum"),
+    ).reset_index()
+    grouped["word_rate"] = grouped["words_changed"] / grouped["words"]
+    grouped["character_rate"] = grouped["characters_changed"] / grouped["characters"]
+    return grouped[["attack", "p", "segments", "word_rate", "character_rate"]]
+
+
+def frame_markdown(frame: pd.DataFrame, caption: str, decimals: int = 3) -> str:
+    """A small table as GitHub Markdown (floats rounded to ``decimals``)."""
+    lines = ["| " + " | ".join(map(str, frame.columns)) + " |", "|" + "---|" * len(frame.columns)]
+    for row in frame.itertuples(index=False):
+        cells = [f"{value:.{decimals}f}" if isinstance(value, float) else str(value) for value in row]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + f"\n\n{caption}\n"
+
+
+def unknown_token_latex(unknown: pd.DataFrame) -> str:
+    """Unknown tokens per segment: attacks x levels as rows, pairs and average as columns."""
+    pairs = _ordered_unique(unknown["pair"])
+    table = unknown.pivot_table(index=["attack", "p"], columns="pair", values="unknown_tokens", sort=False).reindex(columns=pairs)
+    header = ["Attack & $p$ & " + " & ".join(pairs) + r" \\"]
+    body = [f"{attack} & {p:g} & " + " & ".join(f"{value:.2f}" for value in values) + r" \\" for (attack, p), values in table.iterrows()]
+    caption = "Average unknown tokens per segment (Algorithm 1 of paper 002; WordPiece vocabulary of bert-base-uncased)."
+    return latex_table("lr" + "r" * len(pairs), header, body, caption, "tab:metric-robustness-unknown")
+
+
+def _save(figure: plt.Figure, png: str, pdf: str) -> None:
+    try:
+        for file_format, path in (("png", png), ("pdf", pdf)):
+            with atomic_write(path, mode="wb") as handle:
+                figure.savefig(handle, format=file_format, dpi=150, metadata={"CreationDate": None} if file_format == "pdf" else None)
+    finally:
+        plt.close(figure)
+
+
+def _with_clean(frame: pd.DataFrame, value: str, keys: Sequence[str]) -> dict[str, pd.DataFrame]:
+    """Per attack, its rows plus the clean rows (attack ``none``) at p = 0, sorted by p."""
+    clean = frame[frame["attack"] == "none"]
+    result = {}
+    for attack in _ordered_unique(frame.loc[frame["attack"] != "none", "attack"]):
+        rows = pd.concat([clean, frame[frame["attack"] == attack]], ignore_index=True)
+        result[attack] = rows.sort_values(["p", *keys], kind="stable")
+    return result
+
+
+def plot_unknown_tokens(unknown: pd.DataFrame, png: str, pdf: str) -> None:
+    """Average unknown tokens per segment against p, one line per attack (pairs averaged; Figure 1)."""
+    average = unknown[unknown["pair"] == "average"]
+    figure, axis = plt.subplots(figsize=(5.5, 3.8))
+    for attack, rows in _with_clean(average, "unknown_tokens", []).items():
+        axis.plot(rows["p"], rows["unknown_tokens"], marker="o", label=attack)
+    axis.set_xlabel("perturbation level p")
+    axis.set_ylabel("unknown tokens per segment")
+    axis.set_title("Unknown WordPiece tokens in attacked references")
+    axis.legend(fontsize=8)
+    axis.grid(alpha=0.3)
+    figure.tight_layout()
+    _save(figure, png, pdf)
+
+
+def plot_tau_vs_level(tau: pd.DataFrame, png: str, pdf: str) -> None:
+    """Average tau of every metric variant against p, one panel per attack (Figures 2 and 4)."""
+    average = tau[tau["pair"] == "average"].copy()
+    average["p"] = average["p"].astype(float)
+    panels = _with_clean(average, "tau", ["metric"])
+    columns = min(3, len(panels)) or 1
+    rows_count = int(np.ceil(len(panels) / columns)) or 1
+    figure, axes = plt.subplots(rows_count, columns, figsize=(4.2 * columns, 3.3 * rows_count), squeeze=False, sharey=True)
+    for axis, (attack, rows) in zip(axes.flat, panels.items()):
+        for metric in _ordered_unique(rows["metric"]):
+            selected = rows[rows["metric"] == metric]
+            axis.plot(selected["p"], selected["tau"], marker="o", label=_name(metric))
+        axis.set_title(attack)
+        axis.set_xlabel("p")
+        axis.grid(alpha=0.3)
+    for axis in axes[:, 0]:
+        axis.set_ylabel("DARR tau (pair average)")
+    for axis in list(axes.flat)[len(panels):]:
+        axis.axis("off")
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    figure.legend(handles, labels, loc="lower center", ncol=min(len(labels), 3), fontsize=8)
+    figure.tight_layout(rect=(0, 0.08, 1, 1))
+    _save(figure, png, pdf)
+
+
+def plot_tau_by_layer(tau_by_layer: pd.DataFrame, png: str, pdf: str) -> None:
+    """Tau of BERTScore at every hidden layer and with the mean of layers, against p, one panel per attack
+    (pairs averaged): where the first layer holds up and the top layers fall (Figure 3)."""
+    frame = tau_by_layer.copy()
+    frame["p"] = frame["p"].astype(float)
+    frame["layer"] = frame["layer"].astype(str)
+    average = frame.groupby(["condition", "attack", "p", "layer"], sort=False)["tau"].mean().reset_index()
+    panels = _with_clean(average, "tau", ["layer"])
+    columns = min(3, len(panels)) or 1
+    rows_count = int(np.ceil(len(panels) / columns)) or 1
+    figure, axes = plt.subplots(rows_count, columns, figsize=(4.2 * columns, 3.3 * rows_count), squeeze=False, sharey=True)
+    layers = _ordered_unique(average["layer"])
+    colours = plt.get_cmap("viridis")(np.linspace(0, 0.9, max(len(layers), 1)))
+    for axis, (attack, rows) in zip(axes.flat, panels.items()):
+        for colour, layer in zip(colours, layers):
+            selected = rows[rows["layer"] == layer]
+            style = "--" if layer == "mean" else "-"
+            axis.plot(selected["p"], selected["tau"], style, marker="o", color=colour, label="mean of layers" if layer == "mean" else f"layer {layer}")
+        axis.set_title(attack)
+        axis.set_xlabel("p")
+        axis.grid(alpha=0.3)
+    for axis in axes[:, 0]:
+        axis.set_ylabel("BERTScore DARR tau (pair average)")
+    for axis in list(axes.flat)[len(panels):]:
+        axis.axis("off")
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    figure.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4), fontsize=8)
+    figure.tight_layout(rect=(0, 0.1, 1, 1))
+    _save(figure, png, pdf)
