@@ -297,7 +297,12 @@ def test_paper_config_dry_runs_offline_and_lists_every_dataset(tmp_path: Path, m
                               *spec.get("outputs", {}).values()]}
     assert len(human) == 13
     fetched = _jobs(output, "fetch_download", "download")
-    assert fetched - human == {
+    # metric robustness: WMT19 references and outputs of 3 pairs (37 files), the DARR judgements (the
+    # mirror's recovered substitute) and the two Zeroe attack resources, all from the mirror
+    metric = {download for download in fetched if download.startswith(("wmt19-", "zeroe-"))}
+    assert len(metric) == 37 + 1 + 2
+    assert f"input: {mirror_dir}/wmt19-darr-subset/RR-seglevel.recovered.csv" in output
+    assert fetched - human - metric == {
         "mtnt-1.1", "mtnt-2019", "iwslt17-train-dev-en-fr", "iwslt17-train-dev-fr-en", "khresmoi-summary-2.0",
         "amazon-unprocessed", "fairseq-wmt14-enfr-fconv",
     }
@@ -311,4 +316,4 @@ def test_paper_config_dry_runs_offline_and_lists_every_dataset(tmp_path: Path, m
     # without a mirror, every dataset is downloaded from its canonical source
     output = _paper_dry_run(tmp_path / "online", None)
     assert _jobs(output, "prepare_dataset", "dataset") == every_dataset
-    assert len(_jobs(output, "fetch_download", "download")) == 16 + 13
+    assert len(_jobs(output, "fetch_download", "download")) == 16 + 13 + 40

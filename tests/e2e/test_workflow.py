@@ -326,10 +326,11 @@ def test_editing_the_bagging_fraction_reruns_only_what_it_touches(finished_run: 
     assert result.returncode == 0, result.stdout[-3000:]
     # the blocks and everything measured on them, in all three branches; no translation, score or model
     assert {rule: len(jobs) for rule, jobs in _planned_jobs(result.stdout).items()} == {
-        "study_blocks": 7, "robustness_statistics": 8, "robustness_tables": 6, "gamma_curves": 2,
+        "study_blocks": 8, "robustness_statistics": 8, "robustness_tables": 6, "gamma_curves": 2,
         "sentiment_robustness": 4, "sentiment_robustness_tables": 3, "sentiment_gamma_curves": 1,
         "human_robustness": 24, "human_robustness_tables": 9, "human_rankings": 1, "human_gamma_curves": 1,
-        "perturbation_robustness": 9, "perturbation_robustness_tables": 9, "perturbation_gamma_curves": 3, "all": 1}
+        "perturbation_robustness": 18, "perturbation_robustness_tables": 18, "perturbation_gamma_curves": 6, "all": 1}
+    # the metric-robustness study draws its own blocks (metric_robustness.bagging): untouched
 
 
 def test_editing_the_sentiment_classifier_reruns_only_the_sentiment_branch(finished_run: Path) -> None:
@@ -362,12 +363,13 @@ def test_changing_one_system_reruns_only_its_jobs(finished_run: Path) -> None:
     result = run_workflow(finished_run, config, "--dry-run", config_name="edited.yaml")
     assert result.returncode == 0, result.stdout[-3000:]
     jobs = _planned_jobs(result.stdout)
-    # its translations of the test sets and of the 6 perturbed test sets, and what is measured on them
+    # its translations of the test sets and of the 8 perturbed test sets (6 word-order, 2 attacked), and
+    # what is measured on them
     assert {rule: len(items) for rule, items in jobs.items()} == {
-        "translate_apertium": 10, "score_sentences": 10, "robustness_statistics": 2, "robustness_tables": 6,
-        "testset_means": 2, "gamma_curves": 2, "perturbation_scores": 6, "perturbation_robustness": 3,
-        "perturbation_robustness_tables": 9, "perturbation_gamma_curves": 3, "perturbation_tables": 3,
-        "perturbation_figures": 3, "all": 1}
+        "translate_apertium": 12, "score_sentences": 12, "robustness_statistics": 2, "robustness_tables": 6,
+        "testset_means": 2, "gamma_curves": 2, "perturbation_scores": 8, "perturbation_robustness": 6,
+        "perturbation_robustness_tables": 18, "perturbation_gamma_curves": 6, "perturbation_tables": 6,
+        "perturbation_figures": 6, "all": 1}
     for rule in ("translate_apertium", "score_sentences", "robustness_statistics", "perturbation_scores", "perturbation_robustness"):
         assert {job["system"] for job in jobs[rule]} == {"apertium-en-ca-fr"}
 
@@ -376,7 +378,8 @@ def test_adding_a_testset_reruns_its_jobs_and_the_pooled_ones(finished_run: Path
     config = yaml.safe_load((finished_run / "config.yaml").read_text(encoding="utf-8"))
     config["testsets"]["tatoeba"] = {"dataset": "tatoeba-v2021-08-07-enfr", "domain": "everyday"}
     del config["systems"]["copy-source"]  # its files cover the four old test sets only
-    config["perturbations"]["families"]["word_order"]["testsets"] = TESTSETS  # (default: every test set)
+    for family in ("word_order", "character_attacks"):
+        config["perturbations"]["families"][family]["testsets"] = TESTSETS  # (default: every test set)
     result = run_workflow(finished_run, config, "--dry-run", config_name="edited.yaml")
     assert result.returncode == 0, result.stdout[-3000:]
     jobs = _planned_jobs(result.stdout)

@@ -13,7 +13,7 @@ Figures are written atomically as PNG and PDF (no creation date in the PDF: same
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import matplotlib
 
@@ -178,29 +178,40 @@ def plot_unknown_tokens(unknown: pd.DataFrame, png: str, pdf: str) -> None:
     _save(figure, png, pdf)
 
 
-def plot_tau_vs_level(tau: pd.DataFrame, png: str, pdf: str) -> None:
-    """Average tau of every metric variant against p, one panel per attack (Figures 2 and 4)."""
-    average = tau[tau["pair"] == "average"].copy()
-    average["p"] = average["p"].astype(float)
-    panels = _with_clean(average, "tau", ["metric"])
+def _attack_panels(
+    panels: dict[str, pd.DataFrame], draw: Callable[[plt.Axes, pd.DataFrame], None], ylabel: str,
+    legend_columns: int, png: str, pdf: str,
+) -> None:
+    """One panel per attack (three a row, shared y axis), ``draw`` filling each, one legend below them all."""
     columns = min(3, len(panels)) or 1
     rows_count = int(np.ceil(len(panels) / columns)) or 1
     figure, axes = plt.subplots(rows_count, columns, figsize=(4.2 * columns, 3.3 * rows_count), squeeze=False, sharey=True)
     for axis, (attack, rows) in zip(axes.flat, panels.items()):
-        for metric in _ordered_unique(rows["metric"]):
-            selected = rows[rows["metric"] == metric]
-            axis.plot(selected["p"], selected["tau"], marker="o", label=_name(metric))
+        draw(axis, rows)
         axis.set_title(attack)
         axis.set_xlabel("p")
         axis.grid(alpha=0.3)
     for axis in axes[:, 0]:
-        axis.set_ylabel("DARR tau (pair average)")
+        axis.set_ylabel(ylabel)
     for axis in list(axes.flat)[len(panels):]:
         axis.axis("off")
     handles, labels = axes.flat[0].get_legend_handles_labels()
-    figure.legend(handles, labels, loc="lower center", ncol=min(len(labels), 3), fontsize=8)
-    figure.tight_layout(rect=(0, 0.08, 1, 1))
+    figure.legend(handles, labels, loc="lower center", ncol=min(len(labels), legend_columns), fontsize=8)
+    figure.tight_layout(rect=(0, 0.1, 1, 1))
     _save(figure, png, pdf)
+
+
+def plot_tau_vs_level(tau: pd.DataFrame, png: str, pdf: str) -> None:
+    """Average tau of every metric variant against p, one panel per attack (Figures 2 and 4)."""
+    average = tau[tau["pair"] == "average"].copy()
+    average["p"] = average["p"].astype(float)
+
+    def draw(axis: plt.Axes, rows: pd.DataFrame) -> None:
+        for metric in _ordered_unique(rows["metric"]):
+            selected = rows[rows["metric"] == metric]
+            axis.plot(selected["p"], selected["tau"], marker="o", label=_name(metric))
+
+    _attack_panels(_with_clean(average, "tau", ["metric"]), draw, "DARR tau (pair average)", 3, png, pdf)
 
 
 def plot_tau_by_layer(tau_by_layer: pd.DataFrame, png: str, pdf: str) -> None:
@@ -210,25 +221,13 @@ def plot_tau_by_layer(tau_by_layer: pd.DataFrame, png: str, pdf: str) -> None:
     frame["p"] = frame["p"].astype(float)
     frame["layer"] = frame["layer"].astype(str)
     average = frame.groupby(["condition", "attack", "p", "layer"], sort=False)["tau"].mean().reset_index()
-    panels = _with_clean(average, "tau", ["layer"])
-    columns = min(3, len(panels)) or 1
-    rows_count = int(np.ceil(len(panels) / columns)) or 1
-    figure, axes = plt.subplots(rows_count, columns, figsize=(4.2 * columns, 3.3 * rows_count), squeeze=False, sharey=True)
     layers = _ordered_unique(average["layer"])
     colours = plt.get_cmap("viridis")(np.linspace(0, 0.9, max(len(layers), 1)))
-    for axis, (attack, rows) in zip(axes.flat, panels.items()):
+
+    def draw(axis: plt.Axes, rows: pd.DataFrame) -> None:
         for colour, layer in zip(colours, layers):
             selected = rows[rows["layer"] == layer]
-            style = "--" if layer == "mean" else "-"
-            axis.plot(selected["p"], selected["tau"], style, marker="o", color=colour, label="mean of layers" if layer == "mean" else f"layer {layer}")
-        axis.set_title(attack)
-        axis.set_xlabel("p")
-        axis.grid(alpha=0.3)
-    for axis in axes[:, 0]:
-        axis.set_ylabel("BERTScore DARR tau (pair average)")
-    for axis in list(axes.flat)[len(panels):]:
-        axis.axis("off")
-    handles, labels = axes.flat[0].get_legend_handles_labels()
-    figure.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4), fontsize=8)
-    figure.tight_layout(rect=(0, 0.1, 1, 1))
-    _save(figure, png, pdf)
+            label = "mean of layers" if layer == "mean" else f"layer {layer}"
+            axis.plot(selected["p"], selected["tau"], "--" if layer == "mean" else "-", marker="o", color=colour, label=label)
+
+    _attack_panels(_with_clean(average, "tau", ["layer"]), draw, "BERTScore DARR tau (pair average)", 4, png, pdf)

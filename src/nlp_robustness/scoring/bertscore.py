@@ -76,6 +76,7 @@ import pandas as pd
 import torch
 
 from nlp_robustness.errors import InputError
+from nlp_robustness.scoring.sentence_scores import check_pairs
 
 __all__ = [
     "BertScoreModel",
@@ -220,21 +221,6 @@ def bertscore_signature(model: BertScoreModel) -> str:
     )
 
 
-def _check_pairs(hypotheses: Sequence[str], references: Sequence[str]) -> None:
-    """Raise InputError unless both are equally long sequences of strings."""
-    for name, values in (("hypotheses", hypotheses), ("references", references)):
-        if isinstance(values, str):
-            raise InputError(f"{name}: expected a sequence of segments, got a single string")
-    if len(hypotheses) != len(references):
-        raise InputError(
-            f"hypotheses/references: length mismatch, {len(hypotheses)} hypotheses for {len(references)} references"
-        )
-    for name, values in (("hypotheses", hypotheses), ("references", references)):
-        for position, value in enumerate(values):
-            if not isinstance(value, str):
-                raise InputError(f"{name}[{position}]: expected a string, got {type(value).__name__}")
-
-
 def _chunks(pairs: list[tuple[str, str]], sentences_per_chunk: int) -> list[list[tuple[str, str]]]:
     """Pack the unique pairs into chunks of at most ``sentences_per_chunk`` unique sentences.
 
@@ -338,7 +324,7 @@ def bertscore_f1(
     Raises:
         InputError: Length mismatch, a non-string segment, or a non-positive batch/chunk size or thread count.
     """
-    _check_pairs(hypotheses, references)
+    check_pairs(hypotheses, references)
     for name, value in (("batch_size", batch_size), ("sentences_per_chunk", sentences_per_chunk)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise InputError(f"{name}: expected a positive integer, got {value!r}")

@@ -35,6 +35,7 @@ from nlp_robustness.errors import InputError
 __all__ = [
     "SENTENCE_METRICS",
     "MetricSpec",
+    "check_pairs",
     "corpus_score",
     "metric_signature",
     "sentence_scores",
@@ -116,7 +117,7 @@ def _spec(metric: str) -> MetricSpec:
         ) from None
 
 
-def _check_pairs(hypotheses: Sequence[str], references: Sequence[str]) -> None:
+def check_pairs(hypotheses: Sequence[str], references: Sequence[str]) -> None:
     """Raise InputError unless both are equally long sequences of strings."""
     for name, values in (("hypotheses", hypotheses), ("references", references)):
         if isinstance(values, str):
@@ -147,7 +148,7 @@ def sentence_scores(hypotheses: Sequence[str], references: Sequence[str], metric
         InputError: Unknown metric, length mismatch or a non-string segment.
     """
     spec = _spec(metric)
-    _check_pairs(hypotheses, references)
+    check_pairs(hypotheses, references)
     scorer = spec.sentence()
     return np.fromiter(
         (scorer.sentence_score(hypothesis, [reference]).score for hypothesis, reference in zip(hypotheses, references)),
@@ -163,7 +164,7 @@ def corpus_score(hypotheses: Sequence[str], references: Sequence[str], metric: s
         InputError: Unknown metric, length mismatch, a non-string segment or no segments at all.
     """
     spec = _spec(metric)
-    _check_pairs(hypotheses, references)
+    check_pairs(hypotheses, references)
     if not hypotheses:
         raise InputError("hypotheses: no segments to compute a corpus score on")
     return float(spec.corpus().corpus_score(list(hypotheses), [list(references)]).score)
