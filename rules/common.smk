@@ -706,6 +706,8 @@ def perturbation_outputs():
     """Every family's tables and figures, for every perturbation metric."""
     outputs = []
     for family, spec in FAMILIES.items():
+        if hasattr(family_module(family), "attack_rate"):  # families whose achieved rate differs from p
+            outputs += [f"results/tables/perturbations/{family}/attack_rates.{extension}" for extension in ("csv", "md")]
         for metric in PERTURBATION_METRICS:
             tables = f"results/tables/perturbations/{family}/{metric}"
             figures = f"results/figures/perturbations/{family}/{metric}"

@@ -178,6 +178,28 @@ rule perturbation_figures:
         "../scripts/perturbation_figures.py"
 
 
+rule perturbation_attack_rates:
+    """The rates a family's attacks achieved on the sampled sources (families that measure them: the
+    character attacks), per attack and level."""
+    input:
+        family_report_inputs("derived"),
+    output:
+        csv="results/tables/perturbations/{family}/attack_rates.csv",
+        markdown="results/tables/perturbations/{family}/attack_rates.md",
+    log:
+        "logs/perturbation_attack_rates/{family}.log",
+    params:
+        job=family_report_job,
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/perturbation_attack_rates.py"
+
+
 rule perturbation_robustness:
     """Consistency across perturbations: Metrics I-III of one system's beta1 with the functions as domains,
     on the pool, by bagging and design bagging, each function left out in turn."""

@@ -48,6 +48,11 @@ def test_attacked_sources_keep_tokens_and_references(finished_run: Path) -> None
         for system in ("apertium-en-es-fr", "convs2s-tatoeba"):
             translations = (finished_run / f"results/translations/{system}/perturbed/{FAMILY}/{function}/pooled.txt").read_text(encoding="utf-8")
             assert translations.count("\n") == len(derived)
+    rates = pd.read_csv(finished_run / f"results/tables/perturbations/{FAMILY}/attack_rates.csv").set_index("function")
+    visual = read(finished_run / f"results/testsets/perturbed/{FAMILY}/visual-p0.3/pooled.tsv")
+    pieces = [(a, b) for row in visual.itertuples() for a, b in zip(row.original_source.split(" "), row.source.split(" ")) if a]
+    assert rates.at["visual-p0.3", "word_rate"] == pytest.approx(sum(a != b for a, b in pieces) / len(pieces))
+    assert abs(rates.at["visual-p0.3", "character_rate"] - 0.3) < 0.08 and rates.at["keyboard-p0.3", "p"] == 0.3
     means = pd.read_csv(finished_run / f"results/tables/perturbations/{FAMILY}/bleu/means.csv")
     assert set(means["function"]) == set(FUNCTIONS)
     assert np.allclose(means["beta1"], means["beta2"])  # references are not attacked

@@ -632,3 +632,14 @@ def test_figures_are_written_as_png_and_pdf(tmp_path: Path) -> None:
     assert sorted(path.name for path in tmp_path.iterdir()) == sorted(
         f"{name}.{suffix}" for name in ("tau", "layers", "unknown") for suffix in ("png", "pdf")
     )  # written atomically: no temporary file left
+
+
+def test_attacked_source_rates_sum_over_segments() -> None:
+    from nlp_robustness.outputs.metric_robustness import attacked_source_rates
+    from nlp_robustness.perturbations import character_attacks
+
+    derived = {"visual-p0.3": pd.DataFrame({"original_source": ["the cat sat", "a dog"], "source": ["the cαt sat", "a dog"]})}
+    rates = attacked_source_rates(derived, character_attacks.attack_rate, character_attacks.parse_instance)
+    row = rates.iloc[0]
+    assert (row["function"], row["attack"], row["p"], row["segments"]) == ("visual-p0.3", "visual", 0.3, 2)
+    assert row["word_rate"] == pytest.approx(1 / 5) and row["character_rate"] == pytest.approx(1 / 13)

@@ -3,7 +3,8 @@
 * :func:`tau_markdown` / :func:`tau_latex` (Tables 5, 8 and 9): DARR tau of every metric variant per
   pair and the pairs' average, one block per condition (clean first, then attack x level).
 * :func:`unknown_token_table` (Table 4, Figure 1): average unknown tokens per segment by attack, level, pair.
-* :func:`attack_rate_table`: the achieved rates (share of words and characters changed) by attack and level.
+* :func:`attack_rate_table`: the achieved rates (share of words and characters changed) by attack and level;
+  :func:`attacked_source_rates` the same for the attacked sources of the MT systems' test sets.
 * :func:`plot_unknown_tokens` (Figure 1), :func:`plot_tau_vs_level` (Figures 2 and 4: tau of each metric
   against p, one panel per attack, the clean tau at p = 0), :func:`plot_tau_by_layer` (Figure 3's layer
   comparison, every hidden layer of BERTScore and the mean of layers).
@@ -13,7 +14,8 @@ Figures are written atomically as PNG and PDF (no creation date in the PDF: same
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import matplotlib
 
@@ -27,6 +29,7 @@ from nlp_robustness.outputs.tables import latex_table  # noqa: E402
 
 __all__ = [
     "attack_rate_table",
+    "attacked_source_rates",
     "frame_markdown",
     "plot_tau_by_layer",
     "plot_tau_vs_level",
@@ -231,3 +234,20 @@ def plot_tau_by_layer(tau_by_layer: pd.DataFrame, png: str, pdf: str) -> None:
             axis.plot(selected["p"], selected["tau"], "--" if layer == "mean" else "-", marker="o", color=colour, label=label)
 
     _attack_panels(_with_clean(average, "tau", ["layer"]), draw, "BERTScore DARR tau (pair average)", 4, png, pdf)
+
+
+def attacked_source_rates(derived: Mapping[str, pd.DataFrame], rate: Callable[[str, str], Any], attack_level: Callable[[str], tuple[str, float]]) -> pd.DataFrame:
+    """Achieved rates of a family's attacked sources, one row per function (``derived``: function -> its
+    perturbed test sets' rows, with ``original_source`` and ``source``): ``function, attack, p, segments,
+    word_rate, character_rate``, summed over segments as :func:`attack_rate_table` does for references."""
+    rows = []
+    for function, table in derived.items():
+        rates = [rate(original, attacked) for original, attacked in zip(table["original_source"], table["source"])]
+        attack, level = attack_level(function)
+        words, characters = sum(r.words for r in rates), sum(r.characters for r in rates)
+        rows.append({
+            "function": function, "attack": attack, "p": level, "segments": len(rates),
+            "word_rate": sum(r.words_changed for r in rates) / words if words else float("nan"),
+            "character_rate": sum(r.characters_changed for r in rates) / characters if characters else float("nan"),
+        })
+    return pd.DataFrame(rows, columns=["function", "attack", "p", "segments", "word_rate", "character_rate"])

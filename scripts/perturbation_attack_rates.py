@@ -1,0 +1,27 @@
+"""Achieved attack rates of a family's attacked sources (share of words and of characters changed), per function."""
+
+import logging
+import sys
+
+sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
+logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
+
+import pandas as pd  # noqa: E402
+
+from nlp_robustness.fileio import atomic_write, read_table  # noqa: E402
+from nlp_robustness.outputs.metric_robustness import attacked_source_rates, frame_markdown  # noqa: E402
+from nlp_robustness.perturbations.registry import family_module  # noqa: E402
+
+job = snakemake.params.job
+module = family_module(snakemake.wildcards.family)
+derived = {
+    function: pd.concat([read_table(path, ["original_source", "source"], "perturbed test set") for path in paths], ignore_index=True)
+    for function, paths in job["derived"].items()
+}
+rates = attacked_source_rates(derived, module.attack_rate, module.parse_instance)
+with atomic_write(snakemake.output.csv) as handle:
+    rates.to_csv(handle, index=False)
+with atomic_write(snakemake.output.markdown) as handle:
+    handle.write(frame_markdown(rates, f"Achieved attack rates on the sampled sources ({snakemake.wildcards.family}): share of words "
+                                       "and of characters changed (Levenshtein, word by word), per attack and level p"))
+logging.info("\n%s", rates.to_string())
