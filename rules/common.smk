@@ -589,6 +589,7 @@ def perturb_job(wildcards):
     """Everything a perturb job uses: the function's settings (an edit reruns that function only)."""
     family = wildcards.family
     testsets = _part_testsets(wildcards)
+    resources = family_resource_files(family)
     return {
         "family": family, "function": wildcards.function, "seed": PERTURBATIONS["seed"],
         "settings": FAMILIES[family]["functions"][wildcards.function],
@@ -598,7 +599,7 @@ def perturb_job(wildcards):
             for testset in testsets
         } if family_needs_parse(family) else None,
         # only families with resource files have the key, so the jobs of the others keep their params
-        **({"resources": family_resource_files(family)} if family_resource_files(family) else {}),
+        **({"resources": resources} if resources else {}),
     }
 
 

@@ -54,9 +54,16 @@ def plot_gamma_curves(
     handles, labels = raw_axis.get_legend_handles_labels()
     figure.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 5), frameon=False)
     figure.suptitle(rf"$(\epsilon,\gamma)$-Robustness of {scores}")
-    for file_format, path in outputs.items():
-        with atomic_write(path, mode="wb") as handle:
-            # No creation date in the PDF: the same data give the same bytes on every run.
-            metadata = {"CreationDate": None} if file_format == "pdf" else None
-            figure.savefig(handle, format=file_format, dpi=150, metadata=metadata)
-    plt.close(figure)
+    save_figure(figure, outputs)
+
+
+def save_figure(figure: plt.Figure, outputs: Mapping[str, str | Path]) -> None:
+    """Write ``figure`` once per format of ``outputs`` (``png``, ``pdf`` -> path), atomically, and close it."""
+    try:
+        for file_format, path in outputs.items():
+            with atomic_write(path, mode="wb") as handle:
+                # No creation date in the PDF: the same data give the same bytes on every run.
+                metadata = {"CreationDate": None} if file_format == "pdf" else None
+                figure.savefig(handle, format=file_format, dpi=150, metadata=metadata)
+    finally:
+        plt.close(figure)

@@ -24,7 +24,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from nlp_robustness.fileio import atomic_write  # noqa: E402
+from nlp_robustness.outputs.figures import save_figure  # noqa: E402
 from nlp_robustness.outputs.tables import latex_table  # noqa: E402
 
 __all__ = [
@@ -147,15 +147,6 @@ def unknown_token_latex(unknown: pd.DataFrame) -> str:
     return latex_table("lr" + "r" * len(pairs), header, body, caption, "tab:metric-robustness-unknown")
 
 
-def _save(figure: plt.Figure, png: str, pdf: str) -> None:
-    try:
-        for file_format, path in (("png", png), ("pdf", pdf)):
-            with atomic_write(path, mode="wb") as handle:
-                figure.savefig(handle, format=file_format, dpi=150, metadata={"CreationDate": None} if file_format == "pdf" else None)
-    finally:
-        plt.close(figure)
-
-
 def _with_clean(frame: pd.DataFrame, value: str, keys: Sequence[str]) -> dict[str, pd.DataFrame]:
     """Per attack, its rows plus the clean rows (attack ``none``) at p = 0, sorted by p."""
     clean = frame[frame["attack"] == "none"]
@@ -178,7 +169,7 @@ def plot_unknown_tokens(unknown: pd.DataFrame, png: str, pdf: str) -> None:
     axis.legend(fontsize=8)
     axis.grid(alpha=0.3)
     figure.tight_layout()
-    _save(figure, png, pdf)
+    save_figure(figure, {"png": png, "pdf": pdf})
 
 
 def _attack_panels(
@@ -201,7 +192,7 @@ def _attack_panels(
     handles, labels = axes.flat[0].get_legend_handles_labels()
     figure.legend(handles, labels, loc="lower center", ncol=min(len(labels), legend_columns), fontsize=8)
     figure.tight_layout(rect=(0, 0.1, 1, 1))
-    _save(figure, png, pdf)
+    save_figure(figure, {"png": png, "pdf": pdf})
 
 
 def plot_tau_vs_level(tau: pd.DataFrame, png: str, pdf: str) -> None:

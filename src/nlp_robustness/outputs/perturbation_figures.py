@@ -28,8 +28,8 @@ import pandas as pd  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 from scipy.stats import spearmanr  # noqa: E402
 
-from nlp_robustness.fileio import atomic_write  # noqa: E402
 from nlp_robustness.outputs.figures import METRIC_DISPLAY_NAMES as _GAMMA_METRIC_NAMES  # noqa: E402
+from nlp_robustness.outputs.figures import save_figure  # noqa: E402
 from nlp_robustness.outputs.perturbation_tables import order_by_category  # noqa: E402
 
 __all__ = [
@@ -59,18 +59,6 @@ def _display(metric: str) -> str:
 
 def _colour(category: str) -> str:
     return CATEGORY_COLOURS.get(category, OTHER_COLOUR)
-
-
-def _save(figure: plt.Figure, outputs: Mapping[str, str | Path]) -> None:
-    """Write ``figure`` once per format of ``outputs`` and close it."""
-    try:
-        for file_format, path in outputs.items():
-            with atomic_write(path, mode="wb") as handle:
-                # No creation date in the PDF: the same data give the same bytes on every run.
-                metadata = {"CreationDate": None} if file_format == "pdf" else None
-                figure.savefig(handle, format=file_format, dpi=150, metadata=metadata)
-    finally:
-        plt.close(figure)
 
 
 def _metric_rows(scores: pd.DataFrame, metric: str) -> pd.DataFrame:
@@ -142,7 +130,7 @@ def plot_robust_vs_faithful(
     _category_legend(figure, functions, categories)
     figure.suptitle(rf"Faithfulness minus robustness per segment, sentence {name}: "
                     rf"$\kappa$(perturbed target, $\Phi$(perturbed source)) $-$ $\kappa$(target, $\Phi$(perturbed source))")
-    _save(figure, outputs)
+    save_figure(figure, outputs)
 
 
 def _category_legend(figure: plt.Figure, functions: Sequence[str], categories: Mapping[str, str]) -> None:
@@ -231,7 +219,7 @@ def plot_beta_heatmaps(
     figure.colorbar(image, ax=list(axes), label=f"mean sentence {name}", shrink=0.8)
     _category_legend(figure, ordered, categories)
     figure.suptitle(f"Robustness and faithfulness per perturbation function and system, sentence {name}")
-    _save(figure, outputs)
+    save_figure(figure, outputs)
 
 
 #: The six panels of :func:`plot_scores_vs_alpha_and_length`: (y, x, title).
@@ -274,7 +262,7 @@ def plot_scores_vs_alpha_and_length(
             handle.set_alpha(1.0)
     figure.suptitle(f"Per-segment robustness, faithfulness, perturbation distance and length, sentence {name} "
                     r"(all perturbation functions pooled; Spearman's $\rho$ per system)")
-    _save(figure, outputs)
+    save_figure(figure, outputs)
 
 
 def plot_function_similarity(
@@ -302,4 +290,4 @@ def plot_function_similarity(
     figure.colorbar(image, ax=axis, label=f"mean sentence {name}", shrink=0.8)
     axis.set_title("Mutual similarity of perturbation functions:\n"
                    rf"mean sentence {name} $\kappa(\Psi_i(s), \Psi_j(s))$" "\nover segments both functions perturbed")
-    _save(figure, outputs)
+    save_figure(figure, outputs)
