@@ -39,7 +39,9 @@ from nlp_robustness.perturbations.configuration import (
     function_category,
     parts,
 )
+from nlp_robustness.perturbations.derive import sample_group
 from nlp_robustness.perturbations.registry import family_module
+from nlp_robustness.studies.natural_robustness import CRITERIA, MT_CRITERIA, complete_natural_robustness, perturbation_types
 from nlp_robustness.studies.metric_attacks import (
     aggregation_of as metric_aggregation_of,
     complete_metric_robustness,
@@ -58,6 +60,7 @@ validate_config(config, workflow.source_path("../schemas/config.schema.yaml"))  
 validate(config, "../schemas/config.schema.yaml", set_default=True)  # fills in the schema's defaults
 fill_dependent_defaults(config)  # sentiment.epsilon, human.epsilon: robustness.epsilon unless given
 complete_perturbations(config)  # families' functions, settings and options checked against their own schemas
+complete_natural_robustness(config)  # its families, types, left-out types and systems checked
 
 TESTSETS = list(config["testsets"])
 SYSTEMS = list(config["systems"])
@@ -234,6 +237,41 @@ if METRIC_ROBUSTNESS:
         "options": {"bagging_unit": METRIC_ROBUSTNESS["bagging_unit"]}, "bagging": METRIC_ROBUSTNESS["bagging"],
     }
     BLOCK_SETS["metric_attacks"] = ("metric_attacks", {"agreement": METRIC_AGREEMENT})
+# Natural Robustness (paper 001; rules/natural_robustness.smk): the functions of its families are the
+# perturbation types; its rows are the MT systems (responses compared two ways) and the classifiers.
+NATURAL = config.get("natural_robustness")
+NATURAL_TYPES = perturbation_types(NATURAL, FAMILIES) if NATURAL else {}  # type -> family
+NATURAL_SYSTEMS = list(NATURAL["systems"]) if NATURAL else []
+NATURAL_CLASSIFIERS = SENTIMENT_CLASSIFIERS if NATURAL else []
+NATURAL_ROWS = {"exact": NATURAL_SYSTEMS, "chrf": NATURAL_SYSTEMS, "label": NATURAL_CLASSIFIERS}
+NATURAL_CRITERIA = [criterion for criterion in CRITERIA if NATURAL_ROWS[criterion]]
+
+
+def natural_review_files():
+    """The sentiment side's perturbed reviews, by type."""
+    return {
+        perturbation_type: f"results/natural_robustness/sentiment/perturbed/{family}/{perturbation_type}.tsv"
+        for perturbation_type, family in NATURAL_TYPES.items()
+    }
+
+
+def natural_derived_files():
+    """The MT side's perturbed test sets, by ``<type>/<part>``."""
+    return {
+        f"{perturbation_type}/{part}": f"results/testsets/{derived_testset(family, perturbation_type, part)}.tsv"
+        for perturbation_type, family in NATURAL_TYPES.items() for part in parts(FAMILIES[family])
+    }
+
+
+if NATURAL:
+    for _kind, _files in (("mt", natural_derived_files()), ("sentiment", natural_review_files() if NATURAL_CLASSIFIERS else None)):
+        if _files is None:
+            continue
+        STUDIES[f"natural_robustness/{_kind}"] = {
+            "module": "natural_robustness", "domains": list(NATURAL_TYPES), "leave_out": leave_out_labels(NATURAL["leave_out"]),
+            "aggregation": "domain", "namespace": ["natural_robustness", _kind], "options": {},
+        }
+        BLOCK_SETS[f"natural_robustness/{_kind}"] = (f"natural_robustness/{_kind}", _files)
 
 
 wildcard_constraints:
@@ -260,6 +298,8 @@ wildcard_constraints:
     condition=_alternation(METRIC_CONDITIONS),
     level=_alternation(METRIC_LEVELS),
     metric_variant=_alternation(METRIC_VARIANTS),
+    natural_criterion=_alternation(NATURAL_CRITERIA),
+    responder=_alternation([*NATURAL_SYSTEMS, *NATURAL_CLASSIFIERS]),
 
 
 def testset_spec(wildcards):
@@ -497,6 +537,7 @@ def final_outputs():
     return (
         tables + testset_means + figures + datasets + dataset_summary + models
         + sentiment_outputs() + human_outputs() + perturbation_outputs() + metric_robustness_outputs()
+        + natural_robustness_outputs()
     )
 
 
@@ -571,8 +612,11 @@ def family_needs_parse(family):
 
 
 def perturbation_sample_params(wildcards):
-    """What a family's sample of a test set depends on."""
-    return {"seed": PERTURBATIONS["seed"], "max_segments": FAMILIES[wildcards.family]["max_segments"]}
+    """What a family's sample of a test set depends on (and the group it is drawn under, for families that
+    share their samples with others)."""
+    params = {"seed": PERTURBATIONS["seed"], "max_segments": FAMILIES[wildcards.family]["max_segments"]}
+    group = sample_group(family_module(wildcards.family), wildcards.family)
+    return params if group == wildcards.family else {**params, "group": group}
 
 
 def parse_params(wildcards):
@@ -709,7 +753,7 @@ def perturbation_outputs():
     for family, spec in FAMILIES.items():
         if hasattr(family_module(family), "attack_rate"):  # families whose achieved rate differs from p
             outputs += [f"results/tables/perturbations/{family}/attack_rates.{extension}" for extension in ("csv", "md")]
-        for metric in PERTURBATION_METRICS:
+        for metric in spec["metrics"]:
             tables = f"results/tables/perturbations/{family}/{metric}"
             figures = f"results/figures/perturbations/{family}/{metric}"
             outputs += [f"{tables}/means.{extension}" for extension in ("csv", "md", "tex")]
@@ -808,4 +852,170 @@ def metric_robustness_outputs():
     outputs += expand(
         f"{figures}/{{figure}}.{{extension}}", figure=["unknown_tokens", "tau_vs_level", "tau_by_layer", "gamma_curves"], extension=["png", "pdf"]
     )
+    return outputs
+
+
+# ---- natural robustness (rules/natural_robustness.smk) ------------------------------------------------
+
+
+def natural_review_record_job(wildcards=None):
+    """Which reviews the classifiers answer, how a review becomes a document, and the sample's size and seed."""
+    family = NATURAL["families"][0]
+    return {
+        "predictions": {classifier: f"results/sentiment/predictions/{classifier}.tsv" for classifier in NATURAL_CLASSIFIERS},
+        "fields": SENTIMENT["classifier"]["fields"], "test_domains": SENTIMENT["test"]["domains"],
+        "reviews_per_domain": NATURAL["reviews_per_domain"], "seed": PERTURBATIONS["seed"],
+        "group": sample_group(family_module(family), family),
+    }
+
+
+def natural_review_record_inputs(wildcards):
+    return {
+        "reviews": f"results/datasets/{SENTIMENT['test']['dataset']}.tsv",
+        "predictions": list(natural_review_record_job()["predictions"].values()),
+    }
+
+
+def perturb_review_job(wildcards):
+    """One family function on the sampled reviews: the perturb job of a test set, with the reviews as one."""
+    family = wildcards.family
+    resources = family_resource_files(family)
+    return {
+        "family": family, "function": wildcards.function, "seed": PERTURBATIONS["seed"],
+        "settings": FAMILIES[family]["functions"][wildcards.function],
+        **({"resources": resources} if resources else {}),
+    }
+
+
+def perturb_review_inputs(wildcards):
+    return {
+        "records": "results/natural_robustness/sentiment/records.tsv",
+        "resources": list(family_resource_files(wildcards.family).values()),
+    }
+
+
+def natural_mt_response_job(wildcards):
+    """One system's translations of every perturbed test set of the types and of their test sets, and the
+    same-response settings."""
+    system = wildcards.system
+    derived = {}
+    for perturbation_type, family in NATURAL_TYPES.items():
+        names = [derived_testset(family, perturbation_type, part) for part in parts(FAMILIES[family])]
+        derived[perturbation_type] = {
+            "tables": [f"results/testsets/{name}.tsv" for name in names],
+            "translations": [f"results/translations/{system}/{name}.txt" for name in names],
+        }
+    testsets = list(dict.fromkeys(testset for family in NATURAL["families"] for testset in FAMILIES[family]["testsets"]))
+    return {
+        "derived": derived,
+        "testsets": {testset: {"table": f"results/testsets/{testset}.tsv", "translations": f"results/translations/{system}/{testset}.txt"} for testset in testsets},
+        "same_response": NATURAL["same_response"],
+    }
+
+
+def natural_mt_response_inputs(wildcards):
+    return _flatten({key: value for key, value in natural_mt_response_job(wildcards).items() if key != "same_response"})
+
+
+def natural_sentiment_response_job(wildcards):
+    return {"perturbed": natural_review_files()}
+
+
+def natural_sentiment_response_inputs(wildcards):
+    return {
+        "model": f"results/sentiment/models/{wildcards.classifier}/model.joblib",
+        "records": "results/natural_robustness/sentiment/records.tsv",
+        "perturbed": list(natural_review_files().values()),
+    }
+
+
+def natural_response_files():
+    """Every row's responses table: MT systems, then classifiers."""
+    files = {"mt": {system: f"results/natural_robustness/responses/mt/{system}.tsv" for system in NATURAL_SYSTEMS}}
+    if NATURAL_CLASSIFIERS:
+        files["sentiment"] = {classifier: f"results/natural_robustness/responses/sentiment/{classifier}.tsv" for classifier in NATURAL_CLASSIFIERS}
+    return files
+
+
+def natural_score_job(wildcards=None):
+    """The records (MT: the families' samples; sentiment: the sampled reviews), every row's responses, the
+    sample sizes, the bootstrap and its seed."""
+    samples = [
+        [testset, f"results/perturbations/{family}/samples/{testset}.tsv"]
+        for family in NATURAL["families"] for testset in FAMILIES[family]["testsets"]
+    ]
+    return {
+        "mt_samples": samples,
+        "review_records": "results/natural_robustness/sentiment/records.tsv" if NATURAL_CLASSIFIERS else None,
+        "responses": natural_response_files(),
+        "types": NATURAL_TYPES, "sizes": NATURAL["sample_sizes"], "bootstrap": NATURAL["bootstrap"], "seed": NATURAL["seed"],
+    }
+
+
+def natural_score_inputs(wildcards):
+    job = natural_score_job()
+    return {
+        "samples": [path for _, path in job["mt_samples"]],
+        "records": [job["review_records"]] if job["review_records"] else [],
+        "responses": _flatten(job["responses"]),
+    }
+
+
+def natural_table_job(wildcards=None):
+    """The scores and every perturbed input (MT test sets, reviews) with the status of every sampled one."""
+    mt = {
+        perturbation_type: {
+            "family": family,
+            "derived": [f"results/testsets/{derived_testset(family, perturbation_type, part)}.tsv" for part in parts(FAMILIES[family])],
+            "status": [f"results/perturbations/{family}/{perturbation_type}/{part}.segments.tsv" for part in parts(FAMILIES[family])],
+        }
+        for perturbation_type, family in NATURAL_TYPES.items()
+    }
+    sentiment = {
+        perturbation_type: {
+            "family": family,
+            "derived": [path], "status": [path.replace(".tsv", ".segments.tsv")],
+        }
+        for (perturbation_type, family), path in zip(NATURAL_TYPES.items(), natural_review_files().values())
+    } if NATURAL_CLASSIFIERS else {}
+    return {"inputs": {"MT test sets": mt, **({"reviews": sentiment} if sentiment else {})}, "chrf_threshold": NATURAL["same_response"]["chrf_threshold"]}
+
+
+def natural_table_inputs(wildcards):
+    files = [files[key] for types in natural_table_job()["inputs"].values() for files in types.values() for key in ("derived", "status")]
+    return {"scores": "results/natural_robustness/scores.tsv", "inputs": _flatten(files)}
+
+
+def natural_consistency_inputs(wildcards):
+    kind = "sentiment" if wildcards.natural_criterion == "label" else "mt"
+    return {
+        "units": natural_response_files()[kind][wildcards.responder],
+        "blocks": f"results/blocks/natural_robustness/{kind}.tsv",
+    }
+
+
+def natural_consistency_job(wildcards):
+    """One system under one criterion (or one classifier) in the consistency study of its kind."""
+    kind = "sentiment" if wildcards.natural_criterion == "label" else "mt"
+    files = {"responses": natural_response_files()[kind][wildcards.responder]}
+    return _study_job(f"natural_robustness/{kind}", wildcards.responder, wildcards.natural_criterion, files, NATURAL["epsilon"])
+
+
+def natural_consistency_files(kind):
+    """Every row's consistency summary (``kind`` "summary") or gamma table, by row name ``<row> (<criterion>)``."""
+    return {
+        f"{row} ({criterion})": f"results/natural_robustness/robustness/{criterion}/{row}.{kind}.tsv"
+        for criterion in NATURAL_CRITERIA for row in NATURAL_ROWS[criterion]
+    }
+
+
+def natural_robustness_outputs():
+    """The scores, changes and consistency tables and the figures of the branch (none without its section)."""
+    if not NATURAL:
+        return []
+    tables, figures = "results/tables/natural_robustness", "results/figures/natural_robustness"
+    outputs = [f"{tables}/scores.{extension}" for extension in ("csv", "md", "tex")]
+    outputs += [f"{tables}/perturbation_changes.{extension}" for extension in ("csv", "md")]
+    outputs += expand(f"{tables}/robustness_{{method}}.{{extension}}", method=METHODS, extension=["csv", "md", "tex"])
+    outputs += expand(f"{figures}/{{figure}}.{{extension}}", figure=["scores", "gamma_curves"], extension=["png", "pdf"])
     return outputs

@@ -8,18 +8,15 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 
 from nlp_robustness.data.testsets import read_testset_table  # noqa: E402
 from nlp_robustness.fileio import write_table  # noqa: E402
-from nlp_robustness.perturbations.derive import DERIVED_COLUMNS, STATUS_COLUMNS, derive_testset  # noqa: E402
+from nlp_robustness.perturbations.derive import DERIVED_COLUMNS, STATUS_COLUMNS, derive_for_job  # noqa: E402
 from nlp_robustness.perturbations.parse import read_parse_table  # noqa: E402
-from nlp_robustness.perturbations.registry import family_module  # noqa: E402
 
 job = snakemake.params.job
 samples = {testset: read_testset_table(path) for testset, path in job["samples"].items()}
 parses = None
 if job["parses"] is not None:
     parses = {testset: {side: read_parse_table(path) for side, path in sides.items()} for testset, sides in job["parses"].items()}
-module = family_module(job["family"])
-context = module.load_context(job["resources"]) if "resources" in job else None
-derived, status = derive_testset(module, job["family"], job["function"], job["settings"], samples, parses, job["seed"], context)
+derived, status = derive_for_job(job, samples, parses)
 write_table(derived, snakemake.output.testset, DERIVED_COLUMNS)
 write_table(status, snakemake.output.status, STATUS_COLUMNS)
 logging.info("%s: kept %d of %d sampled segments", job["function"], len(derived), len(status))

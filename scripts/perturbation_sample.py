@@ -12,7 +12,7 @@ from nlp_robustness.perturbations.derive import sample_segments  # noqa: E402
 table = read_testset_table(snakemake.input[0])
 sample = sample_segments(
     table, snakemake.params.sample["max_segments"], snakemake.params.sample["seed"],
-    snakemake.wildcards.family, snakemake.wildcards.base_testset,
-)
+    snakemake.params.sample.get("group", snakemake.wildcards.family), snakemake.wildcards.base_testset,
+)  # families that share their samples draw them under one group name
 write_testset_table(sample, snakemake.output[0])
 logging.info("%d of %d segments of %s sampled for %s", len(sample), len(table), snakemake.wildcards.base_testset, snakemake.wildcards.family)

@@ -300,6 +300,8 @@ def test_same_config_gives_identical_results_with_one_core(finished_run: Path, t
         *(f"results/metric_robustness/references/{condition}.tsv" for condition in ("disemvowel-p0.3", "visual-p0.3")),
         "results/metric_robustness/scores/p0.3.tsv", "results/metric_robustness/agreement.tsv", "results/blocks/metric_attacks.tsv",
         *(f"results/tables/metric_robustness/{table}.csv" for table in ("tau", "tau_by_layer", "best_layers", "unknown_tokens", "robustness_pool")),
+        "results/testsets/perturbed/paraphrase/round_trip_cat/pooled.tsv", "results/natural_robustness/sentiment/records.tsv",
+        "results/natural_robustness/sentiment/perturbed/natural/typos.tsv", "results/natural_robustness/scores.tsv",
     ]
     again = tmp_path / "again"
     # only what is compared (and what it needs): figures and reports add time, not evidence
@@ -379,7 +381,7 @@ def test_adding_a_testset_reruns_its_jobs_and_the_pooled_ones(finished_run: Path
     config = yaml.safe_load((finished_run / "config.yaml").read_text(encoding="utf-8"))
     config["testsets"]["tatoeba"] = {"dataset": "tatoeba-v2021-08-07-enfr", "domain": "everyday"}
     del config["systems"]["copy-source"]  # its files cover the four old test sets only
-    for family in ("word_order", "character_attacks"):
+    for family in ("word_order", "character_attacks", "natural", "paraphrase"):
         config["perturbations"]["families"][family]["testsets"] = TESTSETS  # (default: every test set)
     result = run_workflow(finished_run, config, "--dry-run", config_name="edited.yaml")
     assert result.returncode == 0, result.stdout[-3000:]
@@ -457,6 +459,8 @@ def test_snakemake_report_bundles_tables_and_figures(finished_run: Path) -> None
           for table in ("means", "robustness_pool")),
         *(f"results/figures/perturbations/word_order/bleu/{figure}.png"
           for figure in ("robust_vs_faithful", "beta_heatmaps", "scores_vs_alpha_and_length", "function_similarity", "gamma_curves")),
+        *(f"results/tables/natural_robustness/{table}.csv" for table in ("scores", "perturbation_changes", "robustness_pool")),
+        *(f"results/figures/natural_robustness/{figure}.png" for figure in ("scores", "gamma_curves")),
     ]
     for path in listed:
         assert path in html, path
@@ -464,5 +468,6 @@ def test_snakemake_report_bundles_tables_and_figures(finished_run: Path) -> None
     rules = "\n".join(path.read_text(encoding="utf-8") for path in (REPOSITORY / "rules").glob("*.smk"))
     assert sorted(captions) == sorted(set(re.findall(r'caption="../report/([a-z_]+\.rst)"', rules)))
     for caption in ("Robustness of sentiment classifiers", "Paper Table 8 analog", "Paper Figure 5 analog",
-                    "(epsilon, gamma)-Robustness (paper Figure 4)", "Consistency across perturbations"):
+                    "(epsilon, gamma)-Robustness (paper Figure 4)", "Consistency across perturbations",
+                    "Natural Robustness (paper 001)", "Consistency across perturbation types"):
         assert caption in html, caption

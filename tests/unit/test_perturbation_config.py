@@ -105,3 +105,16 @@ def test_a_hypotheses_system_must_give_every_perturbed_test_set() -> None:
     assert word_order(completed(edit_with_files))["systems"] == ["copy"]
     # not listed: hypotheses systems are not among a family's default systems
     assert "copy" not in word_order(completed(lambda config: edit(config) or word_order(config).pop("systems")))["systems"]
+
+
+def test_a_family_writes_its_reports_for_the_metrics_it_names() -> None:
+    config = completed()
+    assert word_order(config)["metrics"] == ["bleu", "chrf", "levenshtein"]  # default: every perturbation metric
+    assert config["perturbations"]["families"]["natural"]["metrics"] == ["chrf"]  # config.yaml: chrF only
+
+    def edit(config):
+        config["perturbations"]["metrics"] = ["bleu", "chrf"]
+        word_order(config)["metrics"] = ["bleu", "chrf", "levenshtein"]
+
+    with pytest.raises(InputError, match=r"'perturbations.families.word_order.metrics\[2\]'.*one of perturbations.metrics"):
+        completed(edit)

@@ -31,6 +31,15 @@ Optional, for families that need them:
 ``expand_functions(functions, options)`` and ``instance_category(name)``
     One function per level: each configured function becomes several (``visual`` -> ``visual-p0.1``,
     ``visual-p0.3``), which are the functions the workflow sees.
+``perturb_batch(function, texts, settings, rngs, context) -> list[Perturbed | Skipped]``
+    Perturb many texts of one side at once (``rngs[i]`` is the generator of ``texts[i]``; ``context`` is
+    None for a family without resources): for functions that run an external program over a whole file
+    (paraphrases: an Apertium round trip), whose start-up would dominate one call per text. When the
+    module defines it, it is used instead of ``perturb``, for every function of the family.
+``SAMPLE_GROUP``
+    The name a family's seeded sample is drawn under (default: the family's own name). Families that
+    share one (the natural perturbations and the paraphrases of paper 001) perturb the same records, so
+    their functions can be compared record by record.
 
 The rules, the scoring of pairs and the tables only see the derived test sets the family's outcomes are
 written into; they do not know which family made them.

@@ -16,7 +16,8 @@ ones are kept under ``configured_functions``.
 
 Defaults: ``testsets`` every test set; ``systems`` every system that is not a hypotheses system (those
 translate nothing: they give files); ``functions`` every function of the family with its default
-settings; ``leave_out`` every configured function; ``epsilon`` ``robustness.epsilon``.
+settings; ``leave_out`` every configured function; ``epsilon`` ``robustness.epsilon``; ``metrics`` (those
+its beta tables, figures and consistency study are written for) ``perturbations.metrics``.
 
 :func:`derived_testsets` names the perturbed test sets: ``perturbed/<family>/<function>/<part>``, where
 ``part`` is a test set (``derived_testsets: per_testset``) or :data:`POOLED` (one per function holding
@@ -116,6 +117,9 @@ def complete_perturbations(config: MutableMapping[str, Any]) -> None:
         if "configured_functions" in spec:  # completed before: expand the configured functions again
             spec["functions"] = copy.deepcopy(spec["configured_functions"])
         spec.setdefault("epsilon", copy.deepcopy(config["robustness"]["epsilon"]))
+        if "metrics" in section:  # the schema's default fills it in the workflow
+            spec.setdefault("metrics", list(section["metrics"]))
+            _check_names(spec["metrics"], list(section["metrics"]), f"{key}.metrics", "one of perturbations.metrics")
         fill_schema_defaults(spec["options"], module.OPTIONS_SCHEMA, f"{key}.options")
         for function, settings in spec["functions"].items():
             if function not in module.FUNCTIONS:

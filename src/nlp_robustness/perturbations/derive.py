@@ -29,10 +29,12 @@ import pandas as pd
 from nlp_robustness.errors import InputError
 from nlp_robustness.perturbations.base import Perturbed, Skipped
 from nlp_robustness.perturbations.parse import ParsedSegment
+from nlp_robustness.perturbations.registry import family_module
 from nlp_robustness.statistics.bagging import rng_for
 
 __all__ = [
-    "DERIVED_COLUMNS", "SIDES", "STATUS_COLUMNS", "derive_testset", "perturbed_sides", "sample_segments", "segment_rng",
+    "DERIVED_COLUMNS", "SIDES", "STATUS_COLUMNS", "derive_for_job", "derive_testset", "perturbed_sides", "sample_group", "sample_rank",
+    "sample_segments", "segment_rng",
 ]
 
 #: Columns of a perturbed test set: the test-set table's, then what the pair metrics read.
@@ -46,7 +48,10 @@ STATUS_COLUMNS: tuple[str, ...] = ("testset", "segment_id", "kept", "reason")
 SIDES: dict[str, str] = {"source": "source", "reference": "reference"}
 
 
-def _sample_key(seed: int, family: str, testset: str, segment_id: str) -> bytes:
+def sample_rank(seed: int, family: str, testset: str, segment_id: str) -> bytes:
+    """The pseudo-random rank of a segment in the samples drawn under ``family`` (its sample group): the
+    lowest ranks are sampled. Ranks of different test sets are comparable, so the lowest ranks of
+    several test sets' samples are a seeded sample of their pool."""
     return hashlib.blake2b(f"{seed}\x1f{family}\x1f{testset}\x1f{segment_id}".encode("utf-8"), digest_size=16).digest()
 
 
@@ -59,7 +64,7 @@ def sample_segments(table: pd.DataFrame, max_segments: int | None, seed: int, fa
     """
     if max_segments is None or max_segments >= len(table):
         return table.reset_index(drop=True)
-    ranks = [_sample_key(seed, family, testset, str(segment_id)) for segment_id in table["segment_id"]]
+    ranks = [sample_rank(seed, family, testset, str(segment_id)) for segment_id in table["segment_id"]]
     chosen = sorted(sorted(range(len(ranks)), key=ranks.__getitem__)[:max_segments])
     return table.iloc[chosen].reset_index(drop=True)
 
@@ -67,6 +72,11 @@ def sample_segments(table: pd.DataFrame, max_segments: int | None, seed: int, fa
 def segment_rng(seed: int, family: str, function: str, testset: str, segment_id: str, side: str) -> np.random.Generator:
     """The random generator of one function on one side of one segment."""
     return rng_for(seed, family, function, testset, str(segment_id), side)
+
+
+def sample_group(module: ModuleType, family: str) -> str:
+    """The name the family's sample is drawn under: ``module.SAMPLE_GROUP``, else the family's name."""
+    return getattr(module, "SAMPLE_GROUP", family)
 
 
 def perturbed_sides(module: ModuleType) -> tuple[str, ...]:
@@ -86,6 +96,27 @@ def _perturb_side(
     if context is not None:
         return module.perturb(function, text, settings, rng, context)
     return module.perturb(function, text, settings, rng)
+
+
+def _perturb_batches(
+    module: ModuleType, family: str, function: str, settings: Mapping[str, Any], samples: Mapping[str, pd.DataFrame],
+    sides: tuple[str, ...], seed: int, context: Any,
+) -> dict[str, dict[tuple[str, str], Perturbed | Skipped]] | None:
+    """Every sampled text of every perturbed side through ``module.perturb_batch`` at once (None: the family
+    perturbs text by text). Each text keeps its own generator, so the outcome is the one a call per text
+    would give, whatever else is in the batch."""
+    if not hasattr(module, "perturb_batch") or module.NEEDS_PARSE:
+        return None
+    outcomes: dict[str, dict[tuple[str, str], Perturbed | Skipped]] = {}
+    for side in sides:
+        keys = [(testset, str(segment_id)) for testset, sample in samples.items() for segment_id in sample["segment_id"]]
+        texts = [text for sample in samples.values() for text in sample[SIDES[side]]]
+        rngs = [segment_rng(seed, family, function, testset, segment_id, side) for testset, segment_id in keys]
+        results = module.perturb_batch(function, texts, settings, rngs, context)
+        if len(results) != len(texts):
+            raise InputError(f"perturbation {family}/{function} returned {len(results)} results for {len(texts)} texts")
+        outcomes[side] = dict(zip(keys, results))
+    return outcomes
 
 
 def _tokens_text(module: ModuleType, text: str, parsed: ParsedSegment | None) -> str:
@@ -119,6 +150,7 @@ def derive_testset(
     rows: list[dict[str, str]] = []
     status: list[dict[str, Any]] = []
     sides = perturbed_sides(module)
+    batched = _perturb_batches(module, family, function, settings, samples, sides, seed, context)
     for testset, sample in samples.items():
         for record in sample.itertuples(index=False):
             segment_id = str(record.segment_id)
@@ -128,6 +160,9 @@ def derive_testset(
                 parsed[side] = parses[testset][side].get(segment_id) if module.NEEDS_PARSE else None
                 if side not in sides:
                     results[side] = Perturbed(tuple(getattr(record, column).split(" ")))  # joins back byte for byte
+                    continue
+                if batched is not None:
+                    results[side] = batched[side][(testset, segment_id)]
                     continue
                 rng = segment_rng(seed, family, function, testset, segment_id, side)
                 results[side] = _perturb_side(module, function, settings, getattr(record, column), parsed[side], rng, context)
@@ -151,3 +186,15 @@ def derive_testset(
             f"{', '.join(samples)}: raise the family's max_segments or drop the function"
         )
     return pd.DataFrame(rows, columns=list(DERIVED_COLUMNS)), pd.DataFrame(status, columns=list(STATUS_COLUMNS))
+
+
+def derive_for_job(
+    job: Mapping[str, Any], samples: Mapping[str, pd.DataFrame],
+    parses: Mapping[str, Mapping[str, Mapping[str, ParsedSegment]]] | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`derive_testset` as a perturb job of the workflow describes it: ``job`` names the ``family``,
+    ``function``, ``settings`` and ``seed``, and, for a family with resource files, their paths under
+    ``resources`` (handed to the family's ``load_context``)."""
+    module = family_module(job["family"])
+    context = module.load_context(job["resources"]) if "resources" in job else None
+    return derive_testset(module, job["family"], job["function"], job["settings"], samples, parses, job["seed"], context)

@@ -13,6 +13,8 @@ __all__ = ["FAMILIES", "family_module"]
 FAMILIES: dict[str, str] = {
     "word_order": "nlp_robustness.perturbations.word_order",  # paper 004: 16 word-order permutations
     "character_attacks": "nlp_robustness.perturbations.character_attacks",  # paper 002: 5 attacks x levels
+    "natural": "nlp_robustness.perturbations.natural",  # paper 001: punctuation, casing, natural typos
+    "paraphrase": "nlp_robustness.perturbations.paraphrase",  # paper 001: Apertium round trips, rewrites
 }
 
 

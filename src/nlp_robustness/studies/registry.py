@@ -28,6 +28,7 @@ STUDIES: dict[str, str] = {
     "sentiment": "nlp_robustness.studies.sentiment",  # review domains, one classifier a row
     "perturbations": "nlp_robustness.studies.perturbations",  # perturbation functions as domains, beta1
     "metric_attacks": "nlp_robustness.studies.metric_attacks",  # attack conditions as domains, DARR agreement of a metric
+    "natural_robustness": "nlp_robustness.studies.natural_robustness",  # perturbation types as domains, same response or not
 }
 
 

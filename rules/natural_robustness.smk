@@ -1,0 +1,254 @@
+# Natural Robustness (paper 001) of every MT system and sentiment classifier: the share of benign
+# perturbations (the functions of the families in natural_robustness.families: punctuation, casing,
+# natural typos, paraphrases) that leave the response unchanged, 1.0 = robust. The MT side reads the
+# perturbed test sets and translations that rules/perturbations.smk and the translation rules made; the
+# sentiment side perturbs the reviews the classifiers answer, with the same family functions. Then the
+# scores with bootstrap intervals on nested record samples, and their consistency across perturbation
+# types through the one robustness engine.
+
+
+rule natural_review_records:
+    """The reviews every classifier was tested on, as a test-set table (source = the document a classifier
+    reads, reference = the label), a seeded nested sample per test domain."""
+    input:
+        unpack(natural_review_record_inputs),
+    output:
+        "results/natural_robustness/sentiment/records.tsv",
+    log:
+        "logs/natural_review_records.log",
+    params:
+        job=natural_review_record_job,
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/natural_review_records.py"
+
+
+rule perturb_reviews:
+    """One function of a family applied to the sampled reviews (seeded per review, as for test segments)."""
+    input:
+        unpack(perturb_review_inputs),
+    output:
+        perturbed="results/natural_robustness/sentiment/perturbed/{family}/{function}.tsv",
+        status="results/natural_robustness/sentiment/perturbed/{family}/{function}.segments.tsv",
+    log:
+        "logs/perturb_reviews/{family}/{function}.log",
+    params:
+        job=perturb_review_job,
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/perturb_reviews.py"
+
+
+rule natural_responses_mt:
+    """One MT system's translation of every perturbed segment against its translation of the original:
+    same after normalisation (exact), and sentence chrF of the one against the other (chrf)."""
+    input:
+        natural_mt_response_inputs,
+    output:
+        "results/natural_robustness/responses/mt/{system}.tsv",
+    log:
+        "logs/natural_responses_mt/{system}.log",
+    params:
+        job=natural_mt_response_job,
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/natural_responses_mt.py"
+
+
+rule natural_responses_sentiment:
+    """One classifier's label for every perturbed review against its label for the original review."""
+    input:
+        unpack(natural_sentiment_response_inputs),
+    output:
+        "results/natural_robustness/responses/sentiment/{classifier}.tsv",
+    log:
+        "logs/natural_responses_sentiment/{classifier}.log",
+    params:
+        job=natural_sentiment_response_job,
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=10,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/natural_responses_sentiment.py"
+
+
+rule natural_robustness_scores:
+    """The Natural Robustness score (share unchanged, 1.0 = robust) of every system and classifier, per
+    perturbation type and overall, on every record sample, with cluster-bootstrap intervals."""
+    input:
+        unpack(natural_score_inputs),
+    output:
+        "results/natural_robustness/scores.tsv",
+    log:
+        "logs/natural_robustness_scores.log",
+    params:
+        job=natural_score_job,
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/natural_robustness_scores.py"
+
+
+rule natural_robustness_tables:
+    """The scores per system and perturbation type (each record sample side by side), and how much each
+    perturbation type changed its inputs (share perturbed, chrF of the perturbed input to the original)."""
+    input:
+        unpack(natural_table_inputs),
+    output:
+        scores=report(
+            "results/tables/natural_robustness/scores.csv",
+            caption="../report/natural_robustness_scores.rst", category="Natural robustness",
+        ),
+        scores_markdown="results/tables/natural_robustness/scores.md",
+        scores_latex="results/tables/natural_robustness/scores.tex",
+        changes=report(
+            "results/tables/natural_robustness/perturbation_changes.csv",
+            caption="../report/natural_robustness_changes.rst", category="Natural robustness",
+        ),
+        changes_markdown="results/tables/natural_robustness/perturbation_changes.md",
+    log:
+        "logs/natural_robustness_tables.log",
+    params:
+        job=natural_table_job,
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/natural_robustness_tables.py"
+
+
+rule natural_robustness_figure:
+    """Every score with its interval, one panel per way of comparing responses; filled: every record, open:
+    the smallest record sample."""
+    input:
+        "results/natural_robustness/scores.tsv",
+    output:
+        png=report(
+            "results/figures/natural_robustness/scores.png",
+            caption="../report/natural_robustness_figure.rst", category="Natural robustness",
+        ),
+        pdf="results/figures/natural_robustness/scores.pdf",
+    log:
+        "logs/natural_robustness_figure.log",
+    params:
+        chrf_threshold=lambda wildcards: NATURAL["same_response"]["chrf_threshold"],
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/natural_robustness_figure.py"
+
+
+rule natural_robustness_consistency:
+    """Consistency across perturbation types: Metrics I-III of one system's (or classifier's) share unchanged,
+    the types as domains, on the pool, by bagging and design bagging, each type left out in turn."""
+    input:
+        unpack(natural_consistency_inputs),
+    output:
+        summary="results/natural_robustness/robustness/{natural_criterion}/{responder}.summary.tsv",
+        gamma="results/natural_robustness/robustness/{natural_criterion}/{responder}.gamma.tsv",
+    log:
+        "logs/natural_robustness_consistency/{natural_criterion}/{responder}.log",
+    params:
+        job=natural_consistency_job,
+        row_label="responder",
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/robustness_statistics.py"
+
+
+rule natural_robustness_consistency_tables:
+    """Consistency of every system's and classifier's share unchanged across the perturbation types (Tables 1/3/5 layout)."""
+    input:
+        lambda wildcards: natural_consistency_files("summary").values(),
+    output:
+        csv=report(
+            "results/tables/natural_robustness/robustness_{method}.csv",
+            caption="../report/natural_robustness_consistency_table.rst", category="Natural robustness",
+        ),
+        markdown="results/tables/natural_robustness/robustness_{method}.md",
+        latex="results/tables/natural_robustness/robustness_{method}.tex",
+    log:
+        "logs/natural_robustness_consistency_tables/{method}.log",
+    params:
+        summaries=lambda wildcards: natural_consistency_files("summary"),
+        row_label="system or classifier (same response)",
+        leave_out=lambda wildcards: leave_out_labels(NATURAL["leave_out"]),
+        branch="natural robustness",
+        scores=(
+            "Share of perturbations leaving the response unchanged, in percent (100 = robust), per perturbation type"
+        ),
+        pool="perturbation type",
+        note=lambda wildcards: (
+            "Same response: exact = equal translations after normalisation, chrf = sentence chrF to the original "
+            f"translation >= {NATURAL['same_response']['chrf_threshold']:g}, label = same predicted label."
+        ),
+        latex_label="natural-robustness",
+        decimals=2,
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/robustness_tables.py"
+
+
+rule natural_robustness_gamma_curves:
+    """(epsilon, gamma)-Robustness of every system's and classifier's share unchanged across perturbation types."""
+    input:
+        lambda wildcards: natural_consistency_files("gamma").values(),
+    output:
+        png=report(
+            "results/figures/natural_robustness/gamma_curves.png",
+            caption="../report/natural_robustness_gamma_curves.rst", category="Natural robustness",
+        ),
+        pdf="results/figures/natural_robustness/gamma_curves.pdf",
+    log:
+        "logs/natural_robustness_gamma_curves.log",
+    params:
+        curves=lambda wildcards: natural_consistency_files("gamma"),
+        metric="share unchanged",
+        scores="share of perturbations leaving the response unchanged (%) per perturbation type",
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/gamma_curves.py"

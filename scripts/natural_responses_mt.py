@@ -1,0 +1,29 @@
+"""One MT system's translations of the perturbed segments against its translations of the originals."""
+
+import logging
+import sys
+
+sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
+logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
+
+import pandas as pd  # noqa: E402
+
+from nlp_robustness.data.testsets import read_plain_lines, read_testset_table  # noqa: E402
+from nlp_robustness.fileio import read_table, write_table  # noqa: E402
+from nlp_robustness.perturbations.derive import DERIVED_COLUMNS  # noqa: E402
+from nlp_robustness.studies.natural_robustness import MT_RESPONSE_COLUMNS, mt_responses  # noqa: E402
+
+job = snakemake.params.job
+derived = {
+    perturbation_type: (
+        pd.concat([read_table(path, DERIVED_COLUMNS, "perturbed test set") for path in files["tables"]], ignore_index=True),
+        [line for path in files["translations"] for line in read_plain_lines(path)],
+    )
+    for perturbation_type, files in job["derived"].items()
+}
+testsets = {
+    testset: (read_testset_table(files["table"]), read_plain_lines(files["translations"])) for testset, files in job["testsets"].items()
+}
+responses = mt_responses(derived, testsets, job["same_response"], where=f"natural robustness of {snakemake.wildcards.system}")
+write_table(responses, snakemake.output[0], MT_RESPONSE_COLUMNS)
+logging.info("share unchanged per type:\n%s", responses.groupby("type", sort=False)[["same_exact", "same_chrf"]].mean().to_string())

@@ -1,0 +1,35 @@
+"""The Natural Robustness score (share of perturbations leaving the response unchanged; 1.0 = robust) of every
+system and classifier, per perturbation type and overall, on every record sample, with bootstrap intervals."""
+
+import logging
+import sys
+
+sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
+logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
+
+import pandas as pd  # noqa: E402
+
+from nlp_robustness.data.testsets import read_testset_table  # noqa: E402
+from nlp_robustness.fileio import write_table  # noqa: E402
+from nlp_robustness.studies.natural_robustness import (  # noqa: E402
+    RECORD_COLUMNS,
+    SCORE_COLUMNS,
+    mt_records,
+    natural_scores,
+    read_responses,
+    record_id,
+)
+
+job = snakemake.params.job
+records = {"mt": mt_records([(testset, read_testset_table(path)) for testset, path in job["mt_samples"]])}
+if job["review_records"] is not None:
+    reviews = read_testset_table(job["review_records"])
+    records["sentiment"] = pd.DataFrame({
+        "record": record_id(reviews["doc_id"], reviews["segment_id"]), "part": reviews["doc_id"], "item": reviews["segment_id"],
+    })[list(RECORD_COLUMNS)]
+responses = {kind: {row: read_responses(path) for row, path in rows.items()} for kind, rows in job["responses"].items()}
+scores = natural_scores(records, responses, job["types"], job["sizes"], job["bootstrap"], job["seed"])
+# a type that no sampled record kept has no score: an empty field, as the engine writes a COV without a value
+write_table(scores.astype(object).where(scores.notna(), ""), snakemake.output[0], SCORE_COLUMNS)
+overall = scores[scores["type"] == "all"]
+logging.info("\n%s", overall[["responder", "criterion", "sample", "records", "score", "ci_low", "ci_high"]].to_string(index=False))

@@ -1,0 +1,197 @@
+"""Tables and figure of the Natural Robustness branch (paper 001): scores with intervals, and what the
+perturbations changed.
+
+Every caption says what the score is: the share of perturbations that leave the response **unchanged**,
+so **1.0 = robust** (paper 001's page defines the share *causing different* responses while saying that
+1.0 means robust; we compute the share that fits its reading of the scale).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from nlp_robustness.fileio import read_table
+from nlp_robustness.outputs.figures import plt, save_figure
+from nlp_robustness.outputs.tables import _latex_escape, latex_table
+from nlp_robustness.perturbations.collect import read_derived, read_status
+from nlp_robustness.scoring.sentence_scores import sentence_scores
+from nlp_robustness.studies.natural_robustness import SCORE_COLUMNS
+
+__all__ = [
+    "CHANGE_COLUMNS", "SCORE_DEFINITION", "changes_markdown", "perturbation_changes", "plot_scores", "read_scores",
+    "score_cell", "scores_latex", "scores_markdown", "scores_wide",
+]
+
+SCORE_DEFINITION = (
+    "Natural Robustness score = share of perturbations that leave the response unchanged (1.0 = robust; paper 001's "
+    "page writes the share causing different responses while calling 1.0 robust)."
+)
+CRITERION_NAMES = {"exact": "exact", "chrf": "chrF", "label": "label"}
+#: Columns of the changes table: one row per kind of input and perturbation type.
+CHANGE_COLUMNS = ("inputs", "family", "type", "sampled", "perturbed", "skipped", "share_perturbed",
+                  "chrf_to_input", "levenshtein_similarity_to_input")
+
+
+def read_scores(path: str | Path) -> pd.DataFrame:
+    """The score table (rule ``natural_robustness_scores``) with numbers as numbers (empty score: NaN)."""
+    table = read_table(path, SCORE_COLUMNS, "natural-robustness score table")
+    for column in ("records", "perturbations", "unchanged"):
+        table[column] = table[column].astype(int)
+    for column in ("score", "ci_low", "ci_high"):
+        table[column] = pd.to_numeric(table[column].replace("", np.nan), errors="raise").astype(float)
+    table["degenerate"] = table["degenerate"] == "True"
+    return table
+
+
+def _sample_label(sample: str, records: int) -> str:
+    return f"all {records} records" if sample == "all" else f"{sample} records"
+
+
+def score_cell(score: float, low: float, high: float, degenerate: bool) -> str:
+    """``0.93 [0.88, 0.97]``; a zero-width interval (every resample agreed) is marked with a dagger."""
+    if math.isnan(score):
+        return "n/a"
+    return f"{score:.2f} [{low:.2f}, {high:.2f}]" + ("\u2020" if degenerate else "")
+
+
+def scores_wide(scores: pd.DataFrame, sample: str) -> pd.DataFrame:
+    """One record sample as a wide table: rows ``<responder> (<criterion>)``, a column per type, then ``all``."""
+    selected = scores[scores["sample"] == sample]
+    rows: dict[str, dict[str, str]] = {}
+    for row in selected.itertuples(index=False):
+        name = f"{row.responder} ({CRITERION_NAMES.get(row.criterion, row.criterion)})"
+        rows.setdefault(name, {})[row.type] = score_cell(row.score, row.ci_low, row.ci_high, row.degenerate)
+    table = pd.DataFrame.from_dict(rows, orient="index")[list(dict.fromkeys(selected["type"]))]
+    table.index.name = "system or classifier (same response)"
+    return table
+
+
+def _samples(scores: pd.DataFrame) -> list[tuple[str, int]]:
+    """Each record sample with its size (the same for every row of a kind; the largest is shown)."""
+    return [(sample, int(scores.loc[scores["sample"] == sample, "records"].max())) for sample in dict.fromkeys(scores["sample"])]
+
+
+def _caption(chrf_threshold: float, confidence_note: str = "") -> str:
+    return (
+        f"{SCORE_DEFINITION} Same response: exact = equal translations after normalisation; chrF = sentence chrF of the "
+        f"new translation against the original one >= {chrf_threshold:g}; label = same predicted label. Brackets: "
+        "percentile bootstrap interval over records; \u2020: every resample agreed (zero width), which a small sample "
+        f"of records that all agree gives and which is no certainty.{confidence_note}"
+    )
+
+
+def scores_markdown(scores: pd.DataFrame, chrf_threshold: float) -> str:
+    """Every record sample's wide table under its own heading, then the caption."""
+    parts = []
+    for sample, records in _samples(scores):
+        table = scores_wide(scores, sample)
+        header = [str(table.index.name), *table.columns]
+        lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
+        lines += ["| " + " | ".join([str(name), *values]) + " |" for name, values in table.iterrows()]
+        parts.append(f"**Sample: {_sample_label(sample, records)}**\n\n" + "\n".join(lines))
+    return "\n\n".join(parts) + f"\n\n{_caption(chrf_threshold)}\n"
+
+
+def scores_latex(scores: pd.DataFrame, chrf_threshold: float) -> str:
+    """One booktabs table per record sample (rows: systems and classifiers; columns: types and all)."""
+    tables = []
+    for sample, records in _samples(scores):
+        table = scores_wide(scores, sample)
+        header = [" & ".join(_latex_escape(str(name)) for name in [table.index.name, *table.columns]) + r" \\"]
+        body = [" & ".join(_latex_escape(str(value)) for value in [name, *values]) + r" \\" for name, values in table.iterrows()]
+        caption = f"Natural Robustness, {_sample_label(sample, records)}. {_caption(chrf_threshold)}"
+        tables.append(latex_table("l" + "r" * len(table.columns), header, body, caption, f"tab:natural-robustness-{sample}"))
+    return "\n".join(tables)
+
+
+def perturbation_changes(inputs: Mapping[str, Mapping[str, Mapping[str, object]]]) -> pd.DataFrame:
+    """How much each perturbation type changed its inputs (:data:`CHANGE_COLUMNS`): sampled, perturbed
+    and skipped records, and the mean sentence chrF and normalised Levenshtein similarity of a perturbed
+    input to its original (100 = unchanged).
+
+    ``inputs`` maps a kind of input (``MT test sets``, ``reviews``) -> type -> ``family``, ``derived`` and
+    ``status`` (paths of the perturbed inputs and of every sampled input's status).
+    """
+    rows = []
+    for kind, types in inputs.items():
+        for perturbation_type, files in types.items():
+            status = read_status({perturbation_type: files["status"]})
+            derived = read_derived(files["derived"])
+            originals, perturbed = derived["original_source"].tolist(), derived["source"].tolist()
+            rows.append({
+                "inputs": kind, "family": files["family"], "type": perturbation_type, "sampled": len(status),
+                "perturbed": int(status["kept"].sum()), "skipped": int((~status["kept"]).sum()),
+                "share_perturbed": float(status["kept"].mean()),
+                "chrf_to_input": float(sentence_scores(perturbed, originals, "chrf").mean()),
+                "levenshtein_similarity_to_input": float(sentence_scores(perturbed, originals, "levenshtein").mean()),
+            })
+    return pd.DataFrame(rows, columns=list(CHANGE_COLUMNS))
+
+
+def changes_markdown(changes: pd.DataFrame) -> str:
+    """The changes table in Markdown, with what its columns mean."""
+    header = ["inputs", "family", "type", "sampled", "perturbed", "skipped", "chrF to input", "Levenshtein similarity"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] * 3 + ["---:"] * 5) + "|"]
+    for row in changes.itertuples(index=False):
+        lines.append("| " + " | ".join([
+            row.inputs, row.family, row.type, str(row.sampled), str(row.perturbed), str(row.skipped),
+            f"{row.chrf_to_input:.1f}", f"{row.levenshtein_similarity_to_input:.1f}",
+        ]) + " |")
+    note = ("How much each perturbation type changed what it perturbed: records sampled, perturbed (the type changed them) "
+            "and skipped (it could not, or the result equalled the input), and the mean sentence chrF and normalised "
+            "Levenshtein similarity (0-100) of a perturbed input to its original: 100 = unchanged.")
+    return "\n".join(lines) + f"\n\n{note}\n"
+
+
+def plot_scores(scores: pd.DataFrame, chrf_threshold: float, outputs: Mapping[str, str | Path]) -> None:
+    """One panel per criterion (exact, chrF, label): perturbation types (and all pooled) top to bottom, one
+    colour per system or classifier; a filled dot with its interval for the largest record sample, an
+    open square for the smallest one (below it), so the effect of a five-record sample is seen at a glance."""
+    criteria = [criterion for criterion in CRITERION_NAMES if criterion in set(scores["criterion"])]
+    types = list(dict.fromkeys(scores["type"]))
+    samples = [sample for sample, _ in _samples(scores)]
+    largest, smallest = max(samples, key=lambda s: math.inf if s == "all" else int(s)), None
+    if len(samples) > 1:
+        smallest = min(samples, key=lambda s: math.inf if s == "all" else int(s))
+    responders = list(dict.fromkeys(scores["responder"]))
+    colours = {name: plt.get_cmap("tab10")(index % 10) for index, name in enumerate(responders)}
+    figure, axes = plt.subplots(
+        1, len(criteria), figsize=(4.2 * len(criteria), 0.55 * len(types) + 2.2), sharey=True, squeeze=False, constrained_layout=True,
+    )
+    for axis, criterion in zip(axes[0], criteria):
+        selected = scores[scores["criterion"] == criterion]
+        rows = list(dict.fromkeys(selected["responder"]))
+        for index, responder in enumerate(rows):
+            offset = (index - (len(rows) - 1) / 2) * 0.8 / max(len(rows), 1)
+            for sample, marker, fill, shift in ((largest, "o", True, 0.0), (smallest, "s", False, 0.08)):
+                if sample is None:
+                    continue
+                part = selected[(selected["responder"] == responder) & (selected["sample"] == sample)].set_index("type")
+                y = np.array([types.index(name) for name in part.index]) + offset + shift
+                axis.errorbar(
+                    part["score"], y, xerr=[part["score"] - part["ci_low"], part["ci_high"] - part["score"]], fmt=marker,
+                    color=colours[responder], markerfacecolor=colours[responder] if fill else "white", markersize=4.5,
+                    elinewidth=1.2 if fill else 0.8, capsize=0, label=responder if sample == largest else None,
+                )
+        title = {"exact": "MT: same translation (normalised)", "chrf": f"MT: chrF to original \u2265 {chrf_threshold:g}",
+                 "label": "classifiers: same label"}[criterion]
+        axis.set_title(title, fontsize=10)
+        axis.set_xlim(-0.02, 1.02)
+        axis.axhline(len(types) - 1.5, color="grey", linewidth=0.6)
+        axis.grid(axis="x", alpha=0.3)
+    axes[0][0].set_yticks(range(len(types)), types)
+    axes[0][0].invert_yaxis()
+    handles = [plt.Line2D([], [], marker="o", linestyle="", color=colours[name], label=name) for name in responders]
+    if smallest is not None:
+        handles.append(plt.Line2D([], [], marker="s", linestyle="", color="black", markerfacecolor="white",
+                                  label=f"{smallest} records (open)"))
+    figure.supxlabel("share of perturbations leaving the response unchanged (1 = robust)", fontsize=9)
+    figure.legend(handles=handles, loc="outside lower center", ncol=min(len(handles), 5), frameon=False, fontsize=8)
+    figure.suptitle("Natural Robustness (paper 001): share unchanged with bootstrap intervals; filled: every record")
+    save_figure(figure, outputs)
+

@@ -1,0 +1,349 @@
+"""The natural family: paper 001's "naive perturbations", benign variations of an English input text.
+
+Four functions: ``punctuation_removal``, ``punctuation_alteration``, ``casing`` and ``typos`` (natural
+misspellings from the Zeroe list ``en.natural``). Only the input is perturbed (:data:`PERTURBED_SIDES`);
+the family draws its sample under :data:`SAMPLE_GROUP`, shared with the paraphrases, so both perturb the
+same records. Every random choice comes from the ``rng`` given, so an output is reproducible.
+
+Choices, where the paper (one line: "removing or altering punctuation, modifying letter casing, or
+introducing natural typos") leaves them open:
+
+* Whitespace is never added, removed or changed, and no token is emptied: the functions work with
+  regular expressions over the whole text (line breaks inside, e.g. a review's ``title\\nbody``,
+  included) and replace non-empty runs of non-whitespace characters by non-empty ones, so
+  ``re.split(r"\\S+", text)`` is the same before and after and ``" ".join`` of the tokens gives the
+  perturbed text back byte for byte.
+* Every function but ``casing`` works on *units* (:func:`units`): spans of the text with their
+  alternatives. Each unit is replaced with probability ``rate``, independently, by an alternative
+  drawn uniformly; if none was drawn, one unit drawn uniformly is (:func:`draw_edits`). So the expected
+  share changed is ``rate + (1 - rate)^n / n`` for ``n`` units: above ``rate`` in short texts.
+* A function returns a text that differs from its input, or :class:`~.base.Skipped` with the reason
+  (empty text, no unit, or, checked last, ``unchanged``).
+* ``typos``: the list's lines ``<word> <typo> ...`` are merged by word (572 words have two lines). A
+  word is kept only if it is a word as :data:`WORD` matches (so ``swim.`` or ``[[bed`` are not), and a
+  typo only if it differs from its word beyond letter case (``Lila lila``: casing is its own function)
+  and is spelled like a word (:data:`TYPO_SPELLING`: ``didnt``, ``un-written``, ``o.k.``, ``'cause``).
+  That drops whitespace and control characters and the list's markup and encoding debris
+  (``[[realy``, ``did''nt``, ``co?ntry``, ``hab\\ve``) with a few digit spellings (``5`` for ``five``).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nlp_robustness.errors import InputError
+from nlp_robustness.perturbations.base import Perturbed, Skipped
+
+__all__ = [
+    "ALTERNATIVES", "CASING_STYLES", "CATEGORIES", "FUNCTIONS", "NEEDS_PARSE", "OPTIONS_SCHEMA", "PERTURBED_SIDES",
+    "RESOURCE_DOWNLOADS", "SAMPLE_GROUP", "SYMBOL_MARKS", "TYPO_SPELLING", "WORD",
+    "NaturalResources", "Unit", "apply_style", "draw_edits", "load_context", "perturb", "read_typos",
+    "sentence_starts", "splice", "units", "word_typos",
+]
+
+NEEDS_PARSE = False
+#: Only the input of a system is perturbed; the reference is kept as it is.
+PERTURBED_SIDES: tuple[str, ...] = ("source",)
+#: Shared with the paraphrase family: both perturb the same sampled records.
+SAMPLE_GROUP = "natural_robustness"
+#: Resource name -> the dataset-manifest download that holds it.
+RESOURCE_DOWNLOADS: dict[str, str] = {"typos": "zeroe-en-natural"}
+
+CASING_STYLES: tuple[str, ...] = ("lower", "upper", "title", "first_letter")
+
+
+def _schema(**properties: Any) -> dict[str, Any]:
+    return {"type": "object", "additionalProperties": False, "properties": properties}
+
+
+def _rate(default: float, units_: str) -> dict[str, Any]:
+    return {"type": "number", "exclusiveMinimum": 0, "maximum": 1, "default": default,
+            "description": f"Probability that each {units_} is changed (at least one is)."}
+
+
+#: Function -> JSON schema of its settings. Typos: 0.1, the lowest level of Zeroe's attacks (paper 002),
+#: a share of words a hurried writer may plausibly get wrong (the list covers ~83% of the words of WMT14
+#: news, so ~9% of all words change); punctuation is varied more freely (0.5).
+FUNCTIONS: dict[str, dict[str, Any]] = {
+    "punctuation_removal": _schema(rate=_rate(0.5, "removable punctuation mark")),
+    "punctuation_alteration": _schema(rate=_rate(0.5, "punctuation mark with alternatives (ALTERNATIVES)")),
+    "casing": _schema(styles={
+        "type": "array", "items": {"enum": list(CASING_STYLES)}, "minItems": 1, "uniqueItems": True,
+        "default": list(CASING_STYLES),
+        "description": "Casing styles; one that changes the text is drawn uniformly per text."}),
+    "typos": _schema(rate=_rate(0.1, "word with a known natural typo")),
+}
+CATEGORIES: dict[str, str] = {"punctuation_removal": "punctuation", "punctuation_alteration": "punctuation",
+                              "casing": "casing", "typos": "typo"}
+#: The family has no options.
+OPTIONS_SCHEMA: dict[str, Any] = _schema()
+
+_LETTER = r"[^\W\d_]"
+#: A word: letters with single apostrophes inside ("don't"), not touching a letter or digit ("3rd" is none).
+WORD = re.compile(rf"(?<![^\W_]){_LETTER}+(?:['’]{_LETTER}+)*(?![^\W_])")
+#: How a kept typo is spelled: letters, with single apostrophes, hyphens or periods between or after them
+#: and an apostrophe before them ("'cause").
+TYPO_SPELLING = re.compile(rf"['’‘]?{_LETTER}+(?:[-.'’‘]{_LETTER}+)*[-.'’‘]?")
+#: Punctuation (category P) that works as a symbol: removing it changes the content (50% -> 50).
+SYMBOL_MARKS = frozenset("%‰‱&@#/\\§¶†‡")
+#: Punctuation -> its natural alternatives (a run of 2+ dots: "…" or "."; "!!"+: "!"; "??"+: "?"; '"': the
+#: curly quote for its place). ".,;:!?" only where no letter or digit follows (not in 3.5, U.S, 10:30);
+#: a hyphen only between whitespace (a dash: not in well-known).
+ALTERNATIVES: dict[str, tuple[str, ...]] = {
+    ".": ("!", "..."), ",": (";",), ";": (",",), ":": (";",), "!": (".", "!!"), "?": ("?!", "??"),
+    "…": ("...",), "'": ("’",), "’": ("'",), "‘": ("'",), "“": ('"',), "”": ('"',),
+    "-": ("–", "—"), "–": ("-",), "—": ("-",),
+}
+_ALTERABLE = re.compile(r"""\.{2,}|!{2,}|\?{2,}|[.,;:!?](?![^\W_])|['’‘"“”…–—]|(?<!\S)-(?!\S)""")
+_SENTENCE_START = re.compile(r"""(?:\A|(?<=[.!?…])["'’”)\]]*\s+|\n\s*)["'“‘(\[«]*""")
+_TITLE_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+
+
+
+def read_typos(path: Path) -> dict[str, tuple[str, ...]]:
+    """Word (as written) -> its typos, in file order, from lines ``<word> <typo> ...`` (split on
+    whitespace, blank lines skipped, lines of one word merged; words and typos kept as the module says).
+
+    Raises:
+        InputError: Unreadable file, or a line with fewer than two fields (naming file and line).
+    """
+    try:
+        lines = Path(path).read_text(encoding="utf-8").split("\n")
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(f"cannot read the natural typo list {path}: {error}") from error
+    table: dict[str, dict[str, None]] = {}
+    for number, line in enumerate(lines, start=1):
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) < 2:
+            raise InputError(f"{path}, line {number}: expected '<word> <typo> ...', got {line!r}")
+        word = fields[0]
+        if WORD.fullmatch(word):
+            typos = table.setdefault(word, {})
+            typos.update((t, None) for t in fields[1:] if TYPO_SPELLING.fullmatch(t) and t.lower() != word.lower())
+    return {word: tuple(typos) for word, typos in table.items() if typos}
+
+
+class NaturalResources:
+    """The family's resources, each read on first use and cached: ``paths`` maps a name of
+    :data:`RESOURCE_DOWNLOADS` (``typos``) to its file."""
+
+    def __init__(self, paths: Mapping[str, str | Path]) -> None:
+        unknown = sorted(set(paths) - set(RESOURCE_DOWNLOADS))
+        if unknown:
+            raise InputError(f"unknown natural resource(s) {', '.join(unknown)} (known: {', '.join(RESOURCE_DOWNLOADS)})")
+        self.paths = {name: Path(path) for name, path in paths.items()}
+
+    @functools.cached_property
+    def typos(self) -> dict[str, tuple[str, ...]]:
+        """The natural typo list (:func:`read_typos`)."""
+        if "typos" not in self.paths:
+            raise InputError("the typos function needs the resource 'typos' (Zeroe en.natural), which was not given")
+        return read_typos(self.paths["typos"])
+
+
+def load_context(paths: Mapping[str, str | Path]) -> NaturalResources:
+    """The family's resources (``paths`` keyed like :data:`RESOURCE_DOWNLOADS`), read when first needed.
+
+    Raises:
+        InputError: Unknown resource name; later, an unreadable file or a malformed line.
+    """
+    return NaturalResources(paths)
+
+
+def sentence_starts(text: str) -> set[int]:
+    """Offsets where a sentence starts: the text's start, after a line break, or after ``.!?…`` (and
+    closing quotes or brackets) and whitespace; opening quotes and brackets skipped. Abbreviations
+    ("Mr. Smith") count as sentence ends: that only lets a capitalised word be looked up lowercased."""
+    return {match.end() for match in _SENTENCE_START.finditer(text)}
+
+
+def word_typos(table: Mapping[str, tuple[str, ...]], word: str, sentence_initial: bool) -> tuple[str, ...]:
+    """The typos of ``word``: those of the word as written; else, for a capitalised word (first letter
+    upper, the rest not) at a sentence start, those of its lowercased form with the first letter
+    upper-cased ("Esteem" -> "Estime"). Names mid-sentence ("Bill") are not looked up lowercased."""
+    if word in table:
+        return table[word]
+    if sentence_initial and word[0].isupper() and word[1:] == word[1:].lower():
+        return tuple(typo[0].upper() + typo[1:] for typo in table.get(word[0].lower() + word[1:], ()))
+    return ()
+
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A span ``text[start:end]`` that may be replaced by one of ``alternatives`` (each differs from it)."""
+
+    start: int
+    end: int
+    alternatives: tuple[str, ...]
+
+
+def _is_mark(character: str) -> bool:
+    return unicodedata.category(character)[0] == "P"
+
+
+def _removal_units(text: str, context: NaturalResources | None) -> list[Unit]:
+    """Rule: every punctuation mark (Unicode category P: ASCII and typographic quotes, dashes, brackets
+    ...), except :data:`SYMBOL_MARKS`, a mark between two digits (3.5, 1,000, 10:30: removing it changes
+    the number) and the marks of a whitespace-delimited token made of punctuation only (" - ", "..."):
+    removing those would empty the token and leave a double space. Marks inside words are units: "dont",
+    "wellknown" are natural. Units: those marks, each removed."""
+    found = []
+    for token in re.finditer(r"\S+", text):
+        piece = token.group()
+        if all(_is_mark(character) for character in piece):
+            continue
+        for offset, character in enumerate(piece):
+            between_digits = 0 < offset < len(piece) - 1 and piece[offset - 1].isdigit() and piece[offset + 1].isdigit()
+            if _is_mark(character) and character not in SYMBOL_MARKS and not between_digits:
+                found.append(Unit(token.start() + offset, token.start() + offset + 1, ("",)))
+    return found
+
+
+def _alteration_units(text: str, context: NaturalResources | None) -> list[Unit]:
+    """Rule: the marks of :data:`ALTERNATIVES` where its comment allows, runs of dots, "!" or "?", and
+    straight double quotes, which become an opening curly quote at the text's start or after whitespace
+    or an opening bracket, else a closing one. Units: those marks, each replaced by an alternative."""
+    found = []
+    for match in _ALTERABLE.finditer(text):
+        mark, start = match.group(), match.start()
+        if mark == '"':
+            opening = start == 0 or text[start - 1].isspace() or unicodedata.category(text[start - 1]) in ("Ps", "Pi")
+            alternatives = ("“",) if opening else ("”",)
+        elif len(mark) > 1:
+            alternatives = ("…", ".") if mark[0] == "." else (mark[0],)
+        else:
+            alternatives = ALTERNATIVES[mark]
+        found.append(Unit(start, match.end(), alternatives))
+    return found
+
+
+def _typo_units(text: str, context: NaturalResources | None) -> list[Unit]:
+    """Rule: every word (:data:`WORD`) with typos (:func:`word_typos`). Units: those words, each replaced
+    by one of its typos."""
+    if context is None:
+        raise InputError("the typos function needs the family's resources (load_context), none were given")
+    table, starts = context.typos, sentence_starts(text)
+    found = []
+    for match in WORD.finditer(text):
+        typos = word_typos(table, match.group(), match.start() in starts)
+        if typos:
+            found.append(Unit(match.start(), match.end(), typos))
+    return found
+
+
+#: Function -> how its units are found, and the reason a text without any is skipped.
+_UNITS: dict[str, tuple[Callable[[str, NaturalResources | None], list[Unit]], str]] = {
+    "punctuation_removal": (_removal_units, "no removable punctuation"),
+    "punctuation_alteration": (_alteration_units, "no punctuation with an alternative"),
+    "typos": (_typo_units, "no word with a known typo"),
+}
+
+
+def units(function: str, text: str, context: NaturalResources | None = None) -> list[Unit]:
+    """The units of ``text`` for ``function`` (any but ``casing``), in text order, not overlapping."""
+    if function not in _UNITS:
+        raise InputError(f"natural function {function!r} has no units (those with: {', '.join(_UNITS)})")
+    return _UNITS[function][0](text, context)
+
+
+def draw_edits(found: list[Unit], rate: float, rng: np.random.Generator) -> list[tuple[int, int, str]]:
+    """Edits ``(start, end, replacement)``: each unit chosen with probability ``rate`` (one uniform draw
+    per unit), or one drawn uniformly if none was; each chosen unit's alternative drawn uniformly."""
+    chosen = np.flatnonzero(rng.random(len(found)) < rate).tolist()
+    if not chosen and found:
+        chosen = [int(rng.integers(len(found)))]
+    edits = []
+    for index in chosen:
+        unit = found[index]
+        edits.append((unit.start, unit.end, unit.alternatives[int(rng.integers(len(unit.alternatives)))]))
+    return edits
+
+
+def splice(text: str, edits: list[tuple[int, int, str]]) -> str:
+    """``text`` with each non-overlapping span ``[start, end)`` replaced by its replacement."""
+    pieces, last = [], 0
+    for start, end, replacement in sorted(edits):
+        pieces += [text[last:start], replacement]
+        last = end
+    return "".join(pieces) + text[last:]
+
+
+
+def _first_letter(text: str) -> str:
+    for index, character in enumerate(text):
+        if character.islower() or character.isupper():
+            return text[:index] + character.swapcase() + text[index + 1:]
+    return text
+
+
+def _title(text: str) -> str:
+    return _TITLE_WORD.sub(lambda match: match.group()[0].upper() + match.group()[1:].lower(), text)
+
+
+_STYLES: dict[str, Callable[[str], str]] = {"lower": str.lower, "upper": str.upper, "title": _title, "first_letter": _first_letter}
+
+
+def apply_style(style: str, text: str) -> str:
+    """``text`` in a casing style: ``lower``/``upper`` (str.lower/upper: "ß" becomes "SS", so the length
+    may change, never the whitespace), ``title`` (each run of letters and digits, with apostrophes
+    inside, gets its first character upper-cased and the rest lower-cased: "Don't", "1st", "Well-Known"),
+    ``first_letter`` (the case of the text's first cased letter swapped)."""
+    if style not in _STYLES:
+        raise InputError(f"unknown casing style {style!r} (known: {', '.join(CASING_STYLES)})")
+    return _STYLES[style](text)
+
+
+
+def _setting(function: str, settings: Mapping[str, Any], key: str) -> Any:
+    return settings.get(key, FUNCTIONS[function]["properties"][key]["default"])
+
+
+def _perturb_text(function: str, text: str, settings: Mapping[str, Any], rng: np.random.Generator,
+                  context: NaturalResources | None) -> str | Skipped:
+    if function == "casing":
+        styles = [style for style in _setting(function, settings, "styles") if apply_style(style, text) != text]
+        if not styles:
+            return Skipped("no casing style changes the text")
+        return apply_style(styles[int(rng.integers(len(styles)))], text)
+    rate = _setting(function, settings, "rate")
+    if not 0 < rate <= 1:
+        raise InputError(f"natural function {function}: rate must lie in (0, 1], got {rate!r}")
+    found = units(function, text, context)
+    if not found:
+        return Skipped(_UNITS[function][1])
+    return splice(text, draw_edits(found, rate, rng))
+
+
+def perturb(function: str, text: str, settings: Mapping[str, Any], rng: np.random.Generator,
+            context: NaturalResources | None = None) -> Perturbed | Skipped:
+    """Perturb one text with ``function`` (settings missing from ``settings`` take their defaults);
+    ``context`` (:func:`load_context`) is needed by ``typos`` only. The result differs from ``text``,
+    or is :class:`~.base.Skipped` with the reason.
+
+    Raises:
+        InputError: Unknown function or setting, a rate outside (0, 1], or (typos) a missing or bad list.
+    """
+    if function not in FUNCTIONS:
+        raise InputError(f"unknown natural function {function!r} (known: {', '.join(FUNCTIONS)})")
+    unknown = sorted(set(settings) - set(FUNCTIONS[function]["properties"]))
+    if unknown:
+        raise InputError(f"unknown setting(s) {', '.join(unknown)} of natural function {function}")
+    if not text.strip():
+        return Skipped("empty text")
+    result = _perturb_text(function, text, settings, rng, context)
+    if isinstance(result, Skipped):
+        return result
+    if result == text:
+        return Skipped("unchanged")
+    return Perturbed(tuple(result.split(" ")))

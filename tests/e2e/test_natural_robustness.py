@@ -1,0 +1,224 @@
+"""The Natural Robustness branch (paper 001) in the shared small run, checked by value.
+
+Every perturbed input must differ from its original; the same-response decisions of the MT systems are
+recomputed from the translations with sacrebleu and an independent normalisation, the classifiers'
+from their saved models; the scores of both record samples are recomputed from those decisions, with the
+record order rebuilt from its documented hash; the consistency study's pool values from the responses.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from pathlib import Path
+
+import joblib
+import numpy as np
+import pandas as pd
+import pytest
+import sacrebleu
+import yaml
+
+from tests.e2e.workflow_runner import run_workflow, small_config
+
+pytestmark = [pytest.mark.e2e, pytest.mark.apertium]
+
+FAMILIES = ("natural", "paraphrase")
+SYSTEMS = ["apertium-en-es-fr", "apertium-en-ca-fr", "convs2s-tatoeba"]
+CLASSIFIERS = ["books", "dvd", "electronics", "kitchen_&_housewares"]
+
+
+def read(path: Path) -> pd.DataFrame:
+    return pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
+
+
+def lines(path: Path) -> list[str]:
+    """A translation file as every rule reads it: a segment a line, its ends stripped."""
+    return [line.strip() for line in path.read_text(encoding="utf-8").split("\n")[:-1]]
+
+
+def section(workdir: Path) -> tuple[dict, dict]:
+    config = yaml.safe_load((workdir / "config.yaml").read_text(encoding="utf-8"))
+    types = {function: family for family in FAMILIES for function in config["perturbations"]["families"][family]["functions"]}
+    return config, types
+
+
+def test_every_perturbed_input_differs_from_its_original_and_every_skip_is_recorded(finished_run: Path) -> None:
+    config, types = section(finished_run)
+    testsets = {name: read(finished_run / f"results/testsets/{name}.tsv").set_index("segment_id") for name in config["testsets"]}
+    records = read(finished_run / "results/natural_robustness/sentiment/records.tsv")
+    assert records.groupby("doc_id").size().to_dict() == {domain: 4 for domain in CLASSIFIERS}
+    for perturbation_type, family in types.items():
+        derived = read(finished_run / f"results/testsets/perturbed/{family}/{perturbation_type}/pooled.tsv")
+        status = read(finished_run / f"results/perturbations/{family}/{perturbation_type}/pooled.segments.tsv")
+        assert len(status) == 6 * len(testsets) and len(derived) == (status["kept"] == "True").sum() > 0
+        assert (status.loc[status["kept"] == "False", "reason"] != "").all()
+        for row in derived.itertuples():
+            original = testsets[row.testset].loc[row.segment_id]
+            assert row.original_source == original["source"] and row.reference == original["reference"]
+            assert row.source != row.original_source, (perturbation_type, row.segment_id)
+        reviews = read(finished_run / f"results/natural_robustness/sentiment/perturbed/{family}/{perturbation_type}.tsv")
+        by_id = records.set_index("segment_id")
+        assert len(reviews) > 0
+        for row in reviews.itertuples():
+            assert row.original_source == by_id.loc[row.segment_id, "source"] != row.source
+            assert row.reference == by_id.loc[row.segment_id, "reference"]  # the gold label, untouched
+
+
+def normalised(text: str) -> str:
+    """The documented exact-match normalisation, written out independently."""
+    text = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
+    text = "".join(character for character in text if not unicodedata.category(character).startswith("P"))
+    return " ".join(text.split())
+
+
+def test_mt_responses_match_the_translations(finished_run: Path) -> None:
+    config, types = section(finished_run)
+    threshold = config["natural_robustness"]["same_response"]["chrf_threshold"]
+    chrf = sacrebleu.CHRF()
+    for system in SYSTEMS:
+        responses = read(finished_run / f"results/natural_robustness/responses/mt/{system}.tsv")
+        originals = {}
+        for testset in config["testsets"]:
+            table = read(finished_run / f"results/testsets/{testset}.tsv")
+            originals.update(zip(testset + "/" + table["segment_id"], lines(finished_run / f"results/translations/{system}/{testset}.txt")))
+        expected = []
+        for perturbation_type, family in types.items():
+            derived = read(finished_run / f"results/testsets/perturbed/{family}/{perturbation_type}/pooled.tsv")
+            translations = lines(finished_run / f"results/translations/{system}/perturbed/{family}/{perturbation_type}/pooled.txt")
+            for row, translation in zip(derived.itertuples(), translations, strict=True):
+                original = originals[f"{row.testset}/{row.segment_id}"]
+                score = 100.0 if translation == original else chrf.sentence_score(translation, [original]).score
+                expected.append((f"{row.testset}/{row.segment_id}", perturbation_type, str(normalised(original) == normalised(translation)),
+                                 str(score >= threshold), original, translation))
+        got = list(responses[["record", "type", "same_exact", "same_chrf", "original_response", "perturbed_response"]].itertuples(index=False, name=None))
+        assert got == expected, system
+        assert np.allclose(responses["chrf"].astype(float), [100.0 if a == b else chrf.sentence_score(b, [a]).score
+                                                              for a, b in zip(responses["original_response"], responses["perturbed_response"])])
+
+
+def test_classifier_responses_match_their_models(finished_run: Path) -> None:
+    _, types = section(finished_run)
+    records = read(finished_run / "results/natural_robustness/sentiment/records.tsv")
+    for classifier in CLASSIFIERS:
+        model = joblib.load(finished_run / f"results/sentiment/models/{classifier}/model.joblib")
+        original = dict(zip(records["doc_id"] + "/" + records["segment_id"], model.predict(records["source"].tolist())))
+        responses = read(finished_run / f"results/natural_robustness/responses/sentiment/{classifier}.tsv")
+        expected = []
+        for perturbation_type, family in types.items():
+            reviews = read(finished_run / f"results/natural_robustness/sentiment/perturbed/{family}/{perturbation_type}.tsv")
+            for key, label in zip(reviews["testset"] + "/" + reviews["segment_id"], model.predict(reviews["source"].tolist())):
+                expected.append((key, perturbation_type, str(original[key] == label)))
+        assert list(responses[["record", "type", "same_label"]].itertuples(index=False, name=None)) == expected
+
+
+def record_order(records: list[tuple[str, str]], seed: int) -> list[str]:
+    """Records (part, item) by blake2b-128 of (seed, group, part, item) joined by U+001F, as documented."""
+    def rank(record: tuple[str, str]) -> bytes:
+        text = "\x1f".join([str(seed), "natural_robustness", *record])
+        return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
+    return [f"{part}/{item}" for part, item in sorted(records, key=rank)]
+
+
+def test_scores_follow_the_responses_on_both_record_samples(finished_run: Path) -> None:
+    config, types = section(finished_run)
+    seed = config["natural_robustness"]["seed"]
+    scores = read(finished_run / "results/natural_robustness/scores.tsv")
+    mt_records = sorted({(testset, segment_id) for family in FAMILIES for testset in config["testsets"]
+                         for segment_id in read(finished_run / f"results/perturbations/{family}/samples/{testset}.tsv")["segment_id"]})
+    reviews = read(finished_run / "results/natural_robustness/sentiment/records.tsv")
+    orders = {"mt": record_order(mt_records, seed), "sentiment": record_order(list(zip(reviews["doc_id"], reviews["segment_id"])), seed)}
+    rows = [("mt", system, criterion) for system in SYSTEMS for criterion in ("exact", "chrf")]
+    rows += [("sentiment", classifier, "label") for classifier in CLASSIFIERS]
+    assert len(scores) == len(rows) * 2 * (len(types) + 1)
+    for kind, row, criterion in rows:
+        responses = read(finished_run / f"results/natural_robustness/responses/{kind}/{row}.tsv")
+        for sample, size in (("5", 5), ("all", None)):
+            chosen = set(orders[kind][:size])
+            selected = responses[responses["record"].isin(chosen)]
+            got = scores[(scores["responder"] == row) & (scores["criterion"] == criterion) & (scores["sample"] == sample)].set_index("type")
+            for perturbation_type in [*types, "all"]:
+                part = selected if perturbation_type == "all" else selected[selected["type"] == perturbation_type]
+                same = (part[f"same_{criterion}"] == "True").to_numpy()
+                assert int(got.at[perturbation_type, "records"]) == len(chosen)
+                assert int(got.at[perturbation_type, "perturbations"]) == len(same)
+                assert int(got.at[perturbation_type, "unchanged"]) == same.sum()
+                if len(same):
+                    score = float(got.at[perturbation_type, "score"])
+                    assert score == pytest.approx(same.mean())
+                    assert float(got.at[perturbation_type, "ci_low"]) <= score <= float(got.at[perturbation_type, "ci_high"])
+                else:
+                    assert got.at[perturbation_type, "score"] == ""
+    markdown = (finished_run / "results/tables/natural_robustness/scores.md").read_text(encoding="utf-8")
+    assert "1.0 = robust" in markdown and "**Sample: 5 records**" in markdown
+    changes = pd.read_csv(finished_run / "results/tables/natural_robustness/perturbation_changes.csv")
+    assert set(changes["type"]) == set(types) and (changes["chrf_to_input"].astype(float) < 100).all()
+    for figure in ("scores", "gamma_curves"):
+        assert (finished_run / f"results/figures/natural_robustness/{figure}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_consistency_across_types_uses_the_engine_with_types_as_domains(finished_run: Path) -> None:
+    _, types = section(finished_run)
+    for kind, row, criterion in (("mt", "apertium-en-es-fr", "chrf"), ("sentiment", "dvd", "label")):
+        responses = read(finished_run / f"results/natural_robustness/responses/{kind}/{row}.tsv")
+        shares = [100.0 * (responses.loc[responses["type"] == name, f"same_{criterion}"] == "True").mean() for name in types]
+        summary = read(finished_run / f"results/natural_robustness/robustness/{criterion}/{row}.summary.tsv")
+        pool = summary[(summary["method"] == "pool") & (summary["left_out"] == "none")].iloc[0]
+        assert float(pool["mean"]) == pytest.approx(np.mean(shares))
+        assert float(pool["variance"]) == pytest.approx(np.var(shares))
+        assert int(pool["domains"]) == len(types)
+    blocks = read(finished_run / "results/blocks/natural_robustness/mt.tsv")
+    assert set(blocks["domain"]) == set(types)
+    table = pd.read_csv(finished_run / "results/tables/natural_robustness/robustness_pool.csv")
+    assert list(table.iloc[:, 0]) == [f"{system} ({criterion})" for criterion in ("exact", "chrf") for system in SYSTEMS] + [
+        f"{classifier} (label)" for classifier in CLASSIFIERS]
+
+
+def _rules(output: str) -> dict[str, str]:
+    return dict(re.findall(r"^(\w+)\s+(\d+)$", output, flags=re.MULTILINE))
+
+
+def test_editing_one_function_reruns_only_that_function_and_the_summaries(finished_run: Path) -> None:
+    config = yaml.safe_load((finished_run / "config.yaml").read_text(encoding="utf-8"))
+    config["perturbations"]["families"]["natural"]["functions"]["typos"] = {"rate": 0.3}
+    result = run_workflow(finished_run, config, "--dry-run", config_name="edited.yaml")
+    assert result.returncode == 0, result.stdout[-3000:]
+    per_function = [wildcards for wildcards in re.findall(r"wildcards: (.*)", result.stdout) if "function=" in wildcards]
+    assert per_function and all("function=typos" in wildcards for wildcards in per_function)
+    result = run_workflow(finished_run, config, "--dry-run", "--quiet", "rules", config_name="edited.yaml")
+    assert _rules(result.stdout) == {
+        # the MT side: the typos test set, its translations and scores, the family's chrF reports
+        "perturb_testset": "1", "translate_apertium": "2", "translate_fairseq": "1", "score_sentences": "3",
+        "perturbation_scores": "3", "perturbation_robustness": "3", "perturbation_robustness_tables": "3",
+        "perturbation_gamma_curves": "1", "perturbation_tables": "1", "perturbation_similarity": "1", "perturbation_figures": "1",
+        # the reviews perturbed by typos, every row's responses, scores and consistency
+        "perturb_reviews": "1", "natural_responses_mt": "3", "natural_responses_sentiment": "4", "natural_robustness_scores": "1",
+        "natural_robustness_tables": "1", "natural_robustness_figure": "1", "study_blocks": "3",
+        "natural_robustness_consistency": "10", "natural_robustness_consistency_tables": "3", "natural_robustness_gamma_curves": "1",
+        "all": "1", "total": "50",
+    }
+    config = yaml.safe_load((finished_run / "config.yaml").read_text(encoding="utf-8"))
+    config["natural_robustness"]["same_response"]["chrf_threshold"] = 70
+    result = run_workflow(finished_run, config, "--dry-run", "--quiet", "rules", config_name="edited.yaml")
+    assert _rules(result.stdout) == {  # no perturbation, translation or classifier: the MT responses and what follows
+        "natural_responses_mt": "3", "natural_robustness_scores": "1", "natural_robustness_tables": "1", "natural_robustness_figure": "1",
+        "natural_robustness_consistency": "6", "natural_robustness_consistency_tables": "3", "natural_robustness_gamma_curves": "1",
+        "all": "1", "total": "17",
+    }
+
+
+@pytest.mark.parametrize(("edit", "key"), [
+    (lambda config: config["natural_robustness"].update(families=["natural", "typos"]), "natural_robustness.families[1]"),
+    (lambda config: config["natural_robustness"]["same_response"].update(chrf_threshold=150), "chrf_threshold"),
+    (lambda config: config["natural_robustness"].update(sample_sizes=[0]), "natural_robustness.sample_sizes"),
+    (lambda config: config["perturbations"]["families"]["natural"]["functions"].update(typos={"rat": 0.2}),
+     "perturbations.families.natural.functions.typos"),
+    (lambda config: config["natural_robustness"].update(leave_out=["shouting"]), "natural_robustness.leave_out[0]"),
+])
+def test_bad_natural_config_fails_before_any_job_naming_the_key(tmp_path: Path, mirror_dir: Path, edit, key: str) -> None:
+    config = small_config(mirror_dir)
+    edit(config)
+    result = run_workflow(tmp_path, config, "--dry-run")
+    assert result.returncode != 0 and key in result.stdout, result.stdout[-2000:]
+    assert not (tmp_path / "results").exists()

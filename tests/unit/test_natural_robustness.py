@@ -1,0 +1,289 @@
+"""Natural Robustness (nlp_robustness.statistics.natural_robustness): same-response tests, record samples,
+the share-unchanged score and its cluster-bootstrap interval (values by hand, determinism, coverage)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sacrebleu.metrics import CHRF
+
+from nlp_robustness.errors import InputError
+from nlp_robustness.perturbations.derive import sample_rank
+from nlp_robustness.statistics.bagging import rng_for
+from nlp_robustness.statistics.natural_robustness import (
+    SCORE_COLUMNS,
+    natural_robustness_scores,
+    normalise_response,
+    record_order,
+    response_chrf,
+    same_chrf,
+    same_exact,
+    sample_records,
+)
+
+BOOTSTRAP = {"resamples": 200, "confidence": 0.95, "seed": 7, "labels": ["system", "exact"]}
+
+
+# --- same response -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, options, expected",
+    [
+        ("Hello, World!", {}, "hello world"),
+        ("Hello, World!", {"casefold": False}, "Hello World"),
+        ("Hello, World!", {"punctuation": False}, "hello, world!"),
+        ("Ｈｅｌｌｏ　ｗｏｒｌｄ！", {}, "hello world"),  # full-width letters, ideographic space, full-width "!"
+        ("ﬁne", {"casefold": False, "punctuation": False}, "fine"),  # ligature (NFKC)
+        ("Straße", {}, "strasse"),  # casefold, not lower
+        ("  a \t b\n\n c  ", {}, "a b c"),
+        ("a , b", {}, "a b"),  # punctuation between spaces leaves one space
+        ("don't «stop» — now…", {}, "dont stop now"),  # Po, Pi/Pf, Pd; the ellipsis is NFKC "..."
+        ("5 $ + 3 = 8 €", {}, "5 $ + 3 = 8 €"),  # symbols (S*) are kept
+        ("", {}, ""),
+    ],
+)
+def test_normalise_response(text, options, expected):
+    assert normalise_response(text, **options) == expected
+
+
+def test_same_exact():
+    original = ["The cat sat.", "The cat sat.", "Ｃａｔ", "a  b", "well-known", "x"]
+    perturbed = ["the cat sat", "The dog sat.", "cat", "a b", "well known", ""]
+    assert same_exact(original, perturbed).tolist() == [True, False, True, True, False, False]
+    assert same_exact(original, perturbed, casefold=False).tolist() == [False, False, False, True, False, False]
+    assert same_exact(original, perturbed, punctuation=False).tolist() == [False, False, True, True, False, False]
+    assert same_exact([], []).dtype == bool
+
+
+@pytest.mark.parametrize("function", [same_exact, response_chrf])
+def test_length_mismatch_and_bad_input(function):
+    with pytest.raises(InputError, match="length mismatch"):
+        function(["a", "b"], ["a"])
+    with pytest.raises(InputError, match="single string"):
+        function("ab", "ab")
+    with pytest.raises(InputError, match=r"perturbed\[1\]"):
+        function(["a", "b"], ["a", None])
+
+
+def test_response_chrf_is_sacrebleu_chrf_with_original_as_reference():
+    original = ["The cat sat on the mat.", "Il pleut.", "short", "A long sentence about nothing at all."]
+    perturbed = ["The cat sat on a mat", "Il pleut!", "shirt", "Something entirely different here."]
+    chrf = CHRF()
+    expected = [chrf.sentence_score(hypothesis, [reference]).score for hypothesis, reference in zip(perturbed, original)]
+    np.testing.assert_allclose(response_chrf(original, perturbed), expected)
+    assert 0 < response_chrf(original, perturbed)[0] < 100
+    # Direction matters: the perturbed response is the hypothesis (chrF2 weighs recall twice).
+    expected = chrf.sentence_score("a b c", ["a b c d e f"]).score
+    assert response_chrf(["a b c d e f"], ["a b c"])[0] == pytest.approx(expected)
+
+
+def test_response_chrf_identical_texts_score_100_even_when_empty():
+    assert CHRF().sentence_score("", [""]).score == 0  # what sacrebleu gives
+    np.testing.assert_array_equal(response_chrf(["", "  ", "Same text."], ["", "  ", "Same text."]), [100, 100, 100])
+    assert response_chrf(["something"], [""])[0] == 0
+
+
+def test_same_chrf():
+    np.testing.assert_array_equal(same_chrf([100, 80, 79.9, np.nan], 80), [True, True, False, False])
+    for threshold in (-1, 100.5, True):
+        with pytest.raises(InputError):
+            same_chrf([50], threshold)
+
+
+# --- record samples -----------------------------------------------------------------------------------------
+
+
+def _records(n=40):
+    parts = ["wmt14", "wmt19"]
+    part = [parts[i % 2] for i in range(n)]
+    return pd.DataFrame({"record": [f"{part[i]}/{i}" for i in range(n)], "part": part, "item": [str(i) for i in range(n)]})
+
+
+def test_record_order_is_seeded_and_nested():
+    records = _records()
+    order = record_order(records, seed=3, group="naive")
+    assert order == record_order(records, seed=3, group="naive")
+    assert sorted(order) == sorted(records["record"])
+    assert order != record_order(records, seed=4, group="naive")
+    assert order != record_order(records, seed=3, group="paraphrase")
+    ranks = {row.record: sample_rank(3, "naive", row.part, row.item) for row in records.itertuples()}
+    assert order == sorted(ranks, key=ranks.__getitem__)
+    # A record's rank does not depend on the others: dropping records keeps the rest in the same order.
+    subset = records.iloc[::3]
+    kept = set(subset["record"])
+    assert record_order(subset, seed=3, group="naive") == [record for record in order if record in kept]
+    # Nested samples.
+    assert sample_records(order, 5) == order[:5]
+    assert sample_records(order, 5) == sample_records(order, 8)[:5]
+    assert sample_records(order, None) == order
+    assert sample_records(order, 1000) == order
+    for size in (0, -1, 2.5, True):
+        with pytest.raises(InputError):
+            sample_records(order, size)
+
+
+def test_record_order_errors():
+    with pytest.raises(InputError, match="item"):
+        record_order(_records().drop(columns="item"), seed=1, group="g")
+    with pytest.raises(InputError, match="duplicated"):
+        record_order(pd.concat([_records(3), _records(3)]), seed=1, group="g")
+
+
+# --- the score ----------------------------------------------------------------------------------------------
+
+ORDER = ["r1", "r2", "r3", "r4"]
+TYPES = ["punctuation", "typo"]
+# r2 is skipped by "typo"; r4 by every type (a record without any perturbation).
+OUTCOMES = pd.DataFrame(
+    [
+        ("r1", "punctuation", True), ("r1", "typo", False),
+        ("r2", "punctuation", True),
+        ("r3", "punctuation", False), ("r3", "typo", False),
+    ],
+    columns=["record", "type", "same"],
+)
+
+
+def test_scores_by_hand():
+    frame = natural_robustness_scores(OUTCOMES, ORDER, [2, None, 10], TYPES, **BOOTSTRAP)
+    assert list(frame.columns) == list(SCORE_COLUMNS)
+    assert frame["sample"].tolist() == ["2"] * 3 + ["all"] * 3 + ["10"] * 3
+    assert frame["type"].tolist() == ["punctuation", "typo", "all"] * 3
+    assert frame["records"].tolist() == [2] * 3 + [4] * 6
+    assert frame["perturbations"].tolist() == [2, 1, 3] + [3, 2, 5] * 2
+    assert frame["unchanged"].tolist() == [2, 0, 2] + [2, 0, 2] * 2
+    np.testing.assert_allclose(frame["score"], [1, 0, 2 / 3] + [2 / 3, 0, 0.4] * 2)
+    assert (frame["ci_low"] <= frame["ci_high"]).all()
+    # Records r1, r2: punctuation is unchanged on both and typo changed on r1, whatever is drawn.
+    first = frame.iloc[:2]
+    assert first["degenerate"].tolist() == [True, True]
+    assert first[["ci_low", "ci_high"]].to_numpy().tolist() == [[1, 1], [0, 0]]
+    # "typo" is changed wherever it exists, so each of its replicates is 0 too.
+    assert frame["degenerate"].tolist() == [True, True, False] + [False, True, False] * 2
+
+
+def test_bootstrap_resamples_whole_records():
+    """Replicates recomputed one by one from the same draws: each drawn record brings all its perturbations."""
+    resamples, confidence = 50, 0.8
+    frame = natural_robustness_scores(
+        OUTCOMES, ORDER, [None], TYPES, resamples=resamples, confidence=confidence, seed=11, labels=["s"]
+    )
+    draws = rng_for(11, "natural_robustness", "s", "all").integers(0, len(ORDER), size=(resamples, len(ORDER)))
+    for type_name in [*TYPES, "all"]:
+        chosen = OUTCOMES if type_name == "all" else OUTCOMES[OUTCOMES["type"] == type_name]
+        replicates = []
+        for draw in draws:
+            drawn = pd.concat([chosen[chosen["record"] == ORDER[position]] for position in draw])
+            if len(drawn):
+                replicates.append(drawn["same"].sum() / len(drawn))
+        row = frame[frame["type"] == type_name].iloc[0]
+        expected = np.quantile(replicates, [0.1, 0.9])
+        assert [row["ci_low"], row["ci_high"]] == pytest.approx(expected)
+        assert row["degenerate"] == (min(replicates) == max(replicates))
+
+
+def test_sample_without_perturbations_gives_nan():
+    frame = natural_robustness_scores(OUTCOMES, ["r4", *ORDER[:3]], [1], TYPES, **BOOTSTRAP)
+    assert frame["records"].tolist() == [1, 1, 1]
+    assert frame["perturbations"].tolist() == [0, 0, 0]
+    assert frame[["score", "ci_low", "ci_high"]].isna().all().all()
+    assert not frame["degenerate"].any()
+
+
+def test_five_records_all_unchanged_is_degenerate():
+    order = [f"r{i}" for i in range(5)]
+    outcomes = pd.DataFrame({"record": order * 2, "type": ["casing"] * 5 + ["typo"] * 5, "same": True})
+    frame = natural_robustness_scores(outcomes, order, [5], ["casing", "typo"], **BOOTSTRAP)
+    assert frame["score"].tolist() == [1, 1, 1]
+    assert frame["ci_low"].tolist() == [1, 1, 1] and frame["ci_high"].tolist() == [1, 1, 1]
+    assert frame["degenerate"].all()
+
+
+def test_scores_errors():
+    with pytest.raises(InputError, match="record"):
+        natural_robustness_scores(OUTCOMES, ORDER[1:], [None], TYPES, **BOOTSTRAP)
+    with pytest.raises(InputError, match="typo"):
+        natural_robustness_scores(OUTCOMES, ORDER, [None], ["punctuation"], **BOOTSTRAP)
+    with pytest.raises(InputError, match="more than one"):
+        natural_robustness_scores(pd.concat([OUTCOMES, OUTCOMES.iloc[:1]]), ORDER, [None], TYPES, **BOOTSTRAP)
+    with pytest.raises(InputError, match="boolean"):
+        natural_robustness_scores(OUTCOMES.assign(same=1), ORDER, [None], TYPES, **BOOTSTRAP)
+    with pytest.raises(InputError, match="pooled"):
+        natural_robustness_scores(OUTCOMES, ORDER, [None], [*TYPES, "all"], **BOOTSTRAP)
+    bad_arguments = [
+        {"resamples": 0}, {"confidence": 1.0}, {"confidence": 0}, {"sizes": [0]}, {"sizes": [2.0]},
+        {"sizes": [5, 5]}, {"sizes": [None, None]}, {"order": ORDER + ["r1"]}, {"labels": "system"},
+    ]
+    for bad in bad_arguments:
+        arguments = {"outcomes": OUTCOMES, "order": ORDER, "sizes": [None], "types": TYPES, **BOOTSTRAP, **bad}
+        with pytest.raises(InputError):
+            natural_robustness_scores(**arguments)
+
+
+def _bernoulli_outcomes(n_records, share, rng):
+    order = [f"r{i}" for i in range(n_records)]
+    return order, pd.DataFrame({"record": order, "type": "typo", "same": rng.random(n_records) < share})
+
+
+def test_determinism_and_independence_of_rows():
+    order, outcomes = _bernoulli_outcomes(60, 0.6, np.random.default_rng(0))
+    frame = natural_robustness_scores(outcomes, order, [5, 20, None], ["typo"], **BOOTSTRAP)
+    pd.testing.assert_frame_equal(frame, natural_robustness_scores(outcomes, order, [5, 20, None], ["typo"], **BOOTSTRAP))
+    # A size's rows do not depend on which other sizes are computed, nor on their order.
+    alone = natural_robustness_scores(outcomes, order, [None], ["typo"], **BOOTSTRAP)
+    pd.testing.assert_frame_equal(frame.iloc[4:].reset_index(drop=True), alone)
+    reordered = natural_robustness_scores(outcomes, order, [None, 20, 5], ["typo"], **BOOTSTRAP)
+    for sample in ("5", "20", "all"):
+        pd.testing.assert_frame_equal(
+            frame[frame["sample"] == sample].reset_index(drop=True),
+            reordered[reordered["sample"] == sample].reset_index(drop=True),
+        )
+    # Other labels or another seed: same counts, other intervals.
+    for other in ({"labels": ["other", "exact"]}, {"seed": 8}):
+        different = natural_robustness_scores(outcomes, order, [5, 20, None], ["typo"], **(BOOTSTRAP | other))
+        pd.testing.assert_frame_equal(frame.iloc[:, :6], different.iloc[:, :6])
+        assert not np.allclose(frame[["ci_low", "ci_high"]].iloc[2:], different[["ci_low", "ci_high"]].iloc[2:])
+
+
+# --- coverage -------------------------------------------------------------------------------------------------
+
+REPLICATIONS = 400
+
+
+def _covers(order, outcomes, types, share, seed):
+    arguments = {"resamples": 300, "confidence": 0.95, "seed": seed, "labels": ["coverage"]}
+    row = natural_robustness_scores(outcomes, order, [None], types, **arguments).iloc[-1]
+    return row["ci_low"] <= share <= row["ci_high"]
+
+
+def test_coverage_of_independent_outcomes():
+    """200 records, one perturbation each, Bernoulli(0.7): the 95 % interval covers 0.7 about 95 % of the time."""
+    rng = np.random.default_rng(2024)
+    covered = [
+        _covers(*_bernoulli_outcomes(200, 0.7, rng), types=["typo"], share=0.7, seed=seed) for seed in range(REPLICATIONS)
+    ]
+    assert 0.91 <= np.mean(covered) <= 0.98
+
+
+def test_coverage_of_clustered_outcomes_needs_the_cluster_bootstrap():
+    """150 records x 4 types (each type skips a record with probability 0.2); a record's outcomes share its
+    probability p_r ~ Beta(0.7, 0.3) (mean 0.7, intra-record correlation 0.5). Resampling records covers
+    the pooled share 0.7 near the nominal rate; resampling perturbations independently (every
+    perturbation its own record) under-covers (design effect about 2.5: expected coverage near 0.78)."""
+    rng = np.random.default_rng(99)
+    types = ["punctuation", "casing", "typo", "paraphrase"]
+    n_records = 150
+    order = [f"r{i}" for i in range(n_records)]
+    records = np.repeat(np.array(order), len(types))
+    type_column = np.tile(np.array(types), n_records)
+    cluster, naive = [], []
+    for seed in range(REPLICATIONS):
+        share = np.repeat(rng.beta(0.7, 0.3, size=n_records), len(types))
+        exists = rng.random(share.size) >= 0.2
+        same = rng.random(share.size) < share
+        outcomes = pd.DataFrame({"record": records[exists], "type": type_column[exists], "same": same[exists]})
+        cluster.append(_covers(order, outcomes, types, 0.7, seed))
+        singletons = outcomes.assign(record=[f"p{i}" for i in range(len(outcomes))], type="typo")
+        naive.append(_covers(singletons["record"].tolist(), singletons, ["typo"], 0.7, seed))
+    assert 0.90 <= np.mean(cluster) <= 0.98
+    assert np.mean(naive) <= 0.88
