@@ -160,7 +160,7 @@ def test_score_table_rows_and_cells(tmp_path) -> None:
     assert score_cell(math.nan, math.nan, math.nan, False) == "n/a"
     wide = scores_wide(scores, "all")
     assert list(wide.index) == ["sys (exact)", "sys (chrF)"] and list(wide.columns) == ["typos", "casing", "all"]
-    assert "**Sample: all 3 records**" in scores_markdown(scores, 80) and "1.0 = robust" in scores_markdown(scores, 80)
+    assert "**Sample: all records (MT systems: 3)**" in scores_markdown(scores, 80) and "1.0 = robust" in scores_markdown(scores, 80)
     path = tmp_path / "responses.tsv"
     responses.to_csv(path, sep="\t", index=False)
     assert units({"natural": str(path)}, ["typos", "casing"], "sys", "chrf", {})["score"].tolist() == [100.0, 100.0, 100.0, 0.0]

@@ -48,8 +48,11 @@ def read_scores(path: str | Path) -> pd.DataFrame:
     return table
 
 
-def _sample_label(sample: str, records: int) -> str:
-    return f"all {records} records" if sample == "all" else f"{sample} records"
+def _sample_label(sample: str, records: Mapping[str, int]) -> str:
+    """``5 records`` or ``all records (MT system: 100; classifier: 100)``: the sizes of every kind of row."""
+    if sample != "all":
+        return f"{sample} records"
+    return "all records (" + "; ".join(f"{kind}s: {count}" for kind, count in records.items()) + ")"
 
 
 def score_cell(score: float, low: float, high: float, degenerate: bool) -> str:
@@ -71,9 +74,13 @@ def scores_wide(scores: pd.DataFrame, sample: str) -> pd.DataFrame:
     return table
 
 
-def _samples(scores: pd.DataFrame) -> list[tuple[str, int]]:
-    """Each record sample with its size (the same for every row of a kind; the largest is shown)."""
-    return [(sample, int(scores.loc[scores["sample"] == sample, "records"].max())) for sample in dict.fromkeys(scores["sample"])]
+def _samples(scores: pd.DataFrame) -> list[tuple[str, dict[str, int]]]:
+    """Each record sample with its size for every kind of row (MT systems, classifiers)."""
+    samples = []
+    for sample in dict.fromkeys(scores["sample"]):
+        selected = scores[scores["sample"] == sample]
+        samples.append((sample, {kind: int(selected.loc[selected["kind"] == kind, "records"].max()) for kind in dict.fromkeys(selected["kind"])}))
+    return samples
 
 
 def _caption(chrf_threshold: float, confidence_note: str = "") -> str:
@@ -191,7 +198,7 @@ def plot_scores(scores: pd.DataFrame, chrf_threshold: float, outputs: Mapping[st
         handles.append(plt.Line2D([], [], marker="s", linestyle="", color="black", markerfacecolor="white",
                                   label=f"{smallest} records (open)"))
     figure.supxlabel("share of perturbations leaving the response unchanged (1 = robust)", fontsize=9)
-    figure.legend(handles=handles, loc="outside lower center", ncol=min(len(handles), 5), frameon=False, fontsize=8)
+    figure.legend(handles=handles, loc="outside right upper", frameon=False, fontsize=8)
     figure.suptitle("Natural Robustness (paper 001): share unchanged with bootstrap intervals; filled: every record")
     save_figure(figure, outputs)
 
