@@ -76,6 +76,10 @@ PERTURBATIONS = config.get("perturbations")
 FAMILIES = dict(PERTURBATIONS["families"]) if PERTURBATIONS else {}
 PERTURBATION_METRICS = list(PERTURBATIONS["metrics"]) if PERTURBATIONS else []
 DERIVED_TESTSETS = [name for family, spec in FAMILIES.items() for name in derived_testsets(family, spec)]
+# Families whose perturbed test sets a fairseq system translates in one job (fairseq_translation: per_family).
+FAIRSEQ_FAMILY_JOBS = {
+    family: derived_testsets(family, spec) for family, spec in FAMILIES.items() if spec["fairseq_translation"] == "per_family"
+}
 # Every test set is scored with the MT metrics and the perturbation metrics (beta and beta1 come from there).
 SCORED_METRICS = METRICS + [metric for metric in PERTURBATION_METRICS if metric not in METRICS]
 # Downloads are resources the workflow fetches (snakemake-workflows convention; gitignored). The
@@ -158,6 +162,10 @@ def _alternation(names):
 APERTIUM_SYSTEMS = _alternation(_systems_of_kind("apertium"))
 HYPOTHESES_SYSTEMS = _alternation(_systems_of_kind("hypotheses"))
 FAIRSEQ_SYSTEMS = _alternation(_systems_of_kind("fairseq"))
+# The test sets a fairseq system translates one job each: all but those of per_family families.
+FAIRSEQ_SINGLE_TESTSETS = _alternation(
+    TESTSETS + [name for name in DERIVED_TESTSETS if not any(name in names for names in FAIRSEQ_FAMILY_JOBS.values())]
+)
 # fairseq systems trained by the workflow (the others are pretrained models of the manifest).
 INHOUSE_MODELS = [name for name in _systems_of_kind("fairseq") if "training" in config["systems"][name]]
 INHOUSE_SYSTEMS = _alternation(INHOUSE_MODELS)

@@ -112,6 +112,7 @@ rule translate_fairseq:
         "logs/translate_fairseq/{system}/{testset}.log",
     wildcard_constraints:
         system=FAIRSEQ_SYSTEMS,
+        testset=FAIRSEQ_SINGLE_TESTSETS,
     params:
         translation=fairseq_translation_params,
     threads: lambda wildcards: system_spec(wildcards)["cpu_threads"]
@@ -123,3 +124,34 @@ rule translate_fairseq:
         "../envs/fairseq.yaml"
     script:
         "../scripts/translate_fairseq.py"
+
+
+# A perturbation family with fairseq_translation: per_family has every one of its perturbed test sets
+# translated by a fairseq system in one job, one rule per such family (its outputs are that family's sets).
+for _family, _testsets in FAIRSEQ_FAMILY_JOBS.items():
+
+    rule:
+        name:
+            f"translate_fairseq_{_family}"
+        input:
+            unpack(fairseq_model_inputs),
+            testsets=[f"results/testsets/{name}.tsv" for name in _testsets],
+        output:
+            translations=[f"results/translations/{{system}}/{name}.txt" for name in _testsets],
+            reports=[f"results/translations/{{system}}/{name}.report.json" for name in _testsets],
+        log:
+            f"logs/translate_fairseq/{{system}}/perturbed/{_family}.log",
+        wildcard_constraints:
+            system=FAIRSEQ_SYSTEMS,
+        params:
+            translation=fairseq_translation_params,
+            testsets=_testsets,
+        threads: lambda wildcards: system_spec(wildcards)["cpu_threads"]
+        resources:
+            mem_mb=lambda wildcards: system_spec(wildcards)["mem_mb"],
+            gpu=lambda wildcards: system_spec(wildcards)["gpus"],
+            runtime=120,
+        conda:
+            "../envs/fairseq.yaml"
+        script:
+            "../scripts/translate_fairseq_family.py"

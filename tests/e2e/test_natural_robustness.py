@@ -9,6 +9,7 @@ record order rebuilt from its documented hash; the consistency study's pool valu
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import unicodedata
 from pathlib import Path
@@ -93,6 +94,11 @@ def test_mt_responses_match_the_translations(finished_run: Path) -> None:
                 expected.append((f"{row.testset}/{row.segment_id}", perturbation_type, str(normalised(original) == normalised(translation)),
                                  str(score >= threshold), original, translation))
         got = list(responses[["record", "type", "same_exact", "same_chrf", "original_response", "perturbed_response"]].itertuples(index=False, name=None))
+        if system == "convs2s-tatoeba":  # fairseq_translation: per_family -- one job translated every set of a family
+            for perturbation_type, family in types.items():
+                report = json.loads((finished_run / f"results/translations/{system}/perturbed/{family}/{perturbation_type}/pooled.report.json").read_text())
+                assert report["translated_with"] == [f"perturbed/{family}/{name}/pooled" for name, owner in types.items() if owner == family]
+                assert report["segments"] == (responses["type"] == perturbation_type).sum()
         assert got == expected, system
         assert np.allclose(responses["chrf"].astype(float), [100.0 if a == b else chrf.sentence_score(b, [a]).score
                                                               for a, b in zip(responses["original_response"], responses["perturbed_response"])])
@@ -185,18 +191,19 @@ def test_editing_one_function_reruns_only_that_function_and_the_summaries(finish
     result = run_workflow(finished_run, config, "--dry-run", config_name="edited.yaml")
     assert result.returncode == 0, result.stdout[-3000:]
     per_function = [wildcards for wildcards in re.findall(r"wildcards: (.*)", result.stdout) if "function=" in wildcards]
-    assert per_function and all("function=typos" in wildcards for wildcards in per_function)
+    # the ConvS2S translates the family's sets in one job (fairseq_translation: per_family): its other sets are rewritten
+    assert per_function and all("function=typos" in wildcards or "system=convs2s-tatoeba" in wildcards for wildcards in per_function)
     result = run_workflow(finished_run, config, "--dry-run", "--quiet", "rules", config_name="edited.yaml")
     assert _rules(result.stdout) == {
         # the MT side: the typos test set, its translations and scores, the family's chrF reports
-        "perturb_testset": "1", "translate_apertium": "2", "translate_fairseq": "1", "score_sentences": "3",
-        "perturbation_scores": "3", "perturbation_robustness": "3", "perturbation_robustness_tables": "3",
+        "perturb_testset": "1", "translate_apertium": "2", "translate_fairseq_natural": "1", "score_sentences": "4",
+        "perturbation_scores": "4", "perturbation_robustness": "3", "perturbation_robustness_tables": "3",
         "perturbation_gamma_curves": "1", "perturbation_tables": "1", "perturbation_similarity": "1", "perturbation_figures": "1",
         # the reviews perturbed by typos, every row's responses, scores and consistency
         "perturb_reviews": "1", "natural_responses_mt": "3", "natural_responses_sentiment": "4", "natural_robustness_scores": "1",
         "natural_robustness_tables": "1", "natural_robustness_figure": "1", "study_blocks": "3",
         "natural_robustness_consistency": "10", "natural_robustness_consistency_tables": "3", "natural_robustness_gamma_curves": "1",
-        "all": "1", "total": "50",
+        "all": "1", "total": "52",
     }
     config = yaml.safe_load((finished_run / "config.yaml").read_text(encoding="utf-8"))
     config["natural_robustness"]["same_response"]["chrf_threshold"] = 70
