@@ -298,9 +298,10 @@ def test_paper_config_dry_runs_offline_and_lists_every_dataset(tmp_path: Path, m
     assert len(human) == 13
     fetched = _jobs(output, "fetch_download", "download")
     # metric robustness: WMT19 references and outputs of 3 pairs (37 files), the DARR judgements (the
-    # mirror's recovered substitute) and the two Zeroe attack resources, all from the mirror
+    # mirror's recovered substitute) and the two Zeroe attack resources; Zeroe's natural typos (natural
+    # perturbations); all from the mirror
     metric = {download for download in fetched if download.startswith(("wmt19-", "zeroe-"))}
-    assert len(metric) == 37 + 1 + 2
+    assert len(metric) == 37 + 1 + 2 + 1 and "zeroe-en-natural" in metric
     assert f"input: {mirror_dir}/wmt19-darr-subset/RR-seglevel.recovered.csv" in output
     assert fetched - human - metric == {
         "mtnt-1.1", "mtnt-2019", "iwslt17-train-dev-en-fr", "iwslt17-train-dev-fr-en", "khresmoi-summary-2.0",

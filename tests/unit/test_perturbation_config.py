@@ -110,7 +110,7 @@ def test_a_hypotheses_system_must_give_every_perturbed_test_set() -> None:
 def test_a_family_writes_its_reports_for_the_metrics_it_names() -> None:
     config = completed()
     assert word_order(config)["metrics"] == ["bleu", "chrf", "levenshtein"]  # default: every perturbation metric
-    assert config["perturbations"]["families"]["natural"]["metrics"] == ["chrf"]  # config.yaml: chrF only
+    assert config["perturbations"]["families"]["natural"]["metrics"] == []  # config.yaml: no beta reports
 
     def edit(config):
         config["perturbations"]["metrics"] = ["bleu", "chrf"]
