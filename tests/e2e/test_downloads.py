@@ -317,4 +317,4 @@ def test_paper_config_dry_runs_offline_and_lists_every_dataset(tmp_path: Path, m
     # without a mirror, every dataset is downloaded from its canonical source
     output = _paper_dry_run(tmp_path / "online", None)
     assert _jobs(output, "prepare_dataset", "dataset") == every_dataset
-    assert len(_jobs(output, "fetch_download", "download")) == 16 + 13 + 40
+    assert len(_jobs(output, "fetch_download", "download")) == 16 + 13 + 41
