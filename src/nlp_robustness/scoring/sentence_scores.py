@@ -117,17 +117,20 @@ def _spec(metric: str) -> MetricSpec:
         ) from None
 
 
-def check_pairs(hypotheses: Sequence[str], references: Sequence[str]) -> None:
-    """Raise InputError unless both are equally long sequences of strings."""
-    for name, values in (("hypotheses", hypotheses), ("references", references)):
+def check_pairs(
+    hypotheses: Sequence[str], references: Sequence[str], names: tuple[str, str] = ("hypotheses", "references")
+) -> None:
+    """Raise InputError unless both are equally long sequences of strings (``names`` name them in the message)."""
+    first, second = names
+    for name, values in ((first, hypotheses), (second, references)):
         if isinstance(values, str):
             raise InputError(f"{name}: expected a sequence of segments, got a single string")
     if len(hypotheses) != len(references):
         raise InputError(
-            f"hypotheses/references: length mismatch, {len(hypotheses)} hypotheses "
-            f"for {len(references)} references"
+            f"{first}/{second}: length mismatch, {len(hypotheses)} {first} "
+            f"for {len(references)} {second}"
         )
-    for name, values in (("hypotheses", hypotheses), ("references", references)):
+    for name, values in ((first, hypotheses), (second, references)):
         for position, value in enumerate(values):
             if not isinstance(value, str):
                 raise InputError(f"{name}[{position}]: expected a string, got {type(value).__name__}")

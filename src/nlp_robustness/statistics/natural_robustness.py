@@ -45,7 +45,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from nlp_robustness.errors import InputError
 from nlp_robustness.perturbations.derive import sample_rank
-from nlp_robustness.scoring.sentence_scores import sentence_scores
+from nlp_robustness.scoring.sentence_scores import check_pairs, sentence_scores
 from nlp_robustness.statistics.bagging import rng_for
 
 __all__ = [
@@ -102,21 +102,6 @@ def normalise_response(text: str, *, casefold: bool = True, punctuation: bool = 
     return " ".join(text.split())
 
 
-def _check_responses(original: Sequence[str], perturbed: Sequence[str]) -> None:
-    """Raise InputError unless both are equally long sequences of strings."""
-    for name, values in (("original", original), ("perturbed", perturbed)):
-        if isinstance(values, str):
-            raise InputError(f"{name}: expected a sequence of responses, got a single string")
-    if len(original) != len(perturbed):
-        raise InputError(
-            f"original/perturbed: length mismatch, {len(original)} original and {len(perturbed)} perturbed responses"
-        )
-    for name, values in (("original", original), ("perturbed", perturbed)):
-        for position, value in enumerate(values):
-            if not isinstance(value, str):
-                raise InputError(f"{name}[{position}]: expected a string, got {type(value).__name__}")
-
-
 def same_exact(
     original: Sequence[str], perturbed: Sequence[str], *, casefold: bool = True, punctuation: bool = True
 ) -> NDArray[np.bool_]:
@@ -124,7 +109,7 @@ def same_exact(
 
     Raises InputError on a length mismatch or a non-string response.
     """
-    _check_responses(original, perturbed)
+    check_pairs(original, perturbed, names=("original", "perturbed"))
     options = {"casefold": casefold, "punctuation": punctuation}
     return np.fromiter(
         (normalise_response(a, **options) == normalise_response(b, **options) for a, b in zip(original, perturbed)),
@@ -139,7 +124,7 @@ def response_chrf(original: Sequence[str], perturbed: Sequence[str]) -> NDArray[
     Two identical responses score 100, also when empty or blank (sacrebleu scores those 0).
     Raises InputError on a length mismatch or a non-string response.
     """
-    _check_responses(original, perturbed)
+    check_pairs(original, perturbed, names=("original", "perturbed"))
     scores = sentence_scores(list(perturbed), list(original), "chrf")
     identical = np.fromiter((a == b for a, b in zip(original, perturbed)), dtype=bool, count=len(original))
     scores[identical] = 100.0
