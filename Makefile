@@ -2,14 +2,14 @@
 PYTHON ?= python3
 VENV ?= .venv
 CORES ?= all
-APT_PACKAGES = apertium apertium-eng-spa apertium-fr-es apertium-eng-cat apertium-fra-cat
+APT_PACKAGES = apertium apertium-eng-spa apertium-fr-es apertium-eng-cat apertium-fra-cat chromium chromium-driver
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 .PHONY: setup system-packages run test test-fast lint benchmark benchmark-fairseq clean
 
 setup: system-packages $(VENV)/.installed
 
-# Apertium and its language pairs from the distribution (Debian/Ubuntu).
+# Apertium and its language pairs, Chromium and ChromeDriver (the report check), from the distribution (Debian/Ubuntu).
 system-packages:
 	@if ! dpkg -s $(APT_PACKAGES) >/dev/null 2>&1; then \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(APT_PACKAGES); \
@@ -26,9 +26,12 @@ $(VENV)/.installed: requirements.txt requirements-fairseq.txt requirements-model
 	$(VENV)/bin/pip install -q --no-deps -e .
 	touch $@
 
-# The main job: every table and figure of the default config, offline from the mirror.
+# The main job: every table and figure of the default config, offline from the mirror; then the HTML
+# report, checked in headless Chromium (every figure loads, every table shows; a screenshot of its front page).
 run: setup
 	$(VENV)/bin/snakemake --cores $(CORES)
+	$(VENV)/bin/snakemake --report results/report.html
+	$(VENV)/bin/python -m nlp_robustness.report_check results/report.html --screenshot results/report/screenshot.png
 
 # Unit, property and end-to-end tests, plus the workflow linter.
 test: setup

@@ -41,6 +41,7 @@ from nlp_robustness.perturbations.configuration import (
 )
 from nlp_robustness.perturbations.derive import sample_group
 from nlp_robustness.perturbations.registry import family_module
+from nlp_robustness.studies.profile import complete_profile, config_hash, plan_files, profile_plan
 from nlp_robustness.studies.natural_robustness import CRITERIA, MT_CRITERIA, complete_natural_robustness, perturbation_types
 from nlp_robustness.studies.metric_attacks import (
     aggregation_of as metric_aggregation_of,
@@ -61,6 +62,7 @@ validate(config, "../schemas/config.schema.yaml", set_default=True)  # fills in 
 fill_dependent_defaults(config)  # sentiment.epsilon, human.epsilon: robustness.epsilon unless given
 complete_perturbations(config)  # families' functions, settings and options checked against their own schemas
 complete_natural_robustness(config)  # its families, types, left-out types and systems checked
+complete_profile(config)  # its metric and perturbation families checked
 
 TESTSETS = list(config["testsets"])
 SYSTEMS = list(config["systems"])
@@ -496,9 +498,8 @@ def sentiment_outputs():
     if not SENTIMENT:
         return []
     return [
-        *expand("results/tables/sentiment/robustness_{method}.{extension}", method=METHODS, extension=["csv", "md", "tex"]),
-        "results/tables/sentiment/accuracy.csv",
-        "results/tables/sentiment/accuracy.md",
+        *expand("results/tables/sentiment/robustness_{method}.{extension}", method=METHODS, extension=["csv", "md", "tex", "html"]),
+        *expand("results/tables/sentiment/accuracy.{extension}", extension=["csv", "md", "html"]),
         "results/figures/sentiment/gamma_curves.png",
         "results/figures/sentiment/gamma_curves.pdf",
     ]
@@ -523,9 +524,9 @@ def human_outputs():
         return []
     tables = expand(
         "results/tables/human/{human_score}/robustness_{method}.{extension}",
-        human_score=HUMAN_SCORES, method=METHODS, extension=["csv", "md", "tex"],
+        human_score=HUMAN_SCORES, method=METHODS, extension=["csv", "md", "tex", "html"],
     )
-    rankings = expand("results/tables/human/{table}.{extension}", table=["rankings", "pairwise", "agreement"], extension=["csv", "md"])
+    rankings = expand("results/tables/human/{table}.{extension}", table=["rankings", "pairwise", "agreement"], extension=["csv", "md", "html"])
     return tables + rankings + ["results/figures/human/gamma_curves.png", "results/figures/human/gamma_curves.pdf"]
 
 
@@ -535,17 +536,17 @@ def final_outputs():
         "results/tables/{metric}/robustness_{method}.{extension}",
         metric=METRICS,
         method=METHODS,
-        extension=["csv", "md", "tex"],
+        extension=["csv", "md", "tex", "html"],
     )
-    testset_means = expand("results/tables/{metric}/testset_means.csv", metric=METRICS)
+    testset_means = expand("results/tables/{metric}/testset_means.{extension}", metric=METRICS, extension=["csv", "html"])
     figures = expand("results/figures/{metric}/gamma_curves.{extension}", metric=METRICS, extension=["png", "pdf"])
     datasets = expand("results/datasets/{dataset}.tsv", dataset=ACQUIRED_DATASETS)
-    dataset_summary = ["results/tables/datasets.csv", "results/tables/datasets.md"] if ACQUIRED_DATASETS else []
-    models = ["results/tables/models.csv", "results/tables/models.md"] if INHOUSE_MODELS else []
+    dataset_summary = expand("results/tables/datasets.{extension}", extension=["csv", "md", "html"]) if ACQUIRED_DATASETS else []
+    models = expand("results/tables/models.{extension}", extension=["csv", "md", "html"]) if INHOUSE_MODELS else []
     return (
         tables + testset_means + figures + datasets + dataset_summary + models
         + sentiment_outputs() + human_outputs() + perturbation_outputs() + metric_robustness_outputs()
-        + natural_robustness_outputs()
+        + natural_robustness_outputs() + profile_outputs()
     )
 
 
@@ -764,10 +765,10 @@ def perturbation_outputs():
         for metric in spec["metrics"]:
             tables = f"results/tables/perturbations/{family}/{metric}"
             figures = f"results/figures/perturbations/{family}/{metric}"
-            outputs += [f"{tables}/means.{extension}" for extension in ("csv", "md", "tex")]
+            outputs += [f"{tables}/means.{extension}" for extension in ("csv", "md", "tex", "html")]
             outputs += [f"{tables}/flip_examples.{extension}" for extension in ("csv", "md")]
             outputs += [f"{tables}/function_similarity.csv"]
-            outputs += expand(f"{tables}/robustness_{{method}}.{{extension}}", method=METHODS, extension=["csv", "md", "tex"])
+            outputs += expand(f"{tables}/robustness_{{method}}.{{extension}}", method=METHODS, extension=["csv", "md", "tex", "html"])
             outputs += expand(
                 f"{figures}/{{figure}}.{{extension}}",
                 figure=["robust_vs_faithful", "beta_heatmaps", "scores_vs_alpha_and_length", "function_similarity", "gamma_curves"],
@@ -854,9 +855,9 @@ def metric_robustness_outputs():
     if not METRIC_ROBUSTNESS:
         return []
     tables, figures = "results/tables/metric_robustness", "results/figures/metric_robustness"
-    outputs = [f"{tables}/{name}.{extension}" for name in ("tau", "unknown_tokens") for extension in ("csv", "md", "tex")]
+    outputs = [f"{tables}/{name}.{extension}" for name in ("tau", "unknown_tokens") for extension in ("csv", "md", "tex", "html")]
     outputs += [f"{tables}/tau_by_layer.csv", f"{tables}/best_layers.csv", f"{tables}/attack_rates.csv", f"{tables}/attack_rates.md"]
-    outputs += expand(f"{tables}/robustness_{{method}}.{{extension}}", method=METHODS, extension=["csv", "md", "tex"])
+    outputs += expand(f"{tables}/robustness_{{method}}.{{extension}}", method=METHODS, extension=["csv", "md", "tex", "html"])
     outputs += expand(
         f"{figures}/{{figure}}.{{extension}}", figure=["unknown_tokens", "tau_vs_level", "tau_by_layer", "gamma_curves"], extension=["png", "pdf"]
     )
@@ -1022,8 +1023,47 @@ def natural_robustness_outputs():
     if not NATURAL:
         return []
     tables, figures = "results/tables/natural_robustness", "results/figures/natural_robustness"
-    outputs = [f"{tables}/scores.{extension}" for extension in ("csv", "md", "tex")]
-    outputs += [f"{tables}/perturbation_changes.{extension}" for extension in ("csv", "md")]
-    outputs += expand(f"{tables}/robustness_{{method}}.{{extension}}", method=METHODS, extension=["csv", "md", "tex"])
+    outputs = [f"{tables}/scores.{extension}" for extension in ("csv", "md", "tex", "html")]
+    outputs += [f"{tables}/perturbation_changes.{extension}" for extension in ("csv", "md", "html")]
+    outputs += expand(f"{tables}/robustness_{{method}}.{{extension}}", method=METHODS, extension=["csv", "md", "tex", "html"])
     outputs += expand(f"{figures}/{{figure}}.{{extension}}", figure=["scores", "gamma_curves"], extension=["png", "pdf"])
     return outputs
+
+
+# ---- robustness profile (rules/profile.smk) -----------------------------------------------------------
+
+
+PROFILE = config.get("robustness_profile")
+PROFILE_PLAN = profile_plan(config) if PROFILE else {"metric": None, "groups": []}
+PROFILE_GROUPS = [group["name"] for group in PROFILE_PLAN["groups"]]
+PROFILE_LABELS = {group["name"]: group["label"] for group in PROFILE_PLAN["groups"]}
+# The workflow's introduction opens the report; as a parameter (not an input path), so editing it reruns
+# the opening page while a copy of the project in another directory reruns nothing.
+PROFILE_INTRODUCTION = Path(_workflow_path("report/workflow.rst")).read_text(encoding="utf-8")
+# Of the config as completed above: profile.json records which config its numbers came from.
+CONFIG_HASH = config_hash(config)
+PROFILE_DESCRIPTION = "results/profile/report.rst"
+
+
+def profile_inputs(wildcards):
+    """Every branch output the profile reads (tables and gamma curves)."""
+    return plan_files(PROFILE_PLAN)
+
+
+def report_description():
+    """The report's opening page: the profile's generated page once the profile stage wrote it (absolute:
+    Snakemake resolves this path against the workflow directory), else the workflow's introduction."""
+    generated = Path(PROFILE_DESCRIPTION)
+    return str(generated.resolve()) if PROFILE and generated.exists() else "report/workflow.rst"
+
+
+def profile_outputs():
+    """The profile's tables, JSON, figures and the report's opening page (none without its section)."""
+    if not PROFILE:
+        return []
+    return [
+        "results/profile.json", PROFILE_DESCRIPTION,
+        *expand("results/tables/profile/{profile_group}{table}.{extension}", profile_group=PROFILE_GROUPS,
+                table=["", "_kendall"], extension=["csv", "html"]),
+        *expand("results/figures/profile/{figure}.{extension}", figure=[*PROFILE_GROUPS, "overview"], extension=["png", "pdf"]),
+    ]

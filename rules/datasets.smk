@@ -1,6 +1,8 @@
 # Data acquisition: every file of the manifest comes from the offline mirror when it holds it,
 # otherwise from its canonical URL; downloads are checksummed, written atomically, extracted safely.
 
+from nlp_robustness.outputs.report_sections import DATA as DATA_SECTION
+
 # Compute nodes of a cluster often have no internet access: downloads run on the submitting host.
 localrules:
     fetch_download,
@@ -82,7 +84,8 @@ rule dataset_summary:
     input:
         expand("results/datasets/{dataset}.provenance.json", dataset=ACQUIRED_DATASETS),
     output:
-        csv=report("results/tables/datasets.csv", caption="../report/datasets.rst", category="Data"),
+        csv="results/tables/datasets.csv",
+        html=report("results/tables/datasets.html", caption="../report/datasets.rst", category=DATA_SECTION, subcategory="datasets"),
         markdown="results/tables/datasets.md",
     log:
         "logs/dataset_summary.log",

@@ -2,6 +2,8 @@
 # Training and translation declare a GPU resource so that a cluster profile places them on GPU
 # nodes; they run on the CPU wherever torch sees no GPU (config key device: auto).
 
+from nlp_robustness.outputs.report_sections import DATA as DATA_SECTION
+
 
 rule fairseq_training_data:
     """Training corpus of an in-house model: dev split, Moses tokenization, joint BPE, fairseq-preprocess."""
@@ -86,7 +88,8 @@ rule fairseq_model_summary:
     input:
         expand("results/models/{system}/dev_scores.json", system=INHOUSE_MODELS),
     output:
-        csv=report("results/tables/models.csv", caption="../report/models.rst", category="Systems"),
+        csv="results/tables/models.csv",
+        html=report("results/tables/models.html", caption="../report/models.rst", category=DATA_SECTION, subcategory="in-house models"),
         markdown="results/tables/models.md",
     log:
         "logs/fairseq_model_summary.log",

@@ -1,6 +1,8 @@
 # Human judgements (paper Section 4.2, Tables 7, 8, Figure 5): robustness on human scores beside that of
 # BLEU/chrF, on several domains, and the agreement of the system rankings they give.
 
+from nlp_robustness.outputs.report_sections import HUMAN as HUMAN_SECTION
+
 
 rule human_segments:
     """One domain's rated segments: source, reference, every system's output, its human score (the
@@ -53,7 +55,11 @@ rule human_robustness_tables:
     input:
         lambda wildcards: expand("results/human/robustness/{human_score}/{system}.summary.tsv", human_score=wildcards.human_score, system=HUMAN_SYSTEMS),
     output:
-        csv=report("results/tables/human/{human_score}/robustness_{method}.csv", caption="../report/human_robustness_table.rst", category="Tables", subcategory="human judgements"),
+        csv="results/tables/human/{human_score}/robustness_{method}.csv",
+        html=report(
+            "results/tables/human/{human_score}/robustness_{method}.html",
+            caption="../report/human_robustness_table.rst", category=HUMAN_SECTION, subcategory="scored by {human_score}",
+        ),
         markdown="results/tables/human/{human_score}/robustness_{method}.md",
         latex="results/tables/human/{human_score}/robustness_{method}.tex",
     log:
@@ -86,11 +92,20 @@ rule human_rankings:
         summaries=expand("results/human/robustness/{human_score}/{system}.summary.tsv", human_score=HUMAN_SCORES, system=HUMAN_SYSTEMS),
         gamma=expand("results/human/robustness/{human_score}/{system}.gamma.tsv", human_score=HUMAN_SCORES, system=HUMAN_SYSTEMS),
     output:
-        rankings=report("results/tables/human/rankings.csv", caption="../report/human_rankings.rst", category="Tables", subcategory="human judgements"),
+        rankings="results/tables/human/rankings.csv",
+        rankings_html=report(
+            "results/tables/human/rankings.html", caption="../report/human_rankings.rst", category=HUMAN_SECTION, subcategory="rankings",
+        ),
         rankings_markdown="results/tables/human/rankings.md",
-        pairwise=report("results/tables/human/pairwise.csv", caption="../report/human_pairwise.rst", category="Tables", subcategory="human judgements"),
+        pairwise="results/tables/human/pairwise.csv",
+        pairwise_html=report(
+            "results/tables/human/pairwise.html", caption="../report/human_pairwise.rst", category=HUMAN_SECTION, subcategory="rankings",
+        ),
         pairwise_markdown="results/tables/human/pairwise.md",
-        agreement=report("results/tables/human/agreement.csv", caption="../report/human_agreement.rst", category="Tables", subcategory="human judgements"),
+        agreement="results/tables/human/agreement.csv",
+        agreement_html=report(
+            "results/tables/human/agreement.html", caption="../report/human_agreement.rst", category=HUMAN_SECTION, subcategory="rankings",
+        ),
         agreement_markdown="results/tables/human/agreement.md",
     log:
         "logs/human_rankings.log",
@@ -114,7 +129,10 @@ rule human_gamma_curves:
     input:
         expand("results/human/robustness/human/{system}.gamma.tsv", system=HUMAN_SYSTEMS),
     output:
-        png=report("results/figures/human/gamma_curves.png", caption="../report/human_gamma_curves.rst", category="Figures", subcategory="human judgements"),
+        png=report(
+            "results/figures/human/gamma_curves.png",
+            caption="../report/human_gamma_curves.rst", category=HUMAN_SECTION, subcategory="scored by human",
+        ),
         pdf="results/figures/human/gamma_curves.pdf",
     log:
         "logs/human_gamma_curves.log",

@@ -3,6 +3,8 @@
 # several layers), the WMT19 DARR tau of every metric per pair and condition, and the consistency of
 # each metric's agreement with humans across conditions through the one robustness engine.
 
+from nlp_robustness.outputs.report_sections import METRIC_ROBUSTNESS as METRIC_ROBUSTNESS_SECTION
+
 
 rule metric_darr_sample:
     """One pair's judged segments: a seeded sample of its DARR segments with all their judgements, the
@@ -79,7 +81,11 @@ rule metric_tau:
         lambda wildcards: [path for files in (metric_tau_job()["scores"], metric_tau_job()["darr"]) for path in files.values()],
     output:
         agreement=METRIC_AGREEMENT,
-        tau=report("results/tables/metric_robustness/tau.csv", caption="../report/metric_tau.rst", category="Metric robustness"),
+        tau="results/tables/metric_robustness/tau.csv",
+        tau_html=report(
+            "results/tables/metric_robustness/tau.html",
+            caption="../report/metric_tau.rst", category=METRIC_ROBUSTNESS_SECTION, subcategory="tau",
+        ),
         tau_markdown="results/tables/metric_robustness/tau.md",
         tau_latex="results/tables/metric_robustness/tau.tex",
         tau_by_layer="results/tables/metric_robustness/tau_by_layer.csv",
@@ -103,8 +109,10 @@ rule metric_reference_tables:
     input:
         lambda wildcards: list(metric_reference_files().values()),
     output:
-        unknown=report(
-            "results/tables/metric_robustness/unknown_tokens.csv", caption="../report/metric_unknown_tokens.rst", category="Metric robustness",
+        unknown="results/tables/metric_robustness/unknown_tokens.csv",
+        unknown_html=report(
+            "results/tables/metric_robustness/unknown_tokens.html",
+            caption="../report/metric_unknown_tokens.rst", category=METRIC_ROBUSTNESS_SECTION, subcategory="unknown tokens",
         ),
         unknown_markdown="results/tables/metric_robustness/unknown_tokens.md",
         unknown_latex="results/tables/metric_robustness/unknown_tokens.tex",
@@ -132,11 +140,20 @@ rule metric_figures:
         tau="results/tables/metric_robustness/tau.csv",
         tau_by_layer="results/tables/metric_robustness/tau_by_layer.csv",
     output:
-        unknown=report("results/figures/metric_robustness/unknown_tokens.png", caption="../report/metric_figures.rst", category="Metric robustness"),
+        unknown=report(
+            "results/figures/metric_robustness/unknown_tokens.png",
+            caption="../report/metric_figures.rst", category=METRIC_ROBUSTNESS_SECTION, subcategory="unknown tokens",
+        ),
         unknown_pdf="results/figures/metric_robustness/unknown_tokens.pdf",
-        tau=report("results/figures/metric_robustness/tau_vs_level.png", caption="../report/metric_figures.rst", category="Metric robustness"),
+        tau=report(
+            "results/figures/metric_robustness/tau_vs_level.png",
+            caption="../report/metric_figures.rst", category=METRIC_ROBUSTNESS_SECTION, subcategory="tau",
+        ),
         tau_pdf="results/figures/metric_robustness/tau_vs_level.pdf",
-        layers=report("results/figures/metric_robustness/tau_by_layer.png", caption="../report/metric_figures.rst", category="Metric robustness"),
+        layers=report(
+            "results/figures/metric_robustness/tau_by_layer.png",
+            caption="../report/metric_figures.rst", category=METRIC_ROBUSTNESS_SECTION, subcategory="tau",
+        ),
         layers_pdf="results/figures/metric_robustness/tau_by_layer.pdf",
     log:
         "logs/metric_figures.log",
@@ -179,9 +196,10 @@ rule metric_robustness_tables:
     input:
         lambda wildcards: row_files("results/metric_robustness/robustness/{row}.summary.tsv", METRIC_VARIANTS).values(),
     output:
-        csv=report(
-            "results/tables/metric_robustness/robustness_{method}.csv",
-            caption="../report/metric_robustness_table.rst", category="Metric robustness",
+        csv="results/tables/metric_robustness/robustness_{method}.csv",
+        html=report(
+            "results/tables/metric_robustness/robustness_{method}.html",
+            caption="../report/metric_robustness_table.rst", category=METRIC_ROBUSTNESS_SECTION, subcategory="robustness",
         ),
         markdown="results/tables/metric_robustness/robustness_{method}.md",
         latex="results/tables/metric_robustness/robustness_{method}.tex",
@@ -212,7 +230,10 @@ rule metric_gamma_curves:
     input:
         lambda wildcards: row_files("results/metric_robustness/robustness/{row}.gamma.tsv", METRIC_VARIANTS).values(),
     output:
-        png=report("results/figures/metric_robustness/gamma_curves.png", caption="../report/metric_gamma_curves.rst", category="Metric robustness"),
+        png=report(
+            "results/figures/metric_robustness/gamma_curves.png",
+            caption="../report/metric_gamma_curves.rst", category=METRIC_ROBUSTNESS_SECTION, subcategory="robustness",
+        ),
         pdf="results/figures/metric_robustness/gamma_curves.pdf",
     log:
         "logs/metric_gamma_curves.log",

@@ -6,6 +6,8 @@
 # scores with bootstrap intervals on nested record samples, and their consistency across perturbation
 # types through the one robustness engine.
 
+from nlp_robustness.outputs.report_sections import NATURAL as NATURAL_SECTION
+
 
 rule natural_review_records:
     """The reviews every classifier was tested on, as a test-set table (source = the document a classifier
@@ -117,15 +119,17 @@ rule natural_robustness_tables:
     input:
         unpack(natural_table_inputs),
     output:
-        scores=report(
-            "results/tables/natural_robustness/scores.csv",
-            caption="../report/natural_robustness_scores.rst", category="Natural robustness",
+        scores="results/tables/natural_robustness/scores.csv",
+        scores_html=report(
+            "results/tables/natural_robustness/scores.html",
+            caption="../report/natural_robustness_scores.rst", category=NATURAL_SECTION, subcategory="scores",
         ),
         scores_markdown="results/tables/natural_robustness/scores.md",
         scores_latex="results/tables/natural_robustness/scores.tex",
-        changes=report(
-            "results/tables/natural_robustness/perturbation_changes.csv",
-            caption="../report/natural_robustness_changes.rst", category="Natural robustness",
+        changes="results/tables/natural_robustness/perturbation_changes.csv",
+        changes_html=report(
+            "results/tables/natural_robustness/perturbation_changes.html",
+            caption="../report/natural_robustness_changes.rst", category=NATURAL_SECTION, subcategory="perturbation changes",
         ),
         changes_markdown="results/tables/natural_robustness/perturbation_changes.md",
     log:
@@ -150,7 +154,7 @@ rule natural_robustness_figure:
     output:
         png=report(
             "results/figures/natural_robustness/scores.png",
-            caption="../report/natural_robustness_figure.rst", category="Natural robustness",
+            caption="../report/natural_robustness_figure.rst", category=NATURAL_SECTION, subcategory="scores",
         ),
         pdf="results/figures/natural_robustness/scores.pdf",
     log:
@@ -195,9 +199,10 @@ rule natural_robustness_consistency_tables:
     input:
         lambda wildcards: natural_consistency_files("summary").values(),
     output:
-        csv=report(
-            "results/tables/natural_robustness/robustness_{method}.csv",
-            caption="../report/natural_robustness_consistency_table.rst", category="Natural robustness",
+        csv="results/tables/natural_robustness/robustness_{method}.csv",
+        html=report(
+            "results/tables/natural_robustness/robustness_{method}.html",
+            caption="../report/natural_robustness_consistency_table.rst", category=NATURAL_SECTION, subcategory="robustness",
         ),
         markdown="results/tables/natural_robustness/robustness_{method}.md",
         latex="results/tables/natural_robustness/robustness_{method}.tex",
@@ -235,7 +240,7 @@ rule natural_robustness_gamma_curves:
     output:
         png=report(
             "results/figures/natural_robustness/gamma_curves.png",
-            caption="../report/natural_robustness_gamma_curves.rst", category="Natural robustness",
+            caption="../report/natural_robustness_gamma_curves.rst", category=NATURAL_SECTION, subcategory="robustness",
         ),
         pdf="results/figures/natural_robustness/gamma_curves.pdf",
     log:

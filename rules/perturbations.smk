@@ -4,6 +4,9 @@
 # then beta, beta1, beta2, alpha per segment, the family's tables and figures, and the consistency of
 # beta1 across functions through the one robustness engine (rules/robustness.smk draws its blocks).
 
+# A family's tables and figures go to its paper's section of the report (family_section).
+from nlp_robustness.outputs.report_sections import family_section
+
 
 rule perturbation_sample:
     """The segments of one test set a family perturbs: a seeded, nested sample (or all of them)."""
@@ -94,9 +97,11 @@ rule perturbation_tables:
     input:
         family_report_inputs("pair_scores", "status", "derived", "translations", "testsets", "testset_translations"),
     output:
-        means=report(
-            "results/tables/perturbations/{family}/{perturbation_metric}/means.csv",
-            caption="../report/perturbation_means.rst", category="Perturbations", subcategory="{family}",
+        means="results/tables/perturbations/{family}/{perturbation_metric}/means.csv",
+        means_html=report(
+            "results/tables/perturbations/{family}/{perturbation_metric}/means.html",
+            caption="../report/perturbation_means.rst",
+            category=lambda wildcards: family_section(wildcards.family), subcategory="{perturbation_metric}",
         ),
         means_markdown="results/tables/perturbations/{family}/{perturbation_metric}/means.md",
         means_latex="results/tables/perturbations/{family}/{perturbation_metric}/means.tex",
@@ -146,22 +151,26 @@ rule perturbation_figures:
     output:
         robust_vs_faithful=report(
             "results/figures/perturbations/{family}/{perturbation_metric}/robust_vs_faithful.png",
-            caption="../report/perturbation_figures.rst", category="Perturbations", subcategory="{family}",
+            caption="../report/perturbation_figures.rst",
+            category=lambda wildcards: family_section(wildcards.family), subcategory="{perturbation_metric}",
         ),
         robust_vs_faithful_pdf="results/figures/perturbations/{family}/{perturbation_metric}/robust_vs_faithful.pdf",
         heatmaps=report(
             "results/figures/perturbations/{family}/{perturbation_metric}/beta_heatmaps.png",
-            caption="../report/perturbation_figures.rst", category="Perturbations", subcategory="{family}",
+            caption="../report/perturbation_figures.rst",
+            category=lambda wildcards: family_section(wildcards.family), subcategory="{perturbation_metric}",
         ),
         heatmaps_pdf="results/figures/perturbations/{family}/{perturbation_metric}/beta_heatmaps.pdf",
         scatter=report(
             "results/figures/perturbations/{family}/{perturbation_metric}/scores_vs_alpha_and_length.png",
-            caption="../report/perturbation_figures.rst", category="Perturbations", subcategory="{family}",
+            caption="../report/perturbation_figures.rst",
+            category=lambda wildcards: family_section(wildcards.family), subcategory="{perturbation_metric}",
         ),
         scatter_pdf="results/figures/perturbations/{family}/{perturbation_metric}/scores_vs_alpha_and_length.pdf",
         similarity=report(
             "results/figures/perturbations/{family}/{perturbation_metric}/function_similarity.png",
-            caption="../report/perturbation_figures.rst", category="Perturbations", subcategory="{family}",
+            caption="../report/perturbation_figures.rst",
+            category=lambda wildcards: family_section(wildcards.family), subcategory="{perturbation_metric}",
         ),
         similarity_pdf="results/figures/perturbations/{family}/{perturbation_metric}/function_similarity.pdf",
     log:
@@ -231,9 +240,11 @@ rule perturbation_robustness_tables:
             family=wildcards.family, perturbation_metric=wildcards.perturbation_metric,
         ).values(),
     output:
-        csv=report(
-            "results/tables/perturbations/{family}/{perturbation_metric}/robustness_{method}.csv",
-            caption="../report/perturbation_robustness_table.rst", category="Perturbations", subcategory="{family}",
+        csv="results/tables/perturbations/{family}/{perturbation_metric}/robustness_{method}.csv",
+        html=report(
+            "results/tables/perturbations/{family}/{perturbation_metric}/robustness_{method}.html",
+            caption="../report/perturbation_robustness_table.rst",
+            category=lambda wildcards: family_section(wildcards.family), subcategory="{perturbation_metric}",
         ),
         markdown="results/tables/perturbations/{family}/{perturbation_metric}/robustness_{method}.md",
         latex="results/tables/perturbations/{family}/{perturbation_metric}/robustness_{method}.tex",
@@ -272,7 +283,8 @@ rule perturbation_gamma_curves:
     output:
         png=report(
             "results/figures/perturbations/{family}/{perturbation_metric}/gamma_curves.png",
-            caption="../report/perturbation_gamma_curves.rst", category="Perturbations", subcategory="{family}",
+            caption="../report/perturbation_gamma_curves.rst",
+            category=lambda wildcards: family_section(wildcards.family), subcategory="{perturbation_metric}",
         ),
         pdf="results/figures/perturbations/{family}/{perturbation_metric}/gamma_curves.pdf",
     log:

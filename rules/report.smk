@@ -1,9 +1,17 @@
+# The MT test-domain branch of the report: its tables and figures, grouped by metric.
+from nlp_robustness.outputs.report_sections import DOMAINS as DOMAINS_SECTION
+
+
 rule robustness_tables:
     """Tables shaped like the paper's Tables 1, 3 and 5 (rows = systems, column groups = left-out test set)."""
     input:
         expand("results/robustness/{{metric}}/{system}.summary.tsv", system=SYSTEMS),
     output:
-        csv=report("results/tables/{metric}/robustness_{method}.csv", caption="../report/robustness_table.rst", category="Tables", subcategory="{metric}"),
+        csv="results/tables/{metric}/robustness_{method}.csv",
+        html=report(
+            "results/tables/{metric}/robustness_{method}.html",
+            caption="../report/robustness_table.rst", category=DOMAINS_SECTION, subcategory="{metric}",
+        ),
         markdown="results/tables/{metric}/robustness_{method}.md",
         latex="results/tables/{metric}/robustness_{method}.tex",
     log:
@@ -33,7 +41,11 @@ rule testset_means:
     input:
         expand("results/scores/{system}/{testset}.tsv", system=SYSTEMS, testset=TESTSETS),
     output:
-        report("results/tables/{metric}/testset_means.csv", caption="../report/testset_means.rst", category="Tables", subcategory="{metric}"),
+        csv="results/tables/{metric}/testset_means.csv",
+        html=report(
+            "results/tables/{metric}/testset_means.html",
+            caption="../report/testset_means.rst", category=DOMAINS_SECTION, subcategory="{metric}",
+        ),
     log:
         "logs/testset_means/{metric}.log",
     params:
@@ -53,7 +65,10 @@ rule gamma_curves:
     input:
         expand("results/robustness/{{metric}}/{system}.gamma.tsv", system=SYSTEMS),
     output:
-        png=report("results/figures/{metric}/gamma_curves.png", caption="../report/gamma_curves.rst", category="Figures", subcategory="{metric}"),
+        png=report(
+            "results/figures/{metric}/gamma_curves.png",
+            caption="../report/gamma_curves.rst", category=DOMAINS_SECTION, subcategory="{metric}",
+        ),
         pdf="results/figures/{metric}/gamma_curves.pdf",
     log:
         "logs/gamma_curves/{metric}.log",

@@ -1,6 +1,8 @@
 # Sentiment branch (paper Section 5, Tables 2, 4, 6): one classifier per training domain of the Amazon
 # reviews, tested on every test domain; robustness = consistency of its domain-level accuracies.
 
+from nlp_robustness.outputs.report_sections import SENTIMENT as SENTIMENT_SECTION
+
 
 rule sentiment_train:
     """Train one classifier on one domain: seeded 15 % validation split (stratified, grouped by text), TF-IDF
@@ -81,7 +83,11 @@ rule sentiment_robustness_tables:
     input:
         expand("results/sentiment/robustness/{classifier}.summary.tsv", classifier=SENTIMENT_CLASSIFIERS),
     output:
-        csv=report("results/tables/sentiment/robustness_{method}.csv", caption="../report/sentiment_robustness_table.rst", category="Tables", subcategory="sentiment"),
+        csv="results/tables/sentiment/robustness_{method}.csv",
+        html=report(
+            "results/tables/sentiment/robustness_{method}.html",
+            caption="../report/sentiment_robustness_table.rst", category=SENTIMENT_SECTION, subcategory="robustness",
+        ),
         markdown="results/tables/sentiment/robustness_{method}.md",
         latex="results/tables/sentiment/robustness_{method}.tex",
     log:
@@ -114,7 +120,11 @@ rule sentiment_accuracy_table:
         training=expand("results/sentiment/models/{classifier}/training.json", classifier=SENTIMENT_CLASSIFIERS),
         accuracy=expand("results/sentiment/accuracy/{classifier}.tsv", classifier=SENTIMENT_CLASSIFIERS),
     output:
-        csv=report("results/tables/sentiment/accuracy.csv", caption="../report/sentiment_accuracy.rst", category="Tables", subcategory="sentiment"),
+        csv="results/tables/sentiment/accuracy.csv",
+        html=report(
+            "results/tables/sentiment/accuracy.html",
+            caption="../report/sentiment_accuracy.rst", category=SENTIMENT_SECTION, subcategory="accuracy",
+        ),
         markdown="results/tables/sentiment/accuracy.md",
     log:
         "logs/sentiment_accuracy_table.log",
@@ -136,7 +146,10 @@ rule sentiment_gamma_curves:
     input:
         expand("results/sentiment/robustness/{classifier}.gamma.tsv", classifier=SENTIMENT_CLASSIFIERS),
     output:
-        png=report("results/figures/sentiment/gamma_curves.png", caption="../report/sentiment_gamma_curves.rst", category="Figures", subcategory="sentiment"),
+        png=report(
+            "results/figures/sentiment/gamma_curves.png",
+            caption="../report/sentiment_gamma_curves.rst", category=SENTIMENT_SECTION, subcategory="robustness",
+        ),
         pdf="results/figures/sentiment/gamma_curves.pdf",
     log:
         "logs/sentiment_gamma_curves.log",

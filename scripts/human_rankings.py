@@ -9,6 +9,7 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 import pandas as pd  # noqa: E402
 
 from nlp_robustness.fileio import atomic_write, markdown_table  # noqa: E402
+from nlp_robustness.outputs.html_tables import write_html_table  # noqa: E402
 from nlp_robustness.studies.human import ranking_tables  # noqa: E402
 
 def read_tables(paths):
@@ -20,14 +21,17 @@ def read_tables(paths):
 summaries, gammas = read_tables(snakemake.params.summaries), read_tables(snakemake.params.gamma)
 metrics = [score for score in summaries if score != "human"]
 rankings, pairwise, agreement = ranking_tables(summaries, gammas, metrics, snakemake.params.ranking, snakemake.params.seed)
-# CSV at full precision; Markdown rounded for reading.
-for table, csv_path, markdown_path, decimals in (
-    (rankings, snakemake.output.rankings, snakemake.output.rankings_markdown, 6),
-    (pairwise, snakemake.output.pairwise, snakemake.output.pairwise_markdown, None),
-    (agreement, snakemake.output.agreement, snakemake.output.agreement_markdown, 4),
+# CSV at full precision; Markdown and HTML rounded for reading.
+output = snakemake.output
+for table, name, title, markdown_decimals in (
+    (rankings, "rankings", "Rankings by mean, COV and gamma of BLEU, chrF and human scores (paper Table 7 analog)", 6),
+    (pairwise, "pairwise", "Every pair of systems: the more consistent by each measure, agreement with humans (paper Table 8 analog)",
+     None),
+    (agreement, "agreement", "Agreement of each automatic ranking with a human ranking", 4),
 ):
-    with atomic_write(csv_path) as handle:
+    with atomic_write(output[name]) as handle:
         table.to_csv(handle, index=False, lineterminator="\n")
-    with atomic_write(markdown_path) as handle:
-        handle.write(markdown_table(table if decimals is None else table.round(decimals)))
+    with atomic_write(output[f"{name}_markdown"]) as handle:
+        handle.write(markdown_table(table if markdown_decimals is None else table.round(markdown_decimals)))
+    write_html_table(table, output[f"{name}_html"], title)
 logging.info("\n%s\n%s", rankings.round(3).to_string(index=False), agreement.round(3).to_string(index=False))

@@ -9,6 +9,7 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 import pandas as pd  # noqa: E402
 
 from nlp_robustness.fileio import atomic_write, read_table  # noqa: E402
+from nlp_robustness.outputs.html_tables import write_html_table  # noqa: E402
 from nlp_robustness.outputs.metric_robustness import attack_rate_table, frame_markdown, unknown_token_latex, unknown_token_table  # noqa: E402
 from nlp_robustness.studies.metric_attacks import REFERENCE_COLUMNS  # noqa: E402
 
@@ -21,8 +22,10 @@ with atomic_write(snakemake.output.unknown) as handle:
     unknown.to_csv(handle, index=False)
 with atomic_write(snakemake.output.rates) as handle:
     rates.to_csv(handle, index=False)
+unknown_title = "Average unknown tokens per segment (Algorithm 1 of paper 002, WordPiece of bert-base-uncased) by attack, level and pair"
 with atomic_write(snakemake.output.unknown_markdown) as handle:
-    handle.write(frame_markdown(unknown, "Average unknown tokens per segment (Algorithm 1 of paper 002, WordPiece of bert-base-uncased) by attack, level and pair"))
+    handle.write(frame_markdown(unknown, unknown_title))
+write_html_table(unknown, snakemake.output.unknown_html, unknown_title)
 with atomic_write(snakemake.output.unknown_latex) as handle:
     handle.write(unknown_token_latex(unknown))
 with atomic_write(snakemake.output.rates_markdown) as handle:

@@ -9,6 +9,7 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 import pandas as pd  # noqa: E402
 
 from nlp_robustness.fileio import atomic_write, read_table, write_table  # noqa: E402
+from nlp_robustness.outputs.html_tables import write_html_table  # noqa: E402
 from nlp_robustness.outputs.metric_robustness import tau_markdown, tau_latex  # noqa: E402
 from nlp_robustness.studies.metric_attacks import AGREEMENT_KEY_COLUMNS, DARR_COLUMNS, SCORE_KEY_COLUMNS, tau_tables  # noqa: E402
 
@@ -23,6 +24,7 @@ agreement, tau, tau_by_layer, best = tau_tables(darr, scores, job["conditions"],
 write_table(agreement, snakemake.output.agreement, AGREEMENT_KEY_COLUMNS)
 with atomic_write(snakemake.output.tau) as handle:
     tau.to_csv(handle, index=False)
+write_html_table(tau, snakemake.output.tau_html, "WMT19 DARR tau of every metric per condition and pair (paper 002 Tables 5, 8, 9)")
 with atomic_write(snakemake.output.tau_by_layer) as handle:
     tau_by_layer.to_csv(handle, index=False)
 with atomic_write(snakemake.output.best_layers) as handle:

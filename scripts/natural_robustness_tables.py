@@ -7,6 +7,7 @@ sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
 from nlp_robustness.fileio import atomic_write  # noqa: E402
+from nlp_robustness.outputs.html_tables import write_html_table  # noqa: E402
 from nlp_robustness.outputs.natural_robustness import (  # noqa: E402
     changes_markdown,
     perturbation_changes,
@@ -28,4 +29,8 @@ for path, text in (
 ):
     with atomic_write(path) as handle:
         handle.write(text)
+write_html_table(scores, snakemake.output.scores_html,
+                 "Natural Robustness: share of perturbations leaving the response unchanged (1.0 = robust)")
+write_html_table(changes, snakemake.output.changes_html,
+                 "What each perturbation type changed in its inputs (chrF and Levenshtein similarity, 100 = unchanged)")
 logging.info("\n%s", changes.to_string(index=False))

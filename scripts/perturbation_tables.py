@@ -6,7 +6,8 @@ import sys
 sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
-from nlp_robustness.outputs.perturbation_tables import flip_examples, means_table, write_flip_examples, write_means_tables  # noqa: E402
+from nlp_robustness.outputs.html_tables import write_html_table  # noqa: E402
+from nlp_robustness.outputs.perturbation_tables import SCORE_COLUMNS, flip_examples, means_table, write_flip_examples, write_means_tables  # noqa: E402
 from nlp_robustness.perturbations.collect import read_family_scores, read_flip_texts, read_status  # noqa: E402
 
 job = snakemake.params.job
@@ -14,15 +15,17 @@ family, metric = snakemake.wildcards.family, snakemake.wildcards.perturbation_me
 scores = read_family_scores(job["pair_scores"], [metric])
 status = read_status(job["status"])
 means = means_table(scores, status, job["functions"], job["categories"], job["systems"], metric)
+means_caption = (
+    f"{family} perturbations, sentence {metric}: mean beta (source), beta1 (perturbed source vs reference: "
+    "robustness), beta2 (perturbed source vs perturbed reference: faithfulness), alpha (perturbed vs original "
+    "source), kept fraction of the sampled segments, and flips (beta1 > beta)"
+)
 write_means_tables(
     means, snakemake.output.means, snakemake.output.means_markdown, snakemake.output.means_latex,
-    caption=(
-        f"{family} perturbations, sentence {metric}: mean beta (source), beta1 (perturbed source vs reference: "
-        "robustness), beta2 (perturbed source vs perturbed reference: faithfulness), alpha (perturbed vs original "
-        "source), kept fraction of the sampled segments, and flips (beta1 > beta)"
-    ),
-    label=f"perturbations-{family}-{metric}-means",
+    caption=means_caption, label=f"perturbations-{family}-{metric}-means",
 )
+# scores with 2 decimals and fractions with 3, as in Markdown and LaTeX
+write_html_table(means, snakemake.output.means_html, means_caption, column_decimals=dict.fromkeys(SCORE_COLUMNS, 2))
 texts = read_flip_texts(job["derived"], job["translations"], job["testsets"], job["testset_translations"])
 examples = flip_examples(scores, texts, metric, systems=job["systems"], functions=job["functions"])
 write_flip_examples(

@@ -75,3 +75,20 @@ def run_workflow(
         *arguments,
     ]
     return subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=1200)
+
+
+#: The profile's jobs in the small run (3 groups: a figure each). The profile records the config's hash,
+#: so every config edit reruns them too.
+PROFILE_JOBS = {"robustness_profile": 1, "robustness_profile_figure": 3, "robustness_profile_overview": 1,
+                "robustness_profile_report": 1}
+
+
+def with_profile(jobs: dict[str, int | str]) -> dict[str, int | str]:
+    """``jobs`` (rule -> count, as ints or as the strings of a dry run's count table with its total) plus the
+    profile's jobs."""
+    as_text = any(isinstance(count, str) for count in jobs.values())
+    added = {rule: str(count) if as_text else count for rule, count in PROFILE_JOBS.items()}
+    edited = {**jobs, **added}
+    if "total" in jobs:
+        edited["total"] = str(int(jobs["total"]) + sum(PROFILE_JOBS.values()))
+    return edited

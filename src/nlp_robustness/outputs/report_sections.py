@@ -1,0 +1,32 @@
+"""The sections of the HTML report (``snakemake --report``), in reading order.
+
+Snakemake's report lists its categories alphabetically, so every section name starts with its position:
+the robustness profile first, then one section per branch, then the data and systems. Every ``report()``
+marker of the workflow names one of these (through :func:`family_section` for perturbation families).
+"""
+
+from __future__ import annotations
+
+__all__ = ["SECTIONS", "PROFILE", "DOMAINS", "SENTIMENT", "HUMAN", "WORD_ORDER", "CHARACTER_ATTACKS", "NATURAL",
+           "METRIC_ROBUSTNESS", "DATA", "family_section"]
+
+PROFILE = "1. Robustness profile"
+DOMAINS = "2. Test domains (MT)"
+SENTIMENT = "3. Sentiment classifiers"
+HUMAN = "4. Human judgements (WMT'21)"
+WORD_ORDER = "5. Word order (paper 004)"
+CHARACTER_ATTACKS = "6. Character attacks (paper 002)"
+NATURAL = "7. Natural robustness (paper 001)"
+METRIC_ROBUSTNESS = "8. Metric robustness (paper 002)"
+DATA = "9. Data and systems"
+
+#: Every section, in the order the report shows them.
+SECTIONS = (PROFILE, DOMAINS, SENTIMENT, HUMAN, WORD_ORDER, CHARACTER_ATTACKS, NATURAL, METRIC_ROBUSTNESS, DATA)
+
+_FAMILY_SECTIONS = {"word_order": WORD_ORDER, "character_attacks": CHARACTER_ATTACKS, "natural": NATURAL, "paraphrase": NATURAL}
+
+
+def family_section(family: str) -> str:
+    """The section of a perturbation family's tables and figures; a family of no known paper gets a section
+    of its own, after the numbered ones."""
+    return _FAMILY_SECTIONS.get(family, f"Perturbations: {family}")

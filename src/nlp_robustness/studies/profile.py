@@ -1,0 +1,507 @@
+"""One robustness profile per system: every branch's published numbers side by side, ranked, and compared.
+
+The profile never recomputes a branch. It *reads* what the branches wrote -- their tables
+(``results/tables/...``) and, for the gamma-area, their gamma curves (``results/.../<row>.gamma.tsv``, the
+curves behind their gamma figures) -- and puts them on one scale: per column a rank (1 = most robust, or
+best quality), per group of systems a Kendall tau between every two column rankings (do the axes agree?).
+
+Groups of systems are the rows that share axes:
+
+* **MT systems** (``systems``): mean quality; consistency across the test domains (COV and gamma-area, on
+  the whole pool and by design bagging); per configured perturbation family either word-order robustness and
+  faithfulness (mean beta1, beta2 and beta2 - beta1 over the functions, paper 004) or the drop beta - beta1
+  under each function (character attacks at each p, paper 002); the Natural Robustness score with its
+  interval (paper 001, both same-response criteria).
+* **Sentiment classifiers**: mean accuracy, consistency across test domains, Natural Robustness (same label).
+* **WMT'21 systems** (``human``): mean human (MQM) score and mean metric score; consistency across news and
+  TED of the human score (gamma-area only: MQM means are negative, so their COV does not measure spread)
+  and of the metric (COV and gamma-area).
+
+Readings chosen where the sources leave room (documented in the README, tested):
+
+* *gamma-area* is the mean of gamma over the branch's epsilon grid (as ``human.ranking.gamma: area``); lower
+  = more consistent, like COV. It compares systems within a column only (the grid is the branch's).
+* *mean beta1 (beta2)* of a family weights every function equally: the mean of the per-function means of
+  the branch's means table (functions that kept no segment are skipped).
+* *drop* is beta - beta1 in metric points (positive = worse under the attack); a weak system has less to
+  lose, which the tau against mean quality shows.
+* beta2 - beta1 is descriptive, not a robustness: its rank 1 is the system that leans most to faithfulness.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Mapping, MutableMapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from nlp_robustness.errors import InputError
+from nlp_robustness.outputs.tables import csv_group
+from nlp_robustness.statistics.engine import WHOLE_POOL
+from nlp_robustness.statistics.rankings import kendall_tau, rank_values
+
+__all__ = [
+    "AXES",
+    "FAMILY_VIEWS",
+    "LONG_COLUMNS",
+    "KENDALL_COLUMNS",
+    "axis_kendall",
+    "axis_rankings",
+    "build_profile",
+    "complete_profile",
+    "config_hash",
+    "kendall_matrix",
+    "kendall_square",
+    "plan_files",
+    "profile_document",
+    "profile_plan",
+    "rank_profile",
+    "read_profile",
+    "wide_table",
+]
+
+#: Axes in the order the profile shows them.
+AXES = ("quality", "test domains", "word order", "character attacks", "natural perturbations")
+#: How a perturbation family appears in the profile: mean beta1/beta2 (faithfulness) or the drop per function.
+FAMILY_VIEWS = ("faithfulness", "drop")
+#: Columns of the long profile table (one row per group, system and measure).
+LONG_COLUMNS = ("group", "system", "axis", "measure", "label", "metric", "role", "orientation", "value", "ci_low",
+                "ci_high", "rank", "source")
+#: Columns of the long Kendall table (one row per group and pair of measures).
+KENDALL_COLUMNS = ("group", "first", "second", "systems", "tau", "p_value")
+
+_DEFAULT_FAMILY_VIEWS = {"word_order": "faithfulness", "character_attacks": "drop"}
+_METHOD_LABELS = {"pool": "pool", "design_bagging": "design bagging"}
+
+
+def _error(key: str, message: str) -> InputError:
+    return InputError(f"invalid configuration at key 'robustness_profile.{key}': {message}")
+
+
+def complete_profile(config: MutableMapping[str, Any]) -> None:
+    """Check the ``robustness_profile`` section and fill its defaults that depend on other keys (in place;
+    no-op without one): ``metric`` the first of ``metrics``; ``families`` word_order (faithfulness) and
+    character_attacks (drop) where configured with that metric.
+
+    Run after the perturbation and Natural Robustness sections are completed.
+
+    Raises:
+        InputError: naming the first offending key.
+    """
+    section = config.get("robustness_profile")
+    if section is None:
+        return
+    metrics = list(config["metrics"])
+    section.setdefault("metric", metrics[0])
+    metric = section["metric"]
+    if metric not in metrics:
+        raise _error("metric", f"'{metric}' is not one of metrics ({', '.join(metrics)})")
+    families = (config.get("perturbations") or {}).get("families", {})
+    if "families" not in section:
+        section["families"] = {
+            family: view for family, view in _DEFAULT_FAMILY_VIEWS.items()
+            if family in families and metric in families[family]["metrics"]
+        }
+    for family, view in section["families"].items():
+        if family not in families:
+            raise _error(f"families.{family}", f"'{family}' is not a family of perturbations.families "
+                                               f"(configured: {', '.join(families) or 'none'})")
+        if metric not in families[family]["metrics"]:
+            raise _error(f"families.{family}", f"the family writes no tables for the profile's metric '{metric}' "
+                                               f"(perturbations.families.{family}.metrics: {families[family]['metrics']})")
+        if view not in FAMILY_VIEWS:
+            raise _error(f"families.{family}", f"'{view}' is not a view ({', '.join(FAMILY_VIEWS)})")
+
+
+def _measure(key: str, axis: str, label: str, metric: str | None, role: str, orientation: str, source: dict) -> dict:
+    return {"key": key, "axis": axis, "label": label, "metric": metric, "role": role, "orientation": orientation,
+            "source": source}
+
+
+def _consistency(prefix: str, score: str, label: str, tables: str, gammas: Mapping[str, str], with_cov: bool = True) -> list[dict]:
+    """COV and gamma-area of one score on the whole pool and by design bagging (axis: test domains)."""
+    measures = []
+    for method in ("pool", "design_bagging"):
+        if with_cov:
+            measures.append(_measure(
+                f"{prefix}cov_{score}_{method}", "test domains", f"COV {label} ({_METHOD_LABELS[method]})", score,
+                "robustness", "lower", {"kind": "table_column", "path": f"{tables}/robustness_{method}.csv",
+                                        "column": f"{csv_group(WHOLE_POOL)}_COV"}))
+        measures.append(_measure(
+            f"{prefix}gamma_area_{score}_{method}", "test domains", f"γ-area {label} ({_METHOD_LABELS[method]})", score,
+            "robustness", "lower", {"kind": "gamma_area", "paths": dict(gammas), "method": method}))
+    return measures
+
+
+def _natural(criteria: Sequence[str], rows: Sequence[str]) -> list[dict]:
+    path = "results/tables/natural_robustness/scores.csv"
+    return [
+        _measure(f"natural_{criterion}", "natural perturbations", f"Natural Robustness ({criterion})", None,
+                 "robustness", "higher", {"kind": "natural_score", "path": path, "criterion": criterion, "rows": list(rows)})
+        for criterion in criteria
+    ]
+
+
+def _family_measures(family: str, view: str, metric: str, functions: Sequence[str], display: str) -> list[dict]:
+    path = f"results/tables/perturbations/{family}/{metric}/means.csv"
+    axis = family.replace("_", " ")
+    if view == "faithfulness":
+        return [
+            _measure(f"beta1_{metric}", axis, f"β1 {display} (robustness)", metric, "robustness", "higher",
+                     {"kind": "function_mean", "path": path, "column": "beta1"}),
+            _measure(f"beta2_{metric}", axis, f"β2 {display} (faithfulness)", metric, "faithfulness", "higher",
+                     {"kind": "function_mean", "path": path, "column": "beta2"}),
+            _measure(f"beta2_minus_beta1_{metric}", axis, f"β2−β1 {display}", metric, "faithfulness", "higher",
+                     {"kind": "function_mean", "path": path, "column": "beta2_minus_beta1"}),
+        ]
+    return [
+        _measure(f"drop_{function}_{metric}", axis, f"drop {display} {function}", metric, "robustness", "lower",
+                 {"kind": "function_drop", "path": path, "function": function})
+        for function in functions
+    ]
+
+
+def _display(metric: str) -> str:
+    return {"bleu": "BLEU", "chrf": "chrF", "levenshtein": "Levenshtein"}.get(metric, metric)
+
+
+def profile_plan(config: Mapping[str, Any]) -> dict[str, Any]:
+    """Every group of systems and every measure of the profile, each with the branch output it is read from.
+
+    ``config`` is the validated, completed config. The plan is plain data (it is the profile job's
+    parameters): ``{"metric": ..., "groups": [{"name", "label", "scores", "systems", "measures": [...]}]}``; a measure is
+    ``{"key", "axis", "label", "metric", "role", "orientation", "source"}``, its source a dict naming the
+    file(s) and what to read there (:func:`read_profile`).
+    """
+    section = config["robustness_profile"]
+    metric = section["metric"]
+    display = _display(metric)
+    families = (config.get("perturbations") or {}).get("families", {})
+    natural = config.get("natural_robustness")
+    groups = []
+
+    systems = list(config["systems"])
+    measures = [
+        _measure(f"mean_{metric}", "quality", f"mean {display}", metric, "quality", "higher",
+                 {"kind": "table_column", "path": f"results/tables/{metric}/robustness_pool.csv", "column": f"{csv_group(WHOLE_POOL)}_Mean"}),
+        *_consistency("", metric, display, f"results/tables/{metric}",
+                      {system: f"results/robustness/{metric}/{system}.gamma.tsv" for system in systems}),
+    ]
+    for family, view in section["families"].items():
+        measures += _family_measures(family, view, metric, list(families[family]["functions"]), display)
+    if natural and natural["systems"]:
+        measures += _natural(["exact", "chrf"], natural["systems"])
+    groups.append({"name": "mt", "label": "MT systems", "scores": f"sentence {display}", "systems": systems, "measures": measures})
+
+    sentiment = config.get("sentiment")
+    if sentiment:
+        classifiers = list(sentiment["training"]["domains"])
+        measures = [
+            _measure("mean_accuracy", "quality", "mean accuracy", "accuracy", "quality", "higher",
+                     {"kind": "table_column", "path": "results/tables/sentiment/robustness_pool.csv", "column": f"{csv_group(WHOLE_POOL)}_Mean"}),
+            *_consistency("", "accuracy", "accuracy", "results/tables/sentiment",
+                          {classifier: f"results/sentiment/robustness/{classifier}.gamma.tsv" for classifier in classifiers}),
+        ]
+        if natural:
+            measures += _natural(["label"], classifiers)
+        groups.append({"name": "sentiment", "label": "Sentiment classifiers", "scores": "accuracy in %", "systems": classifiers,
+                       "measures": measures})
+
+    human = config.get("human")
+    if human:
+        names = list(human["systems"])
+        measures = []
+        for score, label in (("human", "MQM"), (metric, display)):
+            measures.append(_measure(
+                f"mean_{score}", "quality", f"mean {label}", score, "quality", "higher",
+                {"kind": "table_column", "path": f"results/tables/human/{score}/robustness_pool.csv", "column": f"{csv_group(WHOLE_POOL)}_Mean"}))
+        for score, label in (("human", "MQM"), (metric, display)):
+            measures += _consistency(
+                f"{'human' if score == 'human' else 'metric'}_", score, label, f"results/tables/human/{score}",
+                {name: f"results/human/robustness/{score}/{name}.gamma.tsv" for name in names}, with_cov=score != "human")
+        groups.append({"name": "wmt21", "label": "WMT'21 systems (human judgements)", "scores": f"MQM and sentence {display}",
+                       "systems": names, "measures": measures})
+    return {"metric": metric, "groups": groups}
+
+
+def plan_files(plan: Mapping[str, Any]) -> list[str]:
+    """Every file the plan reads, once, in plan order (the profile job's input)."""
+    files: dict[str, None] = {}
+    for group in plan["groups"]:
+        for measure in group["measures"]:
+            source = measure["source"]
+            for path in ([source["path"]] if "path" in source else source["paths"].values()):
+                files[path] = None
+    return list(files)
+
+
+def _read_csv(path: str, cache: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    if path not in cache:
+        try:
+            cache[path] = pd.read_csv(path, sep="\t" if path.endswith(".tsv") else ",", keep_default_na=False,
+                                      na_values=[""])
+        except FileNotFoundError:
+            raise InputError(f"branch output not found: {path}") from None
+        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
+            raise InputError(f"{path}: not a valid table: {error}") from None
+    return cache[path]
+
+
+def _column(frame: pd.DataFrame, column: str, path: str) -> pd.Series:
+    if column not in frame.columns:
+        raise InputError(f"{path}: no column {column!r} (columns: {', '.join(map(str, frame.columns))})")
+    return frame[column]
+
+
+def _row_values(frame: pd.DataFrame, path: str, key: str, values: pd.Series) -> dict[str, float]:
+    rows = frame[key].astype(str)
+    if rows.duplicated().any():
+        raise InputError(f"{path}: row {rows[rows.duplicated()].iloc[0]!r} appears twice in column {key!r}")
+    return dict(zip(rows, values.astype(float)))
+
+
+def _measure_values(source: Mapping[str, Any], systems: Sequence[str], cache: dict[str, pd.DataFrame]) -> dict[str, tuple[float, float, float]]:
+    """(value, ci_low, ci_high) per system of one measure; systems the source has no row for are absent."""
+    kind = source["kind"]
+    nan = math.nan
+    if kind == "table_column":  # a branch table: first column = the row (system, classifier)
+        frame = _read_csv(source["path"], cache)
+        found = _row_values(frame, source["path"], frame.columns[0], _column(frame, source["column"], source["path"]))
+        return {system: (found[system], nan, nan) for system in systems if system in found}
+    if kind == "gamma_area":
+        values = {}
+        for system, path in source["paths"].items():
+            curve = _read_csv(path, cache)
+            rows = curve[(_column(curve, "left_out", path).astype(str) == WHOLE_POOL) & (_column(curve, "method", path) == source["method"])]
+            if rows.empty:
+                raise InputError(f"{path}: no gamma curve of the whole pool by {source['method']}")
+            values[system] = (float(_column(rows, "gamma", path).mean()), nan, nan)
+        return values
+    if kind in ("function_mean", "function_drop"):
+        path = source["path"]
+        frame = _read_csv(path, cache)
+        for column in ("system", "function", "beta", "beta1", "beta2", "beta2_minus_beta1"):
+            _column(frame, column, path)
+        frame = frame.assign(system=frame["system"].astype(str))
+        values = {}
+        for system, rows in frame.groupby("system", sort=False):
+            if system not in systems:
+                continue
+            if kind == "function_mean":
+                column = rows[source["column"]].astype(float).dropna()  # functions that kept no segment: NaN
+                if not column.empty:
+                    values[system] = (float(column.mean()), nan, nan)
+            else:
+                row = rows[rows["function"] == source["function"]]
+                if len(row) > 1:
+                    raise InputError(f"{path}: function {source['function']!r} appears twice for system {system!r}")
+                if len(row) == 1 and not math.isnan(float(row["beta1"].iloc[0])):
+                    values[system] = (float(row["beta"].iloc[0]) - float(row["beta1"].iloc[0]), nan, nan)
+        return values
+    if kind == "natural_score":
+        path = source["path"]
+        frame = _read_csv(path, cache)
+        for column in ("responder", "criterion", "family", "sample", "type", "score", "ci_low", "ci_high"):
+            _column(frame, column, path)
+        rows = frame[(frame["criterion"] == source["criterion"]) & (frame["family"] == "all")
+                     & (frame["sample"].astype(str) == "all") & (frame["type"] == "all")]
+        found = {str(row.responder): (float(row.score), float(row.ci_low), float(row.ci_high)) for row in rows.itertuples()}
+        return {system: found[system] for system in source["rows"] if system in found and system in systems}
+    raise ValueError(f"unknown source kind {kind!r}")
+
+
+def read_profile(plan: Mapping[str, Any]) -> pd.DataFrame:
+    """The long profile table (:data:`LONG_COLUMNS` without ``rank``) read from the branch outputs the plan
+    names: one row per group, system and measure that the branch measured (a system outside a family, say,
+    has no row there).
+
+    Raises:
+        InputError: naming the branch file that is missing, lacks a column or repeats a row.
+    """
+    cache: dict[str, pd.DataFrame] = {}
+    rows = []
+    for group in plan["groups"]:
+        for measure in group["measures"]:
+            values = _measure_values(measure["source"], group["systems"], cache)
+            source = measure["source"]
+            where = source.get("path") or ", ".join(source["paths"].values())
+            for system in group["systems"]:
+                if system not in values:
+                    continue
+                value, low, high = values[system]
+                rows.append({
+                    "group": group["name"], "system": system, "axis": measure["axis"], "measure": measure["key"],
+                    "label": measure["label"], "metric": measure["metric"], "role": measure["role"],
+                    "orientation": measure["orientation"], "value": value, "ci_low": low, "ci_high": high, "source": where,
+                })
+    columns = [column for column in LONG_COLUMNS if column != "rank"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def rank_profile(profile: pd.DataFrame) -> pd.DataFrame:
+    """``profile`` with its ``rank`` column: per group and measure, 1 = best (the most robust, the best
+    quality; for beta2 - beta1 the most faithful); ties share the better rank; NaN values are not ranked."""
+    ranked = profile.copy()
+    ranked["rank"] = pd.array([pd.NA] * len(ranked), dtype="Int64")
+    for _, rows in ranked.groupby(["group", "measure"], sort=False):
+        finite = rows[np.isfinite(rows["value"].astype(float))]
+        if finite.empty:
+            continue
+        ranks = rank_values(dict(zip(finite.index, finite["value"])), finite["orientation"].iloc[0] == "higher")
+        for index, rank in ranks.items():
+            ranked.loc[index, "rank"] = rank
+    return ranked[list(LONG_COLUMNS)]
+
+
+def _oriented(rows: pd.DataFrame) -> dict[str, float]:
+    """Values of one measure with the better end up (lower-is-better values negated), NaN left out."""
+    sign = 1.0 if rows["orientation"].iloc[0] == "higher" else -1.0
+    return {system: sign * value for system, value in zip(rows["system"], rows["value"].astype(float)) if math.isfinite(value)}
+
+
+def kendall_matrix(profile: pd.DataFrame, permutations: int, seed: int) -> pd.DataFrame:
+    """Kendall's tau-b between the rankings of every two measures of a group (:data:`KENDALL_COLUMNS`), on
+    the systems both measure; tau = 1: the two columns order the systems alike (better with better). The
+    p-value is a two-sided permutation test (exact for up to ``permutations``! orderings); fewer than three
+    systems, or a constant column, give NaN."""
+    rows = []
+    for group, frame in profile.groupby("group", sort=False):
+        measures = list(dict.fromkeys(frame["measure"]))
+        oriented = {measure: _oriented(frame[frame["measure"] == measure]) for measure in measures}
+        for index, first in enumerate(measures):
+            for second in measures[index + 1:]:
+                shared = [system for system in oriented[first] if system in oriented[second]]
+                tau, p_value = (math.nan, math.nan)
+                if len(shared) >= 2:
+                    x = [oriented[first][system] for system in shared]
+                    y = [oriented[second][system] for system in shared]
+                    if len(set(x)) > 1 and len(set(y)) > 1:
+                        tau, p_value = kendall_tau(x, y, n_resamples=permutations, seed=seed)
+                rows.append({"group": group, "first": first, "second": second, "systems": len(shared),
+                             "tau": tau, "p_value": p_value})
+    return pd.DataFrame(rows, columns=list(KENDALL_COLUMNS))
+
+
+def axis_rankings(profile: pd.DataFrame) -> pd.DataFrame:
+    """Per group, axis and system: the mean rank over the axis's robustness measures (its quality measures
+    for the quality axis; beta2 and beta2 - beta1 are faithfulness, not robustness, and left out) and the
+    rank of that mean (1 = the most robust on the axis). Columns: group, axis, system, measures, mean_rank, rank."""
+    ranked = profile.dropna(subset=["rank"])
+    ranked = ranked[(ranked["role"] == "robustness") | (ranked["axis"] == "quality")]
+    rows = []
+    for (group, axis), frame in ranked.groupby(["group", "axis"], sort=False):
+        means = frame.groupby("system", sort=False)["rank"].agg(lambda ranks: float(np.mean(ranks.astype(float))))
+        counts = frame.groupby("system", sort=False)["rank"].size()
+        ranks = rank_values(means.to_dict(), higher_is_better=False)
+        for system, mean in means.items():
+            rows.append({"group": group, "axis": axis, "system": system, "measures": int(counts[system]),
+                         "mean_rank": mean, "rank": ranks[system]})
+    return pd.DataFrame(rows, columns=["group", "axis", "system", "measures", "mean_rank", "rank"])
+
+
+def config_hash(config: Mapping[str, Any]) -> str:
+    """SHA-256 of the config as the workflow ran it (validated, defaults filled), serialised canonically
+    (sorted keys), so equal configs hash alike whatever their file's layout, comments or key order."""
+    text = json.dumps(config, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _finite(value: Any) -> float | None:
+    return None if value is None or value is pd.NA or (isinstance(value, float) and not math.isfinite(value)) else float(value)
+
+
+def profile_document(plan: Mapping[str, Any], profile: pd.DataFrame, kendall: pd.DataFrame, axes: pd.DataFrame,
+                     axes_kendall: pd.DataFrame, reading: Sequence[str], digest: str) -> dict[str, Any]:
+    """Every number of the profile as one JSON-ready document (``results/profile.json``): the config hash,
+    the profile's metric, per group its systems, measures (with source, orientation and per-system value,
+    interval and rank), axis rankings, the Kendall taus between measures and between axes, and the
+    generated reading."""
+    groups = []
+    for group in plan["groups"]:
+        frame = profile[profile["group"] == group["name"]]
+        measures = []
+        for measure in group["measures"]:
+            rows = frame[frame["measure"] == measure["key"]]
+            measures.append({
+                **{key: measure[key] for key in ("key", "axis", "label", "metric", "role", "orientation")},
+                "source": rows["source"].iloc[0] if not rows.empty else None,
+                "systems": {
+                    row.system: {"value": _finite(row.value), "ci_low": _finite(row.ci_low), "ci_high": _finite(row.ci_high),
+                                 "rank": None if row.rank is pd.NA else int(row.rank)}
+                    for row in rows.itertuples()
+                },
+            })
+        group_axes = axes[axes["group"] == group["name"]]
+        groups.append({
+            "name": group["name"], "label": group["label"], "systems": list(group["systems"]), "measures": measures,
+            "axes": [{"axis": row.axis, "system": row.system, "measures": int(row.measures), "mean_rank": float(row.mean_rank),
+                      "rank": int(row.rank)} for row in group_axes.itertuples()],
+            "kendall": [{"first": row.first, "second": row.second, "systems": int(row.systems), "tau": _finite(row.tau),
+                         "p_value": _finite(row.p_value)} for row in kendall[kendall["group"] == group["name"]].itertuples()],
+            "axes_kendall": [{"first": row.first, "second": row.second, "systems": int(row.systems), "tau": _finite(row.tau)}
+                             for row in axes_kendall[axes_kendall["group"] == group["name"]].itertuples()],
+        })
+    return {"config_hash": digest, "metric": plan["metric"], "groups": groups, "reading": list(reading)}
+
+
+def wide_table(profile: pd.DataFrame, group: str) -> pd.DataFrame:
+    """One group's profile as a wide table: a row per system, per measure its value and its rank (and for
+    Natural Robustness its interval), columns in plan order."""
+    frame = profile[profile["group"] == group]
+    systems = list(dict.fromkeys(frame["system"]))
+    table = pd.DataFrame({"system": systems})
+    for measure, rows in frame.groupby("measure", sort=False):
+        by_system = rows.set_index("system")
+        label = rows["label"].iloc[0]
+        table[label] = [by_system["value"].get(system, math.nan) for system in systems]
+        if by_system["ci_low"].notna().any():
+            table[f"{label} CI low"] = [by_system["ci_low"].get(system, math.nan) for system in systems]
+            table[f"{label} CI high"] = [by_system["ci_high"].get(system, math.nan) for system in systems]
+        table[f"{label} rank"] = pd.array([by_system["rank"].get(system, pd.NA) for system in systems], dtype="Int64")
+    return table
+
+
+def axis_kendall(axes: pd.DataFrame) -> pd.DataFrame:
+    """Kendall's tau-b between the axis rankings of every two axes of a group (:func:`axis_rankings`), on
+    the systems both rank: do the axes agree? Columns: group, first, second, systems, tau (NaN for fewer
+    than two shared systems or a constant ranking)."""
+    rows = []
+    for group, frame in axes.groupby("group", sort=False):
+        names = list(dict.fromkeys(frame["axis"]))
+        # the better end up: a lower mean rank is better
+        ranking = {axis: dict(zip(rows_.system, -rows_.mean_rank)) for axis, rows_ in frame.groupby("axis", sort=False)}
+        for index, first in enumerate(names):
+            for second in names[index + 1:]:
+                shared = [system for system in ranking[first] if system in ranking[second]]
+                x = [ranking[first][system] for system in shared]
+                y = [ranking[second][system] for system in shared]
+                tau = math.nan
+                if len(shared) >= 2 and len(set(x)) > 1 and len(set(y)) > 1:
+                    tau = float(stats.kendalltau(x, y).statistic)
+                rows.append({"group": group, "first": first, "second": second, "systems": len(shared), "tau": tau})
+    return pd.DataFrame(rows, columns=["group", "first", "second", "systems", "tau"])
+
+
+def build_profile(plan: Mapping[str, Any], permutations: int, seed: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The whole profile from the branch outputs the plan names: the ranked long table, the Kendall taus
+    between measures, the axis rankings and the Kendall taus between axes."""
+    profile = rank_profile(read_profile(plan))
+    axes = axis_rankings(profile)
+    return profile, kendall_matrix(profile, permutations, seed), axes, axis_kendall(axes)
+
+
+def kendall_square(kendall: pd.DataFrame, profile: pd.DataFrame, group: str) -> pd.DataFrame:
+    """One group's Kendall taus as a symmetric matrix labelled by the measures' labels (diagonal 1)."""
+    frame = profile[profile["group"] == group]
+    labels = dict(zip(frame["measure"], frame["label"]))
+    measures = list(labels)
+    matrix = pd.DataFrame(np.eye(len(measures)), index=measures, columns=measures)
+    for row in kendall[kendall["group"] == group].itertuples():
+        matrix.loc[row.first, row.second] = matrix.loc[row.second, row.first] = row.tau
+    matrix.index = matrix.columns = [labels[measure] for measure in measures]
+    return matrix.rename_axis("measure").reset_index()
