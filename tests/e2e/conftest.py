@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import json
 import shutil
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -10,14 +14,50 @@ import pytest
 from tests.e2e.workflow_runner import run_workflow, small_config
 
 
+@contextlib.contextmanager
+def _exclusive(lock_file: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``lock_file``; another process asking for it waits until it is released."""
+    with open(lock_file, "a", encoding="utf-8") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 @pytest.fixture(scope="session")
-def finished_run(tmp_path_factory: pytest.TempPathFactory, mirror_dir: Path) -> Path:
+def finished_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, mirror_dir: Path) -> Path:
     """A temporary working directory in which the whole workflow ran on the small test configuration
     (its config.yaml, results/, logs/, resources/downloads/ and .snakemake/). Tests read it and dry-run
-    edited configs beside it (as edited.yaml); whatever changes files works on a copy."""
+    edited configs beside it (as edited.yaml); whatever changes files works on a copy.
+
+    One run per pytest session. Under pytest-xdist the first worker that needs it makes it in the session's
+    directory above the workers' own, and a worker that needs it meanwhile waits for it (pytest-xdist's
+    "Making session-scoped fixtures execute only once"). The tests that use it run on one worker
+    (tests/conftest.py); tests that only compare their own run with it (``wait_for_finished_run``) may run
+    on another, at the same time as it."""
     if shutil.which("apertium") is None:
         pytest.skip("apertium is not installed (make setup installs it)")
-    workdir = tmp_path_factory.mktemp("workflow")
-    result = run_workflow(workdir, small_config(mirror_dir), cores=2)
-    assert result.returncode == 0, result.stdout[-5000:]
+    session_directory = tmp_path_factory.getbasetemp()
+    if hasattr(request.config, "workerinput"):  # a pytest-xdist worker: its basetemp is one per worker
+        session_directory = session_directory.parent
+    workdir, outcome = session_directory / "workflow", session_directory / "workflow.outcome.json"
+    with _exclusive(session_directory / "workflow.lock"):
+        if not outcome.exists():
+            recorded = {"returncode": None, "output": "the run raised (see the first test that needed it)"}
+            try:
+                result = run_workflow(workdir, small_config(mirror_dir), cores=2)
+                recorded = {"returncode": result.returncode, "output": result.stdout[-5000:]}
+            finally:  # recorded even when it raises (a timeout): nobody waits to start it again
+                outcome.write_text(json.dumps(recorded), encoding="utf-8")
+        recorded = json.loads(outcome.read_text(encoding="utf-8"))
+    assert recorded["returncode"] == 0, recorded["output"]
     return workdir
+
+
+@pytest.fixture
+def wait_for_finished_run(request: pytest.FixtureRequest) -> Callable[[], Path]:
+    """``finished_run`` for a test that makes a run of its own and then compares it with the shared run: the
+    test calls this when its own run is done. It does not wait for the shared run before that, and under
+    pytest-xdist it runs on another worker while the shared run is made (tests/conftest.py)."""
+    return lambda: request.getfixturevalue("finished_run")
