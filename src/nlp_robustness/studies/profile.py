@@ -229,15 +229,15 @@ def profile_plan(config: Mapping[str, Any]) -> dict[str, Any]:
     return {"metric": metric, "groups": groups}
 
 
+def _source_files(source: Mapping[str, Any]) -> list[str]:
+    """The file(s) one measure is read from: one table, or a gamma curve per system."""
+    return [source["path"]] if "path" in source else list(source["paths"].values())
+
+
 def plan_files(plan: Mapping[str, Any]) -> list[str]:
     """Every file the plan reads, once, in plan order (the profile job's input)."""
-    files: dict[str, None] = {}
-    for group in plan["groups"]:
-        for measure in group["measures"]:
-            source = measure["source"]
-            for path in ([source["path"]] if "path" in source else source["paths"].values()):
-                files[path] = None
-    return list(files)
+    files = [path for group in plan["groups"] for measure in group["measures"] for path in _source_files(measure["source"])]
+    return list(dict.fromkeys(files))
 
 
 def _read_csv(path: str, cache: dict[str, pd.DataFrame]) -> pd.DataFrame:
@@ -329,7 +329,7 @@ def read_profile(plan: Mapping[str, Any]) -> pd.DataFrame:
         for measure in group["measures"]:
             values = _measure_values(measure["source"], group["systems"], cache)
             source = measure["source"]
-            where = source.get("path") or ", ".join(source["paths"].values())
+            where = ", ".join(_source_files(source))
             for system in group["systems"]:
                 if system not in values:
                     continue
@@ -364,6 +364,29 @@ def _oriented(rows: pd.DataFrame) -> dict[str, float]:
     return {system: sign * value for system, value in zip(rows["system"], rows["value"].astype(float)) if math.isfinite(value)}
 
 
+def _pairwise_taus(group: str, rankings: Mapping[str, Mapping[str, float]], permutations: int | None,
+                   seed: int) -> list[dict[str, Any]]:
+    """Kendall's tau-b between every two of ``rankings`` (name -> system -> value, better up), on the systems
+    both rank, as rows (group, first, second, systems, tau[, p_value]); NaN for fewer than two shared systems
+    or a constant ranking. ``permutations``: the p-value's permutations (None: no p-value)."""
+    rows = []
+    names = list(rankings)
+    for index, first in enumerate(names):
+        for second in names[index + 1:]:
+            shared = [system for system in rankings[first] if system in rankings[second]]
+            x = [rankings[first][system] for system in shared]
+            y = [rankings[second][system] for system in shared]
+            tau, p_value = (math.nan, math.nan)
+            if len(shared) >= 2 and len(set(x)) > 1 and len(set(y)) > 1:
+                if permutations is None:
+                    tau = float(stats.kendalltau(x, y).statistic)
+                else:
+                    tau, p_value = kendall_tau(x, y, n_resamples=permutations, seed=seed)
+            row = {"group": group, "first": first, "second": second, "systems": len(shared), "tau": tau}
+            rows.append(row if permutations is None else {**row, "p_value": p_value})
+    return rows
+
+
 def kendall_matrix(profile: pd.DataFrame, permutations: int, seed: int) -> pd.DataFrame:
     """Kendall's tau-b between the rankings of every two measures of a group (:data:`KENDALL_COLUMNS`), on
     the systems both measure; tau = 1: the two columns order the systems alike (better with better). The
@@ -371,19 +394,8 @@ def kendall_matrix(profile: pd.DataFrame, permutations: int, seed: int) -> pd.Da
     systems, or a constant column, give NaN."""
     rows = []
     for group, frame in profile.groupby("group", sort=False):
-        measures = list(dict.fromkeys(frame["measure"]))
-        oriented = {measure: _oriented(frame[frame["measure"] == measure]) for measure in measures}
-        for index, first in enumerate(measures):
-            for second in measures[index + 1:]:
-                shared = [system for system in oriented[first] if system in oriented[second]]
-                tau, p_value = (math.nan, math.nan)
-                if len(shared) >= 2:
-                    x = [oriented[first][system] for system in shared]
-                    y = [oriented[second][system] for system in shared]
-                    if len(set(x)) > 1 and len(set(y)) > 1:
-                        tau, p_value = kendall_tau(x, y, n_resamples=permutations, seed=seed)
-                rows.append({"group": group, "first": first, "second": second, "systems": len(shared),
-                             "tau": tau, "p_value": p_value})
+        oriented = {measure: _oriented(rows_) for measure, rows_ in frame.groupby("measure", sort=False)}
+        rows += _pairwise_taus(group, oriented, permutations, seed)
     return pd.DataFrame(rows, columns=list(KENDALL_COLUMNS))
 
 
@@ -472,18 +484,9 @@ def axis_kendall(axes: pd.DataFrame) -> pd.DataFrame:
     than two shared systems or a constant ranking)."""
     rows = []
     for group, frame in axes.groupby("group", sort=False):
-        names = list(dict.fromkeys(frame["axis"]))
         # the better end up: a lower mean rank is better
         ranking = {axis: dict(zip(rows_.system, -rows_.mean_rank)) for axis, rows_ in frame.groupby("axis", sort=False)}
-        for index, first in enumerate(names):
-            for second in names[index + 1:]:
-                shared = [system for system in ranking[first] if system in ranking[second]]
-                x = [ranking[first][system] for system in shared]
-                y = [ranking[second][system] for system in shared]
-                tau = math.nan
-                if len(shared) >= 2 and len(set(x)) > 1 and len(set(y)) > 1:
-                    tau = float(stats.kendalltau(x, y).statistic)
-                rows.append({"group": group, "first": first, "second": second, "systems": len(shared), "tau": tau})
+        rows += _pairwise_taus(group, ranking, permutations=None, seed=0)
     return pd.DataFrame(rows, columns=["group", "first", "second", "systems", "tau"])
 
 
