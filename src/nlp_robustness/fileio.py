@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import fcntl
 import glob
 import io
 import json
@@ -173,6 +174,21 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "w", encoding: str | 
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
         raise
+
+
+@contextlib.contextmanager
+def locked_directory(directory: str | os.PathLike[str]) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``directory`` (created if missing) while the block runs: another
+    process asking for it waits until it is released."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(directory, os.O_RDONLY)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(descriptor, fcntl.LOCK_UN)
+        os.close(descriptor)
 
 
 def write_lines(lines: list[str], path: str | os.PathLike[str]) -> None:

@@ -2,27 +2,15 @@
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import json
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from nlp_robustness.fileio import locked_directory
 from tests.e2e.workflow_runner import run_workflow, small_config
-
-
-@contextlib.contextmanager
-def _exclusive(lock_file: Path) -> Iterator[None]:
-    """Hold an exclusive lock on ``lock_file``; another process asking for it waits until it is released."""
-    with open(lock_file, "a", encoding="utf-8") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 @pytest.fixture(scope="session")
@@ -42,7 +30,7 @@ def finished_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPa
     if hasattr(request.config, "workerinput"):  # a pytest-xdist worker: its basetemp is one per worker
         session_directory = session_directory.parent
     workdir, outcome = session_directory / "workflow", session_directory / "workflow.outcome.json"
-    with _exclusive(session_directory / "workflow.lock"):
+    with locked_directory(session_directory):  # the other workers wait here
         if not outcome.exists():
             recorded = {"returncode": None, "output": "the run raised (see the first test that needed it)"}
             try:

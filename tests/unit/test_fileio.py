@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import fcntl
 import os
 import stat
 import subprocess
@@ -16,6 +17,7 @@ import pytest
 from nlp_robustness.fileio import (
     atomic_write,
     create_temporary_directory,
+    locked_directory,
     open_temporary_file,
     write_lines,
     write_summary_table,
@@ -239,3 +241,22 @@ def test_an_unwritable_directory_names_the_target(tmp_path: Path) -> None:
     finally:
         if os.geteuid() == 0:
             subprocess.run(["umount", str(directory)], check=True)
+
+
+def test_a_locked_directory_is_exclusive_until_released(tmp_path: Path) -> None:
+    directory = tmp_path / "made" / "here"
+
+    def try_lock() -> bool:
+        descriptor = os.open(directory, os.O_RDONLY)  # another open file description, as another process has
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(descriptor, fcntl.LOCK_UN)
+            return True
+        except BlockingIOError:
+            return False
+        finally:
+            os.close(descriptor)
+
+    with locked_directory(directory):
+        assert directory.is_dir() and not try_lock()
+    assert try_lock()

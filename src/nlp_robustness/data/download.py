@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime
-import fcntl
 import hashlib
 import http.client
 import logging
@@ -36,7 +35,7 @@ from typing import IO
 import yaml
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import atomic_write, create_temporary_file, open_temporary_file
+from nlp_robustness.fileio import atomic_write, create_temporary_file, locked_directory, open_temporary_file
 
 PathLike = str | os.PathLike[str]
 
@@ -310,19 +309,6 @@ def fetch(
 # --------------------------------------------------------------------------------------------
 
 
-@contextlib.contextmanager
-def _locked_directory(directory: Path) -> Iterator[None]:
-    """Hold an exclusive ``flock`` on ``directory`` (serialises concurrent download jobs on one machine)."""
-    directory.mkdir(parents=True, exist_ok=True)
-    descriptor = os.open(directory, os.O_RDONLY)
-    try:
-        fcntl.flock(descriptor, fcntl.LOCK_EX)
-        yield
-    finally:
-        fcntl.flock(descriptor, fcntl.LOCK_UN)
-        os.close(descriptor)
-
-
 def read_checksum_lock(lock_file: PathLike) -> dict[str, dict[str, object]]:
     """Read the checksum lock: ``{download key: {url, sha256, size, recorded}}`` (empty if the file is absent).
 
@@ -364,7 +350,7 @@ def _locked_checksum(lock_file: PathLike | None, key: str | None, url: str) -> C
 def _record_in_lock(lock_file: PathLike, key: str, url: str, sha256: str, size: int) -> Checksum:
     """Record ``sha256`` for ``key`` unless another job recorded one meanwhile; return the checksum to verify against."""
     path = Path(lock_file)
-    with _locked_directory(path.parent):
+    with locked_directory(path.parent):  # serialises concurrent download jobs on one machine
         existing = _locked_checksum(path, key, url)
         if existing is not None:
             return existing
