@@ -1,4 +1,5 @@
-# The one robustness engine, for every study: blocks drawn once per block set, Metrics I-III per row.
+# The one robustness engine, for every study of the plan (nlp_robustness.studies.plan): blocks drawn once per
+# block set, Metrics I-III per row, the paper-shaped tables and the gamma figures of every group of rows.
 
 
 rule study_blocks:
@@ -15,7 +16,7 @@ rule study_blocks:
     log:
         "logs/study_blocks/{block_set}.log",
     params:
-        job=block_set_job,
+        job=lambda wildcards: STUDY_PLAN.block_set_job(wildcards.block_set, ROBUSTNESS["seed"]),
     threads: 1
     resources:
         mem_mb=2000,
@@ -27,22 +28,83 @@ rule study_blocks:
 
 
 rule robustness_statistics:
-    """Metrics I-III of one MT system and metric, on the pool, by bagging and by design bagging, per left-out set."""
+    """Metrics I-III of one row of a study (a system under a metric, a classifier, a metric variant, ...) on the
+    whole pool, by bagging and by design bagging, with each domain left out in turn; every block's domain
+    scores are written out for audit."""
     input:
-        unpack(mt_robustness_inputs),
+        unpack(lambda wildcards: STUDY_PLAN.statistics_inputs(wildcards.study_row)),
     output:
-        summary="results/robustness/{metric}/{system}.summary.tsv",
-        gamma="results/robustness/{metric}/{system}.gamma.tsv",
+        summary="results/{study_row}.summary.tsv",
+        gamma="results/{study_row}.gamma.tsv",
+        block_scores="results/{study_row}.blocks.tsv",
     log:
-        "logs/robustness_statistics/{metric}/{system}.log",
+        "logs/robustness_statistics/{study_row}.log",
     params:
-        job=mt_robustness_job,
-        row_label="system",
+        job=lambda wildcards: STUDY_PLAN.statistics_job(wildcards.study_row),
     threads: 1
     resources:
-        mem_mb=2000,
-        runtime=20,
+        mem_mb=4000,
+        runtime=30,
     conda:
         "../envs/python.yaml"
     script:
         "../scripts/robustness_statistics.py"
+
+
+rule robustness_tables:
+    """A study's tables shaped like the paper's Tables 1-6 (rows = systems or classifiers, column groups = the
+    whole pool, then each domain left out in turn), for one method."""
+    input:
+        lambda wildcards: STUDY_PLAN.table_summaries(wildcards.study_table).values(),
+    output:
+        csv="results/tables/{study_table}/robustness_{method}.csv",
+        html=report(
+            "results/tables/{study_table}/robustness_{method}.html",
+            caption="../report/study_table.rst",
+            category=lambda wildcards: STUDY_PLAN.tables[wildcards.study_table].section,
+            subcategory=lambda wildcards: STUDY_PLAN.tables[wildcards.study_table].subcategory,
+        ),
+        markdown="results/tables/{study_table}/robustness_{method}.md",
+        latex="results/tables/{study_table}/robustness_{method}.tex",
+    log:
+        "logs/robustness_tables/{study_table}/{method}.log",
+    params:
+        table=lambda wildcards: study_table_job(wildcards.study_table),
+        caption=lambda wildcards: study_caption(STUDY_PLAN.tables[wildcards.study_table], method=wildcards.method),
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/robustness_tables.py"
+
+
+rule gamma_curves:
+    """Gamma against epsilon of every row of a group on the whole pool (paper Figures 4 and 5), raw and normalised."""
+    input:
+        lambda wildcards: STUDY_PLAN.figure_curves(wildcards.gamma_figure).values(),
+    output:
+        png=report(
+            "results/figures/{gamma_figure}/gamma_curves.png",
+            caption="../report/study_gamma_curves.rst",
+            category=lambda wildcards: STUDY_PLAN.gamma_figures[wildcards.gamma_figure].section,
+            subcategory=lambda wildcards: STUDY_PLAN.gamma_figures[wildcards.gamma_figure].subcategory,
+        ),
+        pdf="results/figures/{gamma_figure}/gamma_curves.pdf",
+    log:
+        "logs/gamma_curves/{gamma_figure}.log",
+    params:
+        curves=lambda wildcards: STUDY_PLAN.figure_curves(wildcards.gamma_figure),
+        metric=lambda wildcards: STUDY_PLAN.gamma_figures[wildcards.gamma_figure].metric,
+        scores=lambda wildcards: STUDY_PLAN.gamma_figures[wildcards.gamma_figure].scores,
+        caption=lambda wildcards: study_caption(STUDY_PLAN.gamma_figures[wildcards.gamma_figure]),
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/gamma_curves.py"

@@ -54,66 +54,6 @@ rule sentiment_evaluate:
         "../scripts/sentiment_evaluate.py"
 
 
-rule sentiment_robustness:
-    """Metrics I-III of one classifier's domain-level accuracies: whole pool, bagging, design bagging, each
-    test domain left out in turn (every block's domain accuracies written out for audit)."""
-    input:
-        unpack(sentiment_robustness_inputs),
-    output:
-        summary="results/sentiment/robustness/{classifier}.summary.tsv",
-        gamma="results/sentiment/robustness/{classifier}.gamma.tsv",
-        block_scores="results/sentiment/robustness/{classifier}.blocks.tsv",
-    log:
-        "logs/sentiment_robustness/{classifier}.log",
-    params:
-        job=sentiment_robustness_job,
-        row_label="classifier",
-    threads: 1
-    resources:
-        mem_mb=4000,
-        runtime=30,
-    conda:
-        "../envs/python.yaml"
-    script:
-        "../scripts/robustness_statistics.py"
-
-
-rule sentiment_robustness_tables:
-    """Tables shaped like the paper's Tables 2, 4 and 6 (rows = training domain, column groups = left-out test domain)."""
-    input:
-        expand("results/sentiment/robustness/{classifier}.summary.tsv", classifier=SENTIMENT_CLASSIFIERS),
-    output:
-        csv="results/tables/sentiment/robustness_{method}.csv",
-        html=report(
-            "results/tables/sentiment/robustness_{method}.html",
-            caption="../report/sentiment_robustness_table.rst", category=SENTIMENT_SECTION, subcategory="robustness",
-        ),
-        markdown="results/tables/sentiment/robustness_{method}.md",
-        latex="results/tables/sentiment/robustness_{method}.tex",
-    log:
-        "logs/sentiment_robustness_tables/{method}.log",
-    params:
-        summaries=row_files("results/sentiment/robustness/{row}.summary.tsv", SENTIMENT_CLASSIFIERS),
-        row_label="training domain",
-        leave_out=SENTIMENT_LEAVE_OUT,
-        branch="sentiment",
-        scores="Domain-level accuracy (%) of sentiment classifiers",
-        pool="test domain",
-        note=(
-            "COV is sigma/mu as in the MT tables; the paper's sentiment tables print 100*Var/Mean under that name."
-        ),
-        latex_label="sentiment-robustness",
-        decimals=3,
-    threads: 1
-    resources:
-        mem_mb=500,
-        runtime=5,
-    conda:
-        "../envs/python.yaml"
-    script:
-        "../scripts/robustness_tables.py"
-
-
 rule sentiment_accuracy_table:
     """Each classifier's chosen C, validation accuracy and accuracy on every test domain."""
     input:
@@ -139,29 +79,3 @@ rule sentiment_accuracy_table:
         "../envs/python.yaml"
     script:
         "../scripts/sentiment_accuracy_table.py"
-
-
-rule sentiment_gamma_curves:
-    """(epsilon, gamma)-Robustness of every classifier's domain-level accuracies on the whole pool."""
-    input:
-        expand("results/sentiment/robustness/{classifier}.gamma.tsv", classifier=SENTIMENT_CLASSIFIERS),
-    output:
-        png=report(
-            "results/figures/sentiment/gamma_curves.png",
-            caption="../report/sentiment_gamma_curves.rst", category=SENTIMENT_SECTION, subcategory="robustness",
-        ),
-        pdf="results/figures/sentiment/gamma_curves.pdf",
-    log:
-        "logs/sentiment_gamma_curves.log",
-    params:
-        curves=row_files("results/sentiment/robustness/{row}.gamma.tsv", SENTIMENT_CLASSIFIERS),
-        metric="accuracy",
-        scores="domain-level accuracy (%) on the pooled test domains",
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=5,
-    conda:
-        "../envs/python.yaml"
-    script:
-        "../scripts/gamma_curves.py"

@@ -23,7 +23,7 @@ outputs = {"summary": evaluation.summary, "gamma": evaluation.gamma, "block_scor
 for name, frame in outputs.items():
     if name not in snakemake.output.keys():
         continue
-    frame.insert(0, snakemake.params.row_label, job["row"])
+    frame.insert(0, job["row_label"], job["row"])
     with atomic_write(snakemake.output[name]) as handle:
         frame.to_csv(handle, sep="\t", index=False, lineterminator="\n")  # full precision
 logging.info("\n%s", evaluation.summary.to_string(index=False))

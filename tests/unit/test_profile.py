@@ -59,6 +59,22 @@ def _config(**sections) -> dict:
     return config
 
 
+def _gamma_curves(config: dict) -> dict[str, dict[str, str]]:
+    """The gamma curves the study plan names for the tables the profile reads (its layout, written out)."""
+    curves = {metric: {system: f"results/robustness/{metric}/{system}.gamma.tsv" for system in config["systems"]}
+              for metric in config["metrics"]}
+    if "sentiment" in config:
+        curves["sentiment"] = {domain: f"results/sentiment/robustness/{domain}.gamma.tsv" for domain in config["sentiment"]["training"]["domains"]}
+    if "human" in config:
+        for score in ["human", *config["metrics"]]:
+            curves[f"human/{score}"] = {name: f"results/human/robustness/{score}/{name}.gamma.tsv" for name in config["human"]["systems"]}
+    return curves
+
+
+def _plan(config: dict) -> dict:
+    return profile_plan(config, _gamma_curves(config))
+
+
 def test_defaults_take_the_first_metric_and_the_families_that_have_it() -> None:
     config = _config()
     assert config["robustness_profile"]["metric"] == "bleu"
@@ -80,7 +96,7 @@ def test_bad_settings_name_their_key(section: dict, key: str) -> None:
 
 
 def test_the_plan_has_a_group_per_branch_configured() -> None:
-    plan = profile_plan(_config())
+    plan = _plan(_config())
     assert [group["name"] for group in plan["groups"]] == ["mt"]
     keys = [measure["key"] for measure in plan["groups"][0]["measures"]]
     assert keys == [
@@ -90,7 +106,7 @@ def test_the_plan_has_a_group_per_branch_configured() -> None:
     ]
     human = {"systems": {"A": "A", "B": "B"}}
     sentiment = {"training": {"domains": ["books", "dvd"]}}
-    plan = profile_plan(_config(human=human, sentiment=sentiment))
+    plan = _plan(_config(human=human, sentiment=sentiment))
     assert [group["name"] for group in plan["groups"]] == ["mt", "sentiment", "wmt21"]
     wmt21 = [measure["key"] for measure in plan["groups"][2]["measures"]]
     # the MQM score's COV is left out: its means are negative
@@ -151,7 +167,7 @@ def branch_outputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _profile(config: dict | None = None) -> tuple[dict, pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    plan = profile_plan(config or _config())
+    plan = _plan(config or _config())
     return (plan, *build_profile(plan, permutations=1000, seed=0))
 
 

@@ -30,3 +30,20 @@ def family_section(family: str) -> str:
     """The section of a perturbation family's tables and figures; a family of no known paper gets a section
     of its own, after the numbered ones."""
     return _FAMILY_SECTIONS.get(family, f"Perturbations: {family}")
+
+
+def render_caption(template: str, variables: dict[str, str]) -> str:
+    """A caption file's text (Jinja, as Snakemake renders captions) with ``snakemake.wildcards.<name>`` filled
+    from ``variables``.
+
+    The generic table and figure rules serve every study with one caption file (``report/study_table.rst``,
+    ``report/study_gamma_curves.rst``) that prints the job's ``caption`` parameter: this renders the study's
+    own caption into that parameter when the workflow is planned, since Snakemake's caption renderer cannot
+    include another file.
+    """
+    from types import SimpleNamespace
+
+    from jinja2 import Environment, StrictUndefined
+
+    environment = Environment(trim_blocks=True, lstrip_blocks=True, undefined=StrictUndefined)
+    return environment.from_string(template).render(snakemake=SimpleNamespace(wildcards=SimpleNamespace(**variables)))

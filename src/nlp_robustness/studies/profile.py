@@ -170,10 +170,12 @@ def _display(metric: str) -> str:
     return {"bleu": "BLEU", "chrf": "chrF", "levenshtein": "Levenshtein"}.get(metric, metric)
 
 
-def profile_plan(config: Mapping[str, Any]) -> dict[str, Any]:
+def profile_plan(config: Mapping[str, Any], gamma_curves: Mapping[str, Mapping[str, str]]) -> dict[str, Any]:
     """Every group of systems and every measure of the profile, each with the branch output it is read from.
 
-    ``config`` is the validated, completed config. The plan is plain data (it is the profile job's
+    ``config`` is the validated, completed config; ``gamma_curves`` names, for every study table of the
+    study plan (:meth:`nlp_robustness.studies.plan.StudyPlan.gamma_curves`: ``bleu``, ``sentiment``,
+    ``human/human``, ...), the gamma curve of each of its rows, so the profile reads the files the plan writes. The plan is plain data (it is the profile job's
     parameters): ``{"metric": ..., "groups": [{"name", "label", "scores", "systems", "measures": [...]}]}``; a measure is
     ``{"key", "axis", "label", "metric", "role", "orientation", "source"}``, its source a dict naming the
     file(s) and what to read there (:func:`read_profile`).
@@ -189,8 +191,7 @@ def profile_plan(config: Mapping[str, Any]) -> dict[str, Any]:
     measures = [
         _measure(f"mean_{metric}", "quality", f"mean {display}", metric, "quality", "higher",
                  {"kind": "table_column", "path": f"results/tables/{metric}/robustness_pool.csv", "column": f"{csv_group(WHOLE_POOL)}_Mean"}),
-        *_consistency("", metric, display, f"results/tables/{metric}",
-                      {system: f"results/robustness/{metric}/{system}.gamma.tsv" for system in systems}),
+        *_consistency("", metric, display, f"results/tables/{metric}", gamma_curves[metric]),
     ]
     for family, view in section["families"].items():
         measures += _family_measures(family, view, metric, list(families[family]["functions"]), display)
@@ -204,8 +205,7 @@ def profile_plan(config: Mapping[str, Any]) -> dict[str, Any]:
         measures = [
             _measure("mean_accuracy", "quality", "mean accuracy", "accuracy", "quality", "higher",
                      {"kind": "table_column", "path": "results/tables/sentiment/robustness_pool.csv", "column": f"{csv_group(WHOLE_POOL)}_Mean"}),
-            *_consistency("", "accuracy", "accuracy", "results/tables/sentiment",
-                          {classifier: f"results/sentiment/robustness/{classifier}.gamma.tsv" for classifier in classifiers}),
+            *_consistency("", "accuracy", "accuracy", "results/tables/sentiment", gamma_curves["sentiment"]),
         ]
         if natural:
             measures += _natural(["label"], classifiers)
@@ -223,7 +223,7 @@ def profile_plan(config: Mapping[str, Any]) -> dict[str, Any]:
         for score, label in (("human", "MQM"), (metric, display)):
             measures += _consistency(
                 f"{'human' if score == 'human' else 'metric'}_", score, label, f"results/tables/human/{score}",
-                {name: f"results/human/robustness/{score}/{name}.gamma.tsv" for name in names}, with_cov=score != "human")
+                gamma_curves[f"human/{score}"], with_cov=score != "human")
         groups.append({"name": "wmt21", "label": "WMT'21 systems (human judgements)", "scores": f"MQM and sentence {display}",
                        "systems": names, "measures": measures})
     return {"metric": metric, "groups": groups}

@@ -1,0 +1,157 @@
+# Lookup tables and input functions of Natural Robustness (rules/natural_robustness.smk); included by rules/common.smk.
+
+
+NATURAL = config.get("natural_robustness")
+NATURAL_TYPES = perturbation_types(NATURAL, FAMILIES) if NATURAL else {}  # type -> family
+NATURAL_SYSTEMS = list(NATURAL["systems"]) if NATURAL else []
+NATURAL_CLASSIFIERS = SENTIMENT_CLASSIFIERS if NATURAL else []
+
+
+def natural_review_files():
+    """The sentiment side's perturbed reviews, by type."""
+    return {
+        perturbation_type: f"results/natural_robustness/sentiment/perturbed/{family}/{perturbation_type}.tsv"
+        for perturbation_type, family in NATURAL_TYPES.items()
+    }
+
+
+def natural_review_record_job(wildcards=None):
+    """Which reviews the classifiers answer, how a review becomes a document, and the sample's size and seed."""
+    family = NATURAL["families"][0]
+    return {
+        "predictions": {classifier: f"results/sentiment/predictions/{classifier}.tsv" for classifier in NATURAL_CLASSIFIERS},
+        "fields": SENTIMENT["classifier"]["fields"], "test_domains": SENTIMENT["test"]["domains"],
+        "reviews_per_domain": NATURAL["reviews_per_domain"], "seed": PERTURBATIONS["seed"],
+        "group": sample_group(family_module(family), family),
+    }
+
+
+def natural_review_record_inputs(wildcards):
+    return {
+        "reviews": f"results/datasets/{SENTIMENT['test']['dataset']}.tsv",
+        "predictions": list(natural_review_record_job()["predictions"].values()),
+    }
+
+
+def perturb_review_job(wildcards):
+    """One family function on the sampled reviews: the perturb job of a test set, with the reviews as one."""
+    family = wildcards.family
+    resources = family_resource_files(family)
+    return {
+        "family": family, "function": wildcards.function, "seed": PERTURBATIONS["seed"],
+        "settings": FAMILIES[family]["functions"][wildcards.function],
+        **({"resources": resources} if resources else {}),
+    }
+
+
+def perturb_review_inputs(wildcards):
+    return {
+        "records": "results/natural_robustness/sentiment/records.tsv",
+        "resources": list(family_resource_files(wildcards.family).values()),
+    }
+
+
+def natural_mt_response_job(wildcards):
+    """One system's translations of every perturbed test set of the types and of their test sets, and the
+    same-response settings."""
+    system = wildcards.system
+    derived = {}
+    for perturbation_type, family in NATURAL_TYPES.items():
+        names = [derived_testset(family, perturbation_type, part) for part in parts(FAMILIES[family])]
+        derived[perturbation_type] = {
+            "tables": [f"results/testsets/{name}.tsv" for name in names],
+            "translations": [f"results/translations/{system}/{name}.txt" for name in names],
+        }
+    testsets = list(dict.fromkeys(testset for family in NATURAL["families"] for testset in FAMILIES[family]["testsets"]))
+    return {
+        "derived": derived,
+        "testsets": {testset: {"table": f"results/testsets/{testset}.tsv", "translations": f"results/translations/{system}/{testset}.txt"} for testset in testsets},
+        "same_response": NATURAL["same_response"],
+    }
+
+
+def natural_mt_response_inputs(wildcards):
+    return _flatten({key: value for key, value in natural_mt_response_job(wildcards).items() if key != "same_response"})
+
+
+def natural_sentiment_response_job(wildcards):
+    return {"perturbed": natural_review_files()}
+
+
+def natural_sentiment_response_inputs(wildcards):
+    return {
+        "model": f"results/sentiment/models/{wildcards.classifier}/model.joblib",
+        "records": "results/natural_robustness/sentiment/records.tsv",
+        "perturbed": list(natural_review_files().values()),
+    }
+
+
+def natural_response_files():
+    """Every row's responses table: MT systems, then classifiers."""
+    files = {"mt": {system: f"results/natural_robustness/responses/mt/{system}.tsv" for system in NATURAL_SYSTEMS}}
+    if NATURAL_CLASSIFIERS:
+        files["sentiment"] = {classifier: f"results/natural_robustness/responses/sentiment/{classifier}.tsv" for classifier in NATURAL_CLASSIFIERS}
+    return files
+
+
+def natural_score_job(wildcards=None):
+    """The records (MT: the families' samples; sentiment: the sampled reviews), every row's responses, the
+    sample sizes, the bootstrap and its seed."""
+    samples = [
+        [testset, f"results/perturbations/{family}/samples/{testset}.tsv"]
+        for family in NATURAL["families"] for testset in FAMILIES[family]["testsets"]
+    ]
+    return {
+        "mt_samples": samples,
+        "review_records": "results/natural_robustness/sentiment/records.tsv" if NATURAL_CLASSIFIERS else None,
+        "responses": natural_response_files(),
+        "types": NATURAL_TYPES, "sizes": NATURAL["sample_sizes"], "bootstrap": NATURAL["bootstrap"], "seed": NATURAL["seed"],
+    }
+
+
+def natural_score_inputs(wildcards):
+    job = natural_score_job()
+    return {
+        "samples": [path for _, path in job["mt_samples"]],
+        "records": [job["review_records"]] if job["review_records"] else [],
+        "responses": _flatten(job["responses"]),
+    }
+
+
+def natural_table_job(wildcards=None):
+    """The scores and every perturbed input (MT test sets, reviews) with the status of every sampled one."""
+    mt = {
+        perturbation_type: {
+            "family": family,
+            "derived": [f"results/testsets/{derived_testset(family, perturbation_type, part)}.tsv" for part in parts(FAMILIES[family])],
+            "status": [f"results/perturbations/{family}/{perturbation_type}/{part}.segments.tsv" for part in parts(FAMILIES[family])],
+        }
+        for perturbation_type, family in NATURAL_TYPES.items()
+    }
+    sentiment = {
+        perturbation_type: {
+            "family": family,
+            "derived": [path], "status": [path.replace(".tsv", ".segments.tsv")],
+        }
+        for (perturbation_type, family), path in zip(NATURAL_TYPES.items(), natural_review_files().values())
+    } if NATURAL_CLASSIFIERS else {}
+    return {"inputs": {"MT test sets": mt, **({"reviews": sentiment} if sentiment else {})}, "chrf_threshold": NATURAL["same_response"]["chrf_threshold"]}
+
+
+def natural_table_inputs(wildcards):
+    files = [files[key] for types in natural_table_job()["inputs"].values() for files in types.values() for key in ("derived", "status")]
+    return {"scores": "results/natural_robustness/scores.tsv", "inputs": _flatten(files)}
+
+
+
+
+
+def natural_robustness_outputs():
+    """The scores, changes and consistency tables and the figures of the branch (none without its section)."""
+    if not NATURAL:
+        return []
+    tables, figures = "results/tables/natural_robustness", "results/figures/natural_robustness"
+    outputs = [f"{tables}/scores.{extension}" for extension in ("csv", "md", "tex", "html")]
+    outputs += [f"{tables}/perturbation_changes.{extension}" for extension in ("csv", "md", "html")]
+    outputs += expand(f"{figures}/{{figure}}.{{extension}}", figure=["scores"], extension=["png", "pdf"])
+    return outputs

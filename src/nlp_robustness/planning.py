@@ -1,0 +1,162 @@
+"""What the workflow plans from a config before any job runs: the config checked, completed and made
+canonical, and the dataset manifest it refers to, checked against it.
+
+``rules/common.smk`` calls :func:`prepare_config` once when Snakemake parses the workflow; tests call the
+same function in-process, so a bad config is caught by the same code (and with the same message) with or
+without Snakemake's start-up.
+
+**Canonical config.** Every default is written once, in the schema, and filled in here; then every
+*record* of the config (an object with fixed ``properties``: a system's entry, ``robustness.bagging``,
+``sentiment.classifier``, a function's settings) has its keys sorted, while every *map* (an object whose
+keys the user names: ``systems``, ``testsets``, a family's ``functions``) keeps the user's order, which is
+the order of rows, domains and columns in the tables. A map whose order means nothing is marked
+``x-unordered: true`` in the schema (``training.train_args``) and sorted too. So two configs that differ only
+in the order of a record's keys, or in writing out a default, are the same dict, and Snakemake (which
+compares a job's params by their ``repr``) reruns nothing for such an edit.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Mapping, MutableMapping
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+from jsonschema import validators
+
+from nlp_robustness.config import (
+    check_duplicate_keys,
+    fill_dependent_defaults,
+    validate_config,
+    validate_dataset_references,
+    validate_human_references,
+    validate_sentiment_references,
+    validate_system_references,
+)
+from nlp_robustness.data.manifest import Manifest, load_manifest
+from nlp_robustness.errors import InputError
+from nlp_robustness.perturbations.configuration import complete_perturbations
+from nlp_robustness.studies.metric_attacks import complete_metric_robustness
+from nlp_robustness.studies.natural_robustness import complete_natural_robustness
+from nlp_robustness.studies.profile import complete_profile
+
+__all__ = ["canonical_config", "fill_schema_defaults", "prepare_config"]
+
+
+def _load_schema(schema_path: str | Path) -> dict[str, Any]:
+    return yaml.safe_load(Path(schema_path).read_text(encoding="utf-8"))
+
+
+def fill_schema_defaults(config: MutableMapping[str, Any], schema: Mapping[str, Any]) -> None:
+    """Fill every ``default`` of ``schema`` that ``config`` leaves out, in place (the jsonschema recipe
+    Snakemake's ``validate(..., set_default=True)`` uses, so both fill the same keys).
+
+    Defaults are copied, so no two configs share a mutable default.
+    """
+    base = jsonschema.Draft202012Validator
+    validate_properties = base.VALIDATORS["properties"]
+
+    def set_defaults(validator, properties, instance, subschema):
+        if isinstance(instance, dict):
+            for name, property_schema in properties.items():
+                if "default" in property_schema:
+                    instance.setdefault(name, copy.deepcopy(property_schema["default"]))
+        yield from validate_properties(validator, properties, instance, subschema)
+
+    filling = validators.extend(base, {"properties": set_defaults})
+    filling(schema).validate(config)
+
+
+def _resolve(schema: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, Any]:
+    while "$ref" in schema:
+        reference = schema["$ref"]
+        if not reference.startswith("#/"):
+            raise InputError(f"config schema: only local references are supported, got {reference!r}")
+        node: Any = root
+        for part in reference[2:].split("/"):
+            node = node[part]
+        schema = node
+    return schema
+
+
+def _branches(schema: Mapping[str, Any], root: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """A schema and the branches of its ``oneOf``/``anyOf``/``allOf``/``then``/``else``, resolved."""
+    schema = _resolve(schema, root)
+    found = [schema]
+    for key in ("oneOf", "anyOf", "allOf"):
+        for branch in schema.get(key, []):
+            found += _branches(branch, root)
+    for key in ("then", "else"):
+        if key in schema:
+            found += _branches(schema[key], root)
+    return found
+
+
+def _canonical(value: Any, schema: Mapping[str, Any], root: Mapping[str, Any]) -> Any:
+    branches = _branches(schema, root)
+    if isinstance(value, dict):
+        properties: dict[str, Any] = {}
+        additional: list[Mapping[str, Any]] = []
+        for branch in branches:
+            properties.update(branch.get("properties", {}))
+            if isinstance(branch.get("additionalProperties"), dict):
+                additional.append(branch["additionalProperties"])
+        is_map = not properties and bool(additional) and not any(branch.get("x-unordered") for branch in branches)
+        keys = list(value) if is_map else sorted(value)
+        result = {}
+        for key in keys:
+            if key in properties:
+                subschema = properties[key]
+            elif additional:
+                subschema = additional[0]
+            else:
+                subschema = {}  # free settings: records all the way down
+            result[key] = _canonical(value[key], subschema, root)
+        return result
+    if isinstance(value, list):
+        items = next((branch["items"] for branch in branches if isinstance(branch.get("items"), dict)), {})
+        return [_canonical(item, items, root) for item in value]
+    return value
+
+
+def canonical_config(config: Mapping[str, Any], schema: Mapping[str, Any]) -> dict[str, Any]:
+    """``config`` with every record's keys sorted and every map in the user's order (see the module doc)."""
+    return _canonical(dict(config), schema, schema)
+
+
+def prepare_config(config: MutableMapping[str, Any], workflow_dir: str | Path, configfiles: Iterable[str | Path] = ()) -> Manifest:
+    """Check, complete and canonicalise ``config`` in place; load and check the manifest it names.
+
+    Raises :class:`InputError` naming the config key (or the config file and line of a duplicate key) of
+    the first problem. ``workflow_dir`` is where ``schemas/`` and relative manifest paths are found;
+    ``configfiles`` are the files the config was read from (a key written twice in one would otherwise keep
+    its last value silently).
+    """
+    workflow_dir = Path(workflow_dir)
+    schema_path = workflow_dir / "schemas" / "config.schema.yaml"
+    check_duplicate_keys(configfiles)
+    validate_config(config, schema_path)  # names the first bad key
+    schema = _load_schema(schema_path)
+    fill_schema_defaults(config, schema)
+    fill_dependent_defaults(config)  # sentiment.epsilon, human.epsilon: robustness.epsilon unless given
+    complete_perturbations(config)  # families' functions, settings and options checked against their own schemas
+    complete_natural_robustness(config)  # its families, types, left-out types and systems checked
+    complete_profile(config)  # its metric and perturbation families checked
+    try:
+        manifest = load_manifest(workflow_dir / config["dataset_manifest"], workflow_dir / "schemas" / "datasets.schema.yaml")
+    except InputError as error:
+        raise InputError(f"config key 'dataset_manifest': {error}") from None
+    dataset_kinds = {key: dataset.kind for key, dataset in manifest.datasets.items()}
+    validate_dataset_references(config, dataset_kinds, config["dataset_manifest"])
+    validate_system_references(config, dataset_kinds, manifest.models, config["dataset_manifest"])
+    validate_sentiment_references(
+        config, {key: dataset.domains for key, dataset in manifest.datasets.items()}, dataset_kinds, config["dataset_manifest"]
+    )
+    validate_human_references(config, manifest.downloads, config["dataset_manifest"])
+    complete_metric_robustness(config, list(manifest.downloads))  # attacks, pairs, layers, conditions checked
+    canonical = canonical_config(config, schema)
+    config.clear()
+    config.update(canonical)
+    return manifest

@@ -1,0 +1,365 @@
+"""The study plan: every study the one robustness engine measures, computed once from the validated config.
+
+A *study* is a set of units with a domain label (segments of test sets, reviews of product domains,
+perturbations of functions, ...). For each study the plan says which files its units are read from, its
+domains in order, its pools (the whole pool, then each left-out domain), how units become a sample, and
+its blocks. For every *row* of a study under a *score* (a system under BLEU, a classifier, a metric
+variant) it names the statistics job, and for every group of rows it names a table and a gamma figure.
+
+Three generic rules (``robustness_statistics``, ``robustness_tables``, ``gamma_curves``) and the blocks
+rule ``study_blocks`` are keyed by this plan; the profile reads its paths from it. A new study is one
+:func:`study_plan` section here, one module in :mod:`nlp_robustness.studies.registry` and its caption.
+
+Every path keeps the layout the branches had before the plan existed (``results/robustness/<metric>/``,
+``results/sentiment/robustness/``, ...), so results and the README's paths are unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from nlp_robustness.config import human_leave_out, mt_leave_out, sentiment_leave_out
+from nlp_robustness.perturbations.configuration import derived_testset, parts
+from nlp_robustness.statistics.engine import leave_out_labels
+from nlp_robustness.studies.metric_attacks import aggregation_of as metric_aggregation_of
+from nlp_robustness.studies.metric_attacks import conditions as metric_conditions
+from nlp_robustness.studies.metric_attacks import metric_variants
+from nlp_robustness.studies.natural_robustness import CRITERIA, perturbation_types
+from nlp_robustness.studies.sentiment import aggregation_of as sentiment_aggregation_of
+
+__all__ = ["BlockSet", "GammaFigure", "RowStatistics", "Study", "StudyPlan", "StudyTable", "study_plan", "METRIC_AGREEMENT"]
+
+#: The DARR agreement units of the metric-robustness study (written by its ``metric_tau`` rule).
+METRIC_AGREEMENT = "results/metric_robustness/agreement.tsv"
+
+
+@dataclass(frozen=True)
+class Study:
+    """One study: its registry module, domains in order, pools, aggregation and bagging design.
+
+    ``namespace`` are the labels its blocks are seeded with besides (seed, method, left-out domain); the MT
+    domain study has none, so its blocks are the ones it had before the engine served several studies.
+    """
+
+    name: str
+    module: str
+    domains: list[str]
+    leave_out: list[str]
+    aggregation: str
+    namespace: list[str]
+    options: dict[str, Any]
+    bagging: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class BlockSet:
+    """Blocks drawn once over a study's unit keys (``results/blocks/<name>.tsv``), shared by its rows."""
+
+    name: str
+    study: str
+    unit_files: dict[str, str]
+
+
+@dataclass(frozen=True)
+class RowStatistics:
+    """Metrics I-III of one row under one score: ``results/<stem>.{summary,gamma,blocks}.tsv``."""
+
+    stem: str
+    study: str
+    row: str
+    score: str
+    unit_files: dict[str, str]
+    block_set: str
+    epsilon: dict[str, float]
+    row_label: str
+
+    def path(self, kind: str) -> str:
+        """The row's ``summary``, ``gamma`` or ``blocks`` table."""
+        return f"results/{self.stem}.{kind}.tsv"
+
+
+@dataclass(frozen=True)
+class StudyTable:
+    """The paper-shaped tables (Tables 1-6 layout) of a group of rows: ``results/tables/<directory>/robustness_<method>.*``.
+
+    ``caption`` names a Jinja caption file under ``report/``, rendered with ``caption_variables`` and the method.
+    """
+
+    directory: str
+    rows: dict[str, str]  # row name in the table -> statistics stem
+    row_label: str
+    leave_out: list[str]
+    branch: str
+    scores: str
+    pool: str
+    note: str
+    latex_label: str
+    decimals: int
+    caption: str
+    caption_variables: dict[str, str]
+    section: str
+    subcategory: str
+
+
+@dataclass(frozen=True)
+class GammaFigure:
+    """The gamma-epsilon curves of a group of rows on the whole pool: ``results/figures/<directory>/gamma_curves.{png,pdf}``."""
+
+    directory: str
+    rows: dict[str, str]  # row name -> statistics stem
+    metric: str
+    scores: str | None
+    caption: str
+    caption_variables: dict[str, str]
+    section: str
+    subcategory: str
+
+
+@dataclass
+class StudyPlan:
+    """Every study, block set, statistics job, table and gamma figure of a config, by key."""
+
+    studies: dict[str, Study] = field(default_factory=dict)
+    block_sets: dict[str, BlockSet] = field(default_factory=dict)
+    statistics: dict[str, RowStatistics] = field(default_factory=dict)  # by stem
+    tables: dict[str, StudyTable] = field(default_factory=dict)  # by directory
+    gamma_figures: dict[str, GammaFigure] = field(default_factory=dict)  # by directory
+
+    def _add_rows(self, study: str, block_set: str, score: str, rows: Mapping[str, Mapping[str, str]],
+                  stem: str, epsilon: Mapping[str, float], row_label: str) -> dict[str, str]:
+        """Add one statistics job per row (``rows``: row -> its unit files); ``stem`` has a ``{row}`` field."""
+        stems = {}
+        for row, unit_files in rows.items():
+            path = stem.format(row=row)
+            self.statistics[path] = RowStatistics(path, study, row, score, dict(unit_files), block_set, dict(epsilon), row_label)
+            stems[row] = path
+        return stems
+
+    def block_set_job(self, name: str, seed: int) -> dict[str, Any]:
+        """Everything the ``study_blocks`` job of a block set uses: its study, unit files, pools, seed and design."""
+        block_set = self.block_sets[name]
+        study = self.studies[block_set.study]
+        return {
+            "study": study.module, "label": study.name, "unit_files": block_set.unit_files, "domains": study.domains,
+            "leave_out": study.leave_out, "namespace": study.namespace, "options": study.options, "seed": seed,
+            "blocks": study.bagging["blocks"], "fraction": study.bagging["fraction"],
+        }
+
+    def statistics_job(self, stem: str) -> dict[str, Any]:
+        """Everything a ``robustness_statistics`` job uses (its params: an edit reruns exactly the rows it touches)."""
+        row = self.statistics[stem]
+        study = self.studies[row.study]
+        return {
+            "study": study.module, "label": study.name, "row": row.row, "score": row.score, "unit_files": row.unit_files,
+            "domains": study.domains, "leave_out": study.leave_out, "aggregation": study.aggregation, "options": study.options,
+            "epsilon": row.epsilon, "row_label": row.row_label,
+        }
+
+    def statistics_inputs(self, stem: str) -> dict[str, Any]:
+        """The unit files and the block set of one statistics job."""
+        row = self.statistics[stem]
+        return {"units": list(row.unit_files.values()), "blocks": f"results/blocks/{row.block_set}.tsv"}
+
+    def table_summaries(self, directory: str) -> dict[str, str]:
+        """The summary of every row of a table, by row name (table order)."""
+        return {row: self.statistics[stem].path("summary") for row, stem in self.tables[directory].rows.items()}
+
+    def table_curves(self, directory: str) -> dict[str, str]:
+        """The gamma table of every row of a table, by row name (the profile's gamma-areas)."""
+        return {row: self.statistics[stem].path("gamma") for row, stem in self.tables[directory].rows.items()}
+
+    def gamma_curves(self) -> dict[str, dict[str, str]]:
+        """The gamma table of every row of every table, by table directory and row name (what the profile reads)."""
+        return {directory: self.table_curves(directory) for directory in self.tables}
+
+    def figure_curves(self, directory: str) -> dict[str, str]:
+        """The gamma table of every row of a figure, by row name."""
+        return {row: self.statistics[stem].path("gamma") for row, stem in self.gamma_figures[directory].rows.items()}
+
+    def outputs(self, extensions: Sequence[str] = ("csv", "md", "tex", "html")) -> list[str]:
+        """Every table of every method and every gamma figure."""
+        from nlp_robustness.statistics.engine import METHODS
+
+        tables = [f"results/tables/{directory}/robustness_{method}.{extension}"
+                  for directory in self.tables for method in METHODS for extension in extensions]
+        figures = [f"results/figures/{directory}/gamma_curves.{extension}" for directory in self.gamma_figures for extension in ("png", "pdf")]
+        return tables + figures
+
+
+def _mt_domains(plan: StudyPlan, config: Mapping[str, Any], sections: Mapping[str, str]) -> None:
+    testsets = list(config["testsets"])
+    systems = list(config["systems"])
+    plan.studies["domains"] = Study("domains", "domains", testsets, mt_leave_out(config), "unit", [], {}, dict(config["robustness"]["bagging"]))
+    plan.block_sets["domains"] = BlockSet("domains", "domains", {testset: f"results/testsets/{testset}.tsv" for testset in testsets})
+    for metric in config["metrics"]:
+        rows = {system: {testset: f"results/scores/{system}/{testset}.tsv" for testset in testsets} for system in systems}
+        stems = plan._add_rows("domains", "domains", metric, rows, f"robustness/{metric}/{{row}}", config["robustness"]["epsilon"], "system")
+        plan.tables[metric] = StudyTable(
+            metric, stems, "system", mt_leave_out(config), "mt", f"Sentence {metric}", "test set", "",
+            f"robustness-{metric}", 2, "robustness_table", {"metric": metric}, sections["domains"], metric)
+        plan.gamma_figures[metric] = GammaFigure(metric, stems, metric, None, "gamma_curves", {"metric": metric}, sections["domains"], metric)
+
+
+def _sentiment(plan: StudyPlan, config: Mapping[str, Any], sections: Mapping[str, str]) -> None:
+    section = config.get("sentiment")
+    if not section:
+        return
+    classifiers = list(section["training"]["domains"])
+    plan.studies["sentiment"] = Study(
+        "sentiment", "sentiment", list(section["test"]["domains"]), sentiment_leave_out(config),
+        sentiment_aggregation_of(section["bagging_unit"]), ["sentiment"], {"bagging_unit": section["bagging_unit"]},
+        dict(config["robustness"]["bagging"]))
+    stems = {}
+    for classifier in classifiers:
+        # each classifier has its own units (its own domain is tested on its held-out split): its own block set
+        files = {"predictions": f"results/sentiment/predictions/{classifier}.tsv"}
+        plan.block_sets[f"sentiment/{classifier}"] = BlockSet(f"sentiment/{classifier}", "sentiment", files)
+        stems |= plan._add_rows("sentiment", f"sentiment/{classifier}", "accuracy", {classifier: files},
+                                "sentiment/robustness/{row}", section["epsilon"], "classifier")
+    plan.tables["sentiment"] = StudyTable(
+        "sentiment", stems, "training domain", sentiment_leave_out(config), "sentiment",
+        "Domain-level accuracy (%) of sentiment classifiers", "test domain",
+        "COV is sigma/mu as in the MT tables; the paper's sentiment tables print 100*Var/Mean under that name.",
+        "sentiment-robustness", 3, "sentiment_robustness_table", {}, sections["sentiment"], "robustness")
+    plan.gamma_figures["sentiment"] = GammaFigure(
+        "sentiment", stems, "accuracy", "domain-level accuracy (%) on the pooled test domains", "sentiment_gamma_curves", {},
+        sections["sentiment"], "robustness")
+
+
+def _human(plan: StudyPlan, config: Mapping[str, Any], sections: Mapping[str, str]) -> None:
+    section = config.get("human")
+    if not section:
+        return
+    domains = list(section["domains"])
+    files = {domain: f"results/human/segments/{domain}.tsv" for domain in domains}
+    plan.studies["human"] = Study("human", "human", domains, human_leave_out(config), "unit", ["human"], {}, dict(config["robustness"]["bagging"]))
+    plan.block_sets["human"] = BlockSet("human", "human", files)
+    for score in ["human", *config["metrics"]]:
+        epsilon = section["epsilon"] if score == "human" else config["robustness"]["epsilon"]
+        stems = plan._add_rows("human", "human", score, {system: files for system in section["systems"]},
+                               f"human/robustness/{score}/{{row}}", epsilon, "system")
+        scores = ("Segment MQM score (0 = perfect, higher = better; COV < 0 as the mean is negative)" if score == "human"
+                  else f"Sentence {score} on the human-rated segments")
+        plan.tables[f"human/{score}"] = StudyTable(
+            f"human/{score}", stems, "system", human_leave_out(config), "human", scores, "domain", "",
+            f"human-{score}", 3, "human_robustness_table", {"human_score": score}, sections["human"], f"scored by {score}")
+        if score == "human":  # paper Figure 5: gamma on human scores only
+            plan.gamma_figures["human"] = GammaFigure(
+                "human", stems, "MQM", "segment MQM scores (0 = perfect) on the pooled domains", "human_gamma_curves", {},
+                sections["human"], "scored by human")
+
+
+def _perturbations(plan: StudyPlan, config: Mapping[str, Any], sections: Mapping[str, str]) -> None:
+    section = config.get("perturbations")
+    if not section:
+        return
+    for family, spec in section["families"].items():
+        study = f"perturbations/{family}"
+        functions = list(spec["functions"])
+        plan.studies[study] = Study(study, "perturbations", functions, leave_out_labels(spec["leave_out"]), "unit",
+                                    ["perturbations", family], {}, dict(config["robustness"]["bagging"]))
+        plan.block_sets[study] = BlockSet(study, study, {
+            f"{function}/{part}": f"results/testsets/{derived_testset(family, function, part)}.tsv"
+            for function in functions for part in parts(spec)})
+        for metric in spec["metrics"]:
+            rows = {system: {function: f"results/perturbations/{family}/{function}/scores/{system}.tsv" for function in functions}
+                    for system in spec["systems"]}
+            stems = plan._add_rows(study, study, metric, rows, f"perturbations/{family}/robustness/{metric}/{{row}}", spec["epsilon"], "system")
+            directory = f"perturbations/{family}/{metric}"
+            variables = {"family": family, "perturbation_metric": metric}
+            plan.tables[directory] = StudyTable(
+                directory, stems, "system", leave_out_labels(spec["leave_out"]), f"perturbations ({family})",
+                f"beta1 = sentence {metric} of the translation of the perturbed source against the reference", "function", "",
+                f"perturbations-{family}-{metric}", 2, "perturbation_robustness_table", variables, sections[family], metric)
+            plan.gamma_figures[directory] = GammaFigure(
+                directory, stems, metric, f"beta1 (sentence {metric}, perturbed sources) on all {family} functions pooled",
+                "perturbation_gamma_curves", variables, sections[family], metric)
+
+
+def _metric_attacks(plan: StudyPlan, config: Mapping[str, Any], sections: Mapping[str, str]) -> None:
+    section = config.get("metric_robustness")
+    if not section:
+        return
+    leave_out = leave_out_labels(section["leave_out"])
+    plan.studies["metric_attacks"] = Study(
+        "metric_attacks", "metric_attacks", metric_conditions(section), leave_out, metric_aggregation_of(section["bagging_unit"]),
+        ["metric_attacks"], {"bagging_unit": section["bagging_unit"]}, dict(section["bagging"]))  # its own number and size of blocks
+    files = {"agreement": METRIC_AGREEMENT}
+    plan.block_sets["metric_attacks"] = BlockSet("metric_attacks", "metric_attacks", files)
+    stems = plan._add_rows("metric_attacks", "metric_attacks", "tau", {variant: files for variant in metric_variants(section)},
+                           "metric_robustness/robustness/{row}", section["epsilon"], "metric")
+    plan.tables["metric_robustness"] = StudyTable(
+        "metric_robustness", stems, "metric", leave_out,
+        "metric robustness (character attacks on WMT19 references)",
+        "tau = WMT19 DARR Kendall-like agreement of the metric with human judgements, per condition (clean, attack x level)",
+        "condition", "Each condition's tau pools the DARR judgements of every configured pair.", "metric-robustness", 3,
+        "metric_robustness_table", {}, sections["metric_robustness"], "robustness")
+    plan.gamma_figures["metric_robustness"] = GammaFigure(
+        "metric_robustness", stems, "tau", "tau (WMT19 DARR) of each metric across clean and attacked references",
+        "metric_gamma_curves", {}, sections["metric_robustness"], "robustness")
+
+
+def natural_rows(config: Mapping[str, Any]) -> dict[str, list[str]]:
+    """The rows of the Natural Robustness consistency study by criterion: MT systems twice, classifiers once."""
+    section = config.get("natural_robustness")
+    if not section:
+        return {}
+    systems = list(section["systems"])
+    classifiers = list(config["sentiment"]["training"]["domains"]) if config.get("sentiment") else []
+    rows = {"exact": systems, "chrf": systems, "label": classifiers}
+    return {criterion: rows[criterion] for criterion in CRITERIA if rows[criterion]}
+
+
+def _natural_robustness(plan: StudyPlan, config: Mapping[str, Any], sections: Mapping[str, str]) -> None:
+    section = config.get("natural_robustness")
+    if not section:
+        return
+    families = config["perturbations"]["families"]
+    types = perturbation_types(section, families)  # type -> family
+    leave_out = leave_out_labels(section["leave_out"])
+    unit_files = {
+        "mt": {f"{kind}/{part}": f"results/testsets/{derived_testset(family, kind, part)}.tsv"
+               for kind, family in types.items() for part in parts(families[family])},
+        "sentiment": {kind: f"results/natural_robustness/sentiment/perturbed/{family}/{kind}.tsv" for kind, family in types.items()},
+    }
+    rows = natural_rows(config)
+    stems = {}
+    for criterion, responders in rows.items():
+        side = "sentiment" if criterion == "label" else "mt"
+        study = f"natural_robustness/{side}"
+        if study not in plan.studies:
+            plan.studies[study] = Study(study, "natural_robustness", list(types), leave_out, "domain",
+                                        ["natural_robustness", side], {}, dict(config["robustness"]["bagging"]))
+            plan.block_sets[study] = BlockSet(study, study, unit_files[side])
+        responses = {responder: {"responses": f"results/natural_robustness/responses/{side}/{responder}.tsv"} for responder in responders}
+        added = plan._add_rows(study, study, criterion, responses, f"natural_robustness/robustness/{criterion}/{{row}}",
+                               section["epsilon"], "responder")
+        stems |= {f"{responder} ({criterion})": stem for responder, stem in added.items()}
+    threshold = section["same_response"]["chrf_threshold"]
+    plan.tables["natural_robustness"] = StudyTable(
+        "natural_robustness", stems, "system or classifier (same response)", leave_out, "natural robustness",
+        "Share of perturbations leaving the response unchanged, in percent (100 = robust), per perturbation type",
+        "perturbation type",
+        "Same response: exact = equal translations after normalisation, chrf = sentence chrF to the original "
+        f"translation >= {threshold:g}, label = same predicted label.",
+        "natural-robustness", 2, "natural_robustness_consistency_table", {}, sections["natural"], "robustness")
+    plan.gamma_figures["natural_robustness"] = GammaFigure(
+        "natural_robustness", stems, "share unchanged",
+        "share of perturbations leaving the response unchanged (%) per perturbation type", "natural_robustness_gamma_curves", {},
+        sections["natural"], "robustness")
+
+
+def study_plan(config: Mapping[str, Any], sections: Mapping[str, str]) -> StudyPlan:
+    """The plan of a validated, completed config.
+
+    ``sections`` names the report section of each branch (keys ``domains``, ``sentiment``, ``human``,
+    ``metric_robustness``, ``natural`` and every perturbation family), so the plan never imports the
+    presentation layer. Study order: MT domains, sentiment, human, perturbation families, metric attacks,
+    Natural Robustness.
+    """
+    plan = StudyPlan()
+    for add in (_mt_domains, _sentiment, _human, _perturbations, _metric_attacks, _natural_robustness):
+        add(plan, config, sections)
+    return plan
