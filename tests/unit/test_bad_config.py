@@ -1,0 +1,94 @@
+"""Bad configs fail in planning (nlp_robustness.planning.prepare_config), naming the key, before any job.
+
+These are the checks Snakemake runs when it parses the workflow (rules/common.smk calls the same
+function); here they run in-process, without Snakemake's start-up. tests/e2e keeps a few of them through
+Snakemake, to pin that the message reaches the user there too.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from nlp_robustness.errors import InputError
+from nlp_robustness.planning import prepare_config
+from tests.e2e.workflow_runner import small_config
+from tests.paths import REPOSITORY
+
+SMALL = small_config()
+
+
+def _fails(edit) -> str:
+    config = copy.deepcopy(SMALL)
+    edit(config)
+    with pytest.raises(InputError) as error:
+        prepare_config(config, REPOSITORY)
+    return str(error.value)
+
+
+def test_the_small_config_plans() -> None:
+    config = copy.deepcopy(SMALL)
+    manifest = prepare_config(config, REPOSITORY)
+    assert "wmt14-newstest2014-enfr" in manifest.datasets and list(config["testsets"]) == list(SMALL["testsets"])
+
+
+def _set(path: str, value):
+    """An edit that sets the config key at dotted ``path`` (the last part may be new)."""
+    def edit(config: dict) -> None:
+        *parents, last = path.split(".")
+        node = config
+        for part in parents:
+            node = node[part]
+        node[last] = value
+    return edit
+
+
+def _rename(path: str, old: str, new: str):
+    def edit(config: dict) -> None:
+        node = config
+        for part in path.split("."):
+            node = node[part]
+        node[new] = node.pop(old)
+    return edit
+
+
+@pytest.mark.parametrize(("edit", "expected"), [
+    # the schema and the config's own cross-references
+    (_set("systems.apertium-en-es-fr.kind", "babelfish"), ["systems.apertium-en-es-fr.kind", "babelfish"]),
+    (_rename("robustness.bagging", "blocks", "blocs"), ["robustness.bagging", "blocs"]),
+    (_set("robustness.leave_out", ["wmt14", "mtnt18"]), ["robustness.leave_out[1]", "mtnt18"]),
+    (_set("systems", {}), ["invalid configuration at key 'systems'"]),
+    (_set("testsets", {}), ["invalid configuration at key 'testsets'"]),
+    # references into the dataset manifest
+    (_set("sentiment.test.domains", ["books", "kitchen"]),
+     ["sentiment.test.domains[1]", "'kitchen' is not a domain of dataset amazon-sentiment-acl"]),
+    # perturbation families: functions and settings checked against the family's own schemas
+    (lambda config: config["perturbations"]["families"]["word_order"]["functions"].update(WordSalad={}),
+     ["perturbations.families.word_order.functions.WordSalad"]),
+    (lambda config: config["perturbations"]["families"]["word_order"]["functions"].update(NounSwaps={"noun_units": 3}),
+     ["perturbations.families.word_order.functions.NounSwaps.noun_units"]),
+    # character attacks and metric robustness
+    (lambda config: config["metric_robustness"]["attacks"].update({"leetspeak": {}}), ["metric_robustness.attacks.leetspeak"]),
+    (_set("metric_robustness.levels", [1.5]), ["metric_robustness"]),
+    (lambda config: config["perturbations"]["families"]["character_attacks"]["options"].update({"levels": [0]}),
+     ["character_attacks.options.levels"]),
+    (_set("metric_robustness.pairs", ["lt-en"]), ["metric_robustness.bertscore.layers"]),
+    # Natural Robustness
+    (_set("natural_robustness.families", ["natural", "typos"]), ["natural_robustness.families[1]"]),
+    (_set("natural_robustness.same_response.chrf_threshold", 150), ["chrf_threshold"]),
+    (_set("natural_robustness.sample_sizes", [0]), ["natural_robustness.sample_sizes"]),
+    (lambda config: config["perturbations"]["families"]["natural"]["functions"].update(typos={"rat": 0.2}),
+     ["perturbations.families.natural.functions.typos"]),
+    (_set("natural_robustness.leave_out", ["shouting"]), ["natural_robustness.leave_out[0]"]),
+])
+def test_a_bad_config_fails_in_planning_naming_its_key(edit, expected: list[str]) -> None:
+    message = _fails(edit)
+    assert all(text in message for text in expected), message
+    assert "\n" not in message  # one line
+
+
+def test_a_failed_plan_names_the_first_problem_only_once_and_changes_nothing_on_disk(tmp_path) -> None:
+    before = sorted(path.name for path in tmp_path.iterdir())
+    _fails(_set("robustness.leave_out", ["nowhere"]))
+    assert sorted(path.name for path in tmp_path.iterdir()) == before
