@@ -9,7 +9,7 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 import pandas as pd  # noqa: E402
 
 from nlp_robustness.fileio import atomic_write, read_table  # noqa: E402
-from nlp_robustness.outputs.html_tables import write_html_table  # noqa: E402
+from nlp_robustness.outputs.table_writer import write_html_table  # noqa: E402
 from nlp_robustness.outputs.metric_robustness import attack_rate_table, frame_markdown, unknown_token_latex, unknown_token_table  # noqa: E402
 from nlp_robustness.studies.metric_attacks import REFERENCE_COLUMNS  # noqa: E402
 

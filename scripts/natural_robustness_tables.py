@@ -7,7 +7,7 @@ sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
 from nlp_robustness.fileio import atomic_write  # noqa: E402
-from nlp_robustness.outputs.html_tables import write_html_table  # noqa: E402
+from nlp_robustness.outputs.table_writer import write_html_table  # noqa: E402
 from nlp_robustness.outputs.natural_robustness import (  # noqa: E402
     changes_markdown,
     perturbation_changes,

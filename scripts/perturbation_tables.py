@@ -6,7 +6,7 @@ import sys
 sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
-from nlp_robustness.outputs.html_tables import write_html_table  # noqa: E402
+from nlp_robustness.outputs.table_writer import write_html_table  # noqa: E402
 from nlp_robustness.outputs.perturbation_tables import SCORE_COLUMNS, flip_examples, means_table, write_flip_examples, write_means_tables  # noqa: E402
 from nlp_robustness.perturbations.collect import read_family_scores, read_flip_texts, read_status  # noqa: E402
 

@@ -10,7 +10,7 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 import pandas as pd  # noqa: E402
 
 from nlp_robustness.fileio import atomic_write  # noqa: E402
-from nlp_robustness.outputs.html_tables import write_html_table  # noqa: E402
+from nlp_robustness.outputs.table_writer import write_html_table  # noqa: E402
 from nlp_robustness.outputs.tables import robustness_table, table_caption, to_csv_text, to_latex_text, to_markdown_text  # noqa: E402
 from nlp_robustness.statistics.engine import pool_label  # noqa: E402
 

@@ -1,4 +1,4 @@
-"""File helpers: atomic writing (an output appears complete, or not at all), TSV tables of text, summaries.
+"""File helpers: atomic writing (an output appears complete, or not at all), TSV tables of text.
 
 Files written here get the permissions any other tool's output gets: the temporary file under an
 atomic write is created with mode ``0o666`` and the kernel applies the process umask (or a default
@@ -307,20 +307,3 @@ def read_json_records(paths: Sequence[str | os.PathLike[str]]) -> list[dict]:
         with open(path, encoding="utf-8") as handle:
             records.append(json.load(handle))
     return records
-
-
-def markdown_table(table: pd.DataFrame) -> str:
-    """A table as GitHub Markdown (``|`` in values escaped)."""
-    header = list(table.columns)
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    for _, row in table.iterrows():
-        lines.append("| " + " | ".join(str(value).replace("|", "\\|") for value in row) + " |")
-    return "\n".join(lines) + "\n"
-
-
-def write_summary_table(table: pd.DataFrame, csv_path: str | os.PathLike[str], markdown_path: str | os.PathLike[str]) -> None:
-    """Write a summary table as CSV and as Markdown, each atomically."""
-    with atomic_write(csv_path) as handle:
-        table.to_csv(handle, index=False, lineterminator="\n")
-    with atomic_write(markdown_path) as handle:
-        handle.write(markdown_table(table))

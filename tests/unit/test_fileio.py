@@ -20,7 +20,6 @@ from nlp_robustness.fileio import (
     locked_directory,
     open_temporary_file,
     write_lines,
-    write_summary_table,
     write_table,
 )
 
@@ -94,10 +93,9 @@ def test_written_files_get_the_mode_the_umask_gives(tmp_path: Path, umask, mask:
         handle.write(b"x")
     write_lines(["a"], tmp_path / "lines.txt")
     write_table(pd.DataFrame({"a": ["1"]}), tmp_path / "table.tsv", ["a"])
-    write_summary_table(pd.DataFrame({"a": [1]}), tmp_path / "summary.csv", tmp_path / "summary.md")
     plain = tmp_path / "plain.txt"  # what open() gives under the same umask
     plain.write_text("x", encoding="utf-8")
-    written = ["text.txt", "binary.bin", "lines.txt", "table.tsv", "summary.csv", "summary.md"]
+    written = ["text.txt", "binary.bin", "lines.txt", "table.tsv"]
     assert {name: oct(_mode(tmp_path / name)) for name in written} == {name: oct(expected) for name in written}
     assert _mode(plain) == expected
     directory = create_temporary_directory(tmp_path / "extracted")

@@ -157,7 +157,7 @@ def test_score_table_rows_and_cells(tmp_path) -> None:
     assert whole.loc[("chrf", "casing"), "score"] == 0.5 and whole.loc[("chrf", "all"), "family"] == "all"
     assert set(scores["kind"]) == {"MT system"} and len(scores) == 2 * 2 * 3
     assert score_cell(0.9, 0.8, 1.0, False) == "0.90 [0.80, 1.00]" and score_cell(1.0, 1.0, 1.0, True).endswith("\u2020")
-    assert score_cell(math.nan, math.nan, math.nan, False) == "n/a"
+    assert score_cell(math.nan, math.nan, math.nan, False) == "\u2013"
     wide = scores_wide(scores, "all")
     assert list(wide.index) == ["sys (exact)", "sys (chrF)"] and list(wide.columns) == ["typos", "casing", "all"]
     assert "**Sample: all records (MT systems: 3)**" in scores_markdown(scores, 80) and "1.0 = robust" in scores_markdown(scores, 80)

@@ -135,7 +135,7 @@ def test_write_means_tables(means: pd.DataFrame, tmp_path: Path) -> None:
     assert read.loc[(read["system"] == "sys_a") & (read["function"] == "shuffle"), "beta"].item() == 100 / 3
     markdown = paths[1].read_text()
     assert "| sys_a | shuffle | random | 4 | 3 | 0.750 | 33.33 | 36.67 | 20.00 | 70.00 | -16.67 | 2 | 0.667 |" in markdown
-    assert "| sys_a | treeMirror | tree | 2 | 0 | 0.000 | n/a | n/a | n/a | n/a | n/a | 0 | n/a |" in markdown
+    assert "| sys_a | treeMirror | tree | 2 | 0 | 0.000 | \u2013 | \u2013 | \u2013 | \u2013 | \u2013 | 0 | \u2013 |" in markdown
     assert markdown.rstrip().endswith("Means of BLEU & co")
     latex = paths[2].read_text()
     assert r"sys\_a & shuffle & random & 4 & 3 & 0.750 & 33.33 & 36.67 & 20.00 & 70.00 & -16.67 & 2 & 0.667 \\" in latex

@@ -82,10 +82,10 @@ def test_captions_name_the_paper_table_of_each_branch() -> None:
 
 def test_a_cov_without_value_is_written_as_not_available() -> None:
     """A pool whose scores are all 0 has variance 0 and mean 0: COV = 0/0 has no value (an empty field in
-    the summary file), which the tables keep as NaN and print as n/a."""
+    the summary file), which the tables keep as NaN and print as the missing-value marker (an en dash)."""
     summary = pd.DataFrame({
         "left_out": ["none", "a"], "method": ["pool", "pool"], "mean": ["0.5", "0.0"], "variance": ["0.1", "0.0"], "cov": ["0.63", ""],
     })
     table = robustness_table({"sys": summary}, "pool", ["none", "a"])
     assert table.loc["sys", ("a", "COV")] != table.loc["sys", ("a", "COV")]  # NaN
-    assert "| n/a |" in to_markdown_text(table, "caption") and " n/a \\\\" in to_latex_text(table, "caption", "tab:x")
+    assert "| \u2013 |" in to_markdown_text(table, "caption") and " \u2013 \\\\" in to_latex_text(table, "caption", "tab:x")

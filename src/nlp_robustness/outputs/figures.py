@@ -1,60 +1,50 @@
-"""(epsilon, gamma)-Robustness curves of every row of a study (paper Figure 4; Figure 5 for human scores).
+"""Shared figure primitives: the one place that sets up matplotlib, lays out panel grids and saves figures.
 
-Two panels. Left, raw: gamma against epsilon on the configured grid (score units, e.g. BLEU points).
-Right, normalised: the same curves against epsilon / sigma, epsilon in units of each system's sample
-standard deviation of the pooled scores. The paper does not say how its Figure 4 is normalised; we chose
-the standardised epsilon because it removes the spread (which Metric I already reports) and leaves the
-shape of the score distribution, i.e. how much tighter than Chebyshev's bound (gamma = 1) a system is
-at k standard deviations, comparable across systems.
+Every figure of the package (gamma curves, perturbation, metric-robustness, Natural Robustness and
+profile figures) is drawn with the ``plt`` of this module, on the non-interactive Agg backend (files
+only; no display on cluster nodes), and written by :func:`save_figure`: atomically, once per format
+(PNG and PDF), at one resolution, and without a creation date in the PDF, so that the same data give
+the same bytes on every run. Branch modules keep only what they draw.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
 matplotlib.use("Agg")  # files only; no display on cluster nodes
 
 import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
+import numpy as np  # noqa: E402
 
 from nlp_robustness.fileio import atomic_write  # noqa: E402
 
-#: How metric names are printed on the figure.
-METRIC_DISPLAY_NAMES = {"bleu": "BLEU", "chrf": "chrF", "levenshtein": "Levenshtein"}
+__all__ = ["DPI", "GRID_ALPHA", "figure_outputs", "grid", "panel_grid", "plt", "save_figure"]
+
+#: Resolution of the PNG files.
+DPI = 150
+
+#: Opacity of the grid lines behind the data (light: the data stay in front).
+GRID_ALPHA = 0.3
 
 
-def plot_gamma_curves(
-    curves: Mapping[str, pd.DataFrame], metric: str, outputs: Mapping[str, str | Path], scores: str | None = None
-) -> None:
-    """Draw the two-panel gamma figure for ``curves`` (system -> table with epsilon, gamma, sigma).
+def grid(panel: plt.Axes, **options: Any) -> None:
+    """The light grid every figure draws behind its data (``options``: e.g. ``axis="x"``)."""
+    panel.grid(alpha=GRID_ALPHA, **options)
 
-    ``outputs`` maps a file format (``png``, ``pdf``) to its path; each file is written atomically.
-    ``scores`` says in the title what the curves measure (default: sentence scores on the pooled test sets).
-    """
-    metric = METRIC_DISPLAY_NAMES.get(metric, metric)
-    scores = scores or f"sentence {metric} on the pooled test sets"
-    figure, (raw_axis, normalised_axis) = plt.subplots(1, 2, figsize=(11, 4.2), constrained_layout=True)
-    for system, curve in curves.items():
-        raw_axis.plot(curve["epsilon"], curve["gamma"], label=system, linewidth=1.6)
-        sigma = float(curve["sigma"].iloc[0])
-        if sigma > 0:
-            normalised_axis.plot(curve["epsilon"] / sigma, curve["gamma"], label=system, linewidth=1.6)
-    for axis in (raw_axis, normalised_axis):
-        axis.axhline(1.0, color="grey", linestyle=":", linewidth=1, label="Chebyshev bound")
-        axis.set_ylabel(r"$\gamma$")
-        axis.set_ylim(bottom=0)
-        axis.grid(alpha=0.3)
-    raw_axis.set_xlabel(rf"$\epsilon$ ({metric} points)")
-    raw_axis.set_title(r"$(\epsilon,\gamma)$-Robustness, raw")
-    normalised_axis.set_xlabel(r"$\epsilon / \sigma$")
-    normalised_axis.set_title(r"normalised: $\epsilon$ in standard deviations")
-    handles, labels = raw_axis.get_legend_handles_labels()
-    figure.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 5), frameon=False)
-    figure.suptitle(rf"$(\epsilon,\gamma)$-Robustness of {scores}")
-    save_figure(figure, outputs)
+
+def panel_grid(rows: int, columns: int, figsize: tuple[float, float], **options: Any) -> tuple[plt.Figure, np.ndarray]:
+    """A figure of ``rows`` x ``columns`` panels, its axes always as a 2-D array (``options`` go to
+    :func:`matplotlib.pyplot.subplots`: shared axes, layout, width ratios)."""
+    return plt.subplots(rows, columns, figsize=figsize, squeeze=False, **options)
+
+
+def figure_outputs(png: str | Path, pdf: str | Path) -> dict[str, str | Path]:
+    """The ``outputs`` of :func:`save_figure` for one PNG and one PDF path."""
+    return {"png": png, "pdf": pdf}
 
 
 def save_figure(figure: plt.Figure, outputs: Mapping[str, str | Path]) -> None:
@@ -64,6 +54,6 @@ def save_figure(figure: plt.Figure, outputs: Mapping[str, str | Path]) -> None:
             with atomic_write(path, mode="wb") as handle:
                 # No creation date in the PDF: the same data give the same bytes on every run.
                 metadata = {"CreationDate": None} if file_format == "pdf" else None
-                figure.savefig(handle, format=file_format, dpi=150, metadata=metadata)
+                figure.savefig(handle, format=file_format, dpi=DPI, metadata=metadata)
     finally:
         plt.close(figure)

@@ -9,7 +9,8 @@
   against p, one panel per attack, the clean tau at p = 0), :func:`plot_tau_by_layer` (Figure 3's layer
   comparison, every hidden layer of BERTScore and the mean of layers).
 
-Figures are written atomically as PNG and PDF (no creation date in the PDF: same data, same bytes).
+Tables go through :mod:`nlp_robustness.outputs.table_writer`, figures through the primitives of
+:mod:`nlp_robustness.outputs.figures` (PNG and PDF, atomically, no creation date: same data, same bytes).
 """
 
 from __future__ import annotations
@@ -17,15 +18,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-import matplotlib
+import numpy as np
+import pandas as pd
 
-matplotlib.use("Agg")  # files only; no display on cluster nodes
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from nlp_robustness.outputs.figures import save_figure  # noqa: E402
-from nlp_robustness.outputs.tables import latex_table  # noqa: E402
+from nlp_robustness.display_names import METRIC_VARIANT_NAMES, display_name
+from nlp_robustness.outputs.figures import figure_outputs, grid, panel_grid, plt, save_figure
+from nlp_robustness.outputs.table_writer import latex_cell, latex_escape, latex_row, latex_table, markdown_table
 
 __all__ = [
     "attack_rate_table",
@@ -40,15 +38,8 @@ __all__ = [
     "unknown_token_table",
 ]
 
-#: How metric variants are printed.
-VARIANT_NAMES = {
-    "bleu": "sentBLEU", "chrf": "chrF", "bertscore_first": "BERTScore (first layer)", "bertscore_last": "BERTScore (last layer)",
-    "bertscore_best": "BERTScore (best layer)", "bertscore_mean": "BERTScore (mean of layers)",
-}
-
-
 def _name(variant: str) -> str:
-    return VARIANT_NAMES.get(variant, variant)
+    return display_name(METRIC_VARIANT_NAMES, variant)
 
 
 def _ordered_unique(values: Sequence) -> list:
@@ -70,10 +61,8 @@ def _tau_pivot(tau: pd.DataFrame) -> tuple[list[str], list[str], dict[tuple[str,
 def tau_markdown(tau: pd.DataFrame, best: pd.DataFrame) -> str:
     """The tau table as GitHub Markdown: one block per condition, metrics as rows, pairs then average as columns."""
     conditions, pairs, blocks = _tau_pivot(tau)
-    lines = ["| condition | metric | " + " | ".join(pairs) + " |", "|---|---|" + "---:|" * len(pairs)]
-    for condition in conditions:
-        for metric, values in blocks[condition].iterrows():
-            lines.append(f"| {condition} | {_name(metric)} | " + " | ".join(f"{value:.3f}" for value in values) + " |")
+    rows = [[condition, _name(metric), *values] for condition in conditions for metric, values in blocks[condition].iterrows()]
+    table = pd.DataFrame(rows, columns=["condition", "metric", *pairs])
     note = ""
     if not best.empty:
         note = " Best layer of each pair (chosen on the other pairs' clean references): " + ", ".join(
@@ -83,19 +72,19 @@ def tau_markdown(tau: pd.DataFrame, best: pd.DataFrame) -> str:
         "WMT19 DARR segment-level Kendall-like tau (metric ties count as discordant) of every metric, per pair and "
         f"averaged over pairs, on clean and attacked references.{note}"
     )
-    return "\n".join(lines) + f"\n\n{caption}\n"
+    return markdown_table(table, caption=caption, align="ll" + "r" * len(pairs), decimals=3)
 
 
 def tau_latex(tau: pd.DataFrame) -> str:
     """The tau table as a booktabs LaTeX table (condition blocks separated by rules)."""
     conditions, pairs, blocks = _tau_pivot(tau)
-    header = ["Condition & Metric & " + " & ".join(pairs) + r" \\"]
+    header = [latex_row(["Condition", "Metric", *map(latex_escape, pairs)])]
     body = []
     for index, condition in enumerate(conditions):
         if index:
             body.append(r"\midrule")
         for metric, values in blocks[condition].iterrows():
-            body.append(f"{condition} & {_name(metric)} & " + " & ".join(f"{value:.3f}" for value in values) + r" \\")
+            body.append(latex_row([latex_escape(condition), latex_escape(_name(metric)), *(latex_cell(value, 3) for value in values)]))
     caption = "WMT19 DARR Kendall-like tau of each metric on clean and attacked references (metric ties are discordant)."
     return latex_table("ll" + "r" * len(pairs), header, body, caption, "tab:metric-robustness-tau")
 
@@ -130,19 +119,15 @@ def attack_rate_table(references: pd.DataFrame) -> pd.DataFrame:
 
 def frame_markdown(frame: pd.DataFrame, caption: str, decimals: int = 3) -> str:
     """A small table as GitHub Markdown (floats rounded to ``decimals``)."""
-    lines = ["| " + " | ".join(map(str, frame.columns)) + " |", "|" + "---|" * len(frame.columns)]
-    for row in frame.itertuples(index=False):
-        cells = [f"{value:.{decimals}f}" if isinstance(value, float) else str(value) for value in row]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines) + f"\n\n{caption}\n"
+    return markdown_table(frame, caption=caption, decimals=decimals)
 
 
 def unknown_token_latex(unknown: pd.DataFrame) -> str:
     """Unknown tokens per segment: attacks x levels as rows, pairs and average as columns."""
     pairs = _ordered_unique(unknown["pair"])
     table = unknown.pivot_table(index=["attack", "p"], columns="pair", values="unknown_tokens", sort=False).reindex(columns=pairs)
-    header = ["Attack & $p$ & " + " & ".join(pairs) + r" \\"]
-    body = [f"{attack} & {p:g} & " + " & ".join(f"{value:.2f}" for value in values) + r" \\" for (attack, p), values in table.iterrows()]
+    header = [latex_row(["Attack", "$p$", *map(latex_escape, pairs)])]
+    body = [latex_row([latex_escape(attack), f"{p:g}", *(latex_cell(value, 2) for value in values)]) for (attack, p), values in table.iterrows()]
     caption = "Average unknown tokens per segment (Algorithm 1 of paper 002; WordPiece vocabulary of bert-base-uncased)."
     return latex_table("lr" + "r" * len(pairs), header, body, caption, "tab:metric-robustness-unknown")
 
@@ -160,16 +145,17 @@ def _with_clean(frame: pd.DataFrame, value: str, keys: Sequence[str]) -> dict[st
 def plot_unknown_tokens(unknown: pd.DataFrame, png: str, pdf: str) -> None:
     """Average unknown tokens per segment against p, one line per attack (pairs averaged; Figure 1)."""
     average = unknown[unknown["pair"] == "average"]
-    figure, axis = plt.subplots(figsize=(5.5, 3.8))
+    figure, axes = panel_grid(1, 1, (5.5, 3.8))
+    axis = axes[0, 0]
     for attack, rows in _with_clean(average, "unknown_tokens", []).items():
         axis.plot(rows["p"], rows["unknown_tokens"], marker="o", label=attack)
     axis.set_xlabel("perturbation level p")
     axis.set_ylabel("unknown tokens per segment")
     axis.set_title("Unknown WordPiece tokens in attacked references")
     axis.legend(fontsize=8)
-    axis.grid(alpha=0.3)
+    grid(axis)
     figure.tight_layout()
-    save_figure(figure, {"png": png, "pdf": pdf})
+    save_figure(figure, figure_outputs(png, pdf))
 
 
 def _attack_panels(
@@ -179,12 +165,12 @@ def _attack_panels(
     """One panel per attack (three a row, shared y axis), ``draw`` filling each, one legend below them all."""
     columns = min(3, len(panels)) or 1
     rows_count = int(np.ceil(len(panels) / columns)) or 1
-    figure, axes = plt.subplots(rows_count, columns, figsize=(4.2 * columns, 3.3 * rows_count), squeeze=False, sharey=True)
+    figure, axes = panel_grid(rows_count, columns, (4.2 * columns, 3.3 * rows_count), sharey=True)
     for axis, (attack, rows) in zip(axes.flat, panels.items()):
         draw(axis, rows)
         axis.set_title(attack)
         axis.set_xlabel("p")
-        axis.grid(alpha=0.3)
+        grid(axis)
     for axis in axes[:, 0]:
         axis.set_ylabel(ylabel)
     for axis in list(axes.flat)[len(panels):]:
@@ -192,7 +178,7 @@ def _attack_panels(
     handles, labels = axes.flat[0].get_legend_handles_labels()
     figure.legend(handles, labels, loc="lower center", ncol=min(len(labels), legend_columns), fontsize=8)
     figure.tight_layout(rect=(0, 0.1, 1, 1))
-    save_figure(figure, {"png": png, "pdf": pdf})
+    save_figure(figure, figure_outputs(png, pdf))
 
 
 def plot_tau_vs_level(tau: pd.DataFrame, png: str, pdf: str) -> None:

@@ -15,9 +15,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from nlp_robustness.display_names import MISSING, NATURAL_CRITERION_NAMES, NATURAL_CRITERION_TITLES
 from nlp_robustness.fileio import read_table
-from nlp_robustness.outputs.figures import plt, save_figure
-from nlp_robustness.outputs.tables import _latex_escape, latex_table
+from nlp_robustness.outputs.figures import grid, panel_grid, plt, save_figure
+from nlp_robustness.outputs.table_writer import latex_cell, latex_escape, latex_row, latex_table, markdown_lines, markdown_table
 from nlp_robustness.perturbations.collect import read_derived, read_status
 from nlp_robustness.scoring.sentence_scores import sentence_scores
 from nlp_robustness.studies.natural_robustness import SCORE_COLUMNS
@@ -31,7 +32,6 @@ SCORE_DEFINITION = (
     "Natural Robustness score = share of perturbations that leave the response unchanged (1.0 = robust; paper 001's "
     "page writes the share causing different responses while calling 1.0 robust)."
 )
-CRITERION_NAMES = {"exact": "exact", "chrf": "chrF", "label": "label"}
 #: Columns of the changes table: one row per kind of input and perturbation type.
 CHANGE_COLUMNS = ("inputs", "family", "type", "sampled", "perturbed", "skipped", "share_perturbed",
                   "chrf_to_input", "levenshtein_similarity_to_input")
@@ -56,9 +56,10 @@ def _sample_label(sample: str, records: Mapping[str, int]) -> str:
 
 
 def score_cell(score: float, low: float, high: float, degenerate: bool) -> str:
-    """``0.93 [0.88, 0.97]``; a zero-width interval (every resample agreed) is marked with a dagger."""
+    """``0.93 [0.88, 0.97]``; a zero-width interval (every resample agreed) is marked with a dagger; no
+    score (no perturbation): the missing-value marker."""
     if math.isnan(score):
-        return "n/a"
+        return MISSING
     return f"{score:.2f} [{low:.2f}, {high:.2f}]" + ("\u2020" if degenerate else "")
 
 
@@ -67,7 +68,7 @@ def scores_wide(scores: pd.DataFrame, sample: str) -> pd.DataFrame:
     selected = scores[scores["sample"] == sample]
     rows: dict[str, dict[str, str]] = {}
     for row in selected.itertuples(index=False):
-        name = f"{row.responder} ({CRITERION_NAMES.get(row.criterion, row.criterion)})"
+        name = f"{row.responder} ({NATURAL_CRITERION_NAMES.get(row.criterion, row.criterion)})"
         rows.setdefault(name, {})[row.type] = score_cell(row.score, row.ci_low, row.ci_high, row.degenerate)
     table = pd.DataFrame.from_dict(rows, orient="index")[list(dict.fromkeys(selected["type"]))]
     table.index.name = "system or classifier (same response)"
@@ -97,9 +98,7 @@ def scores_markdown(scores: pd.DataFrame, chrf_threshold: float) -> str:
     parts = []
     for sample, records in _samples(scores):
         table = scores_wide(scores, sample)
-        header = [str(table.index.name), *table.columns]
-        lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
-        lines += ["| " + " | ".join([str(name), *values]) + " |" for name, values in table.iterrows()]
+        lines = markdown_lines(table, index=True, align="l" + "r" * table.shape[1])
         parts.append(f"**Sample: {_sample_label(sample, records)}**\n\n" + "\n".join(lines))
     return "\n\n".join(parts) + f"\n\n{_caption(chrf_threshold)}\n"
 
@@ -109,8 +108,8 @@ def scores_latex(scores: pd.DataFrame, chrf_threshold: float) -> str:
     tables = []
     for sample, records in _samples(scores):
         table = scores_wide(scores, sample)
-        header = [" & ".join(_latex_escape(str(name)) for name in [table.index.name, *table.columns]) + r" \\"]
-        body = [" & ".join(_latex_escape(str(value)) for value in [name, *values]) + r" \\" for name, values in table.iterrows()]
+        header = [latex_row(latex_escape(name) for name in [table.index.name, *table.columns])]
+        body = [latex_row(latex_cell(value) for value in [name, *values]) for name, values in table.iterrows()]
         caption = f"Natural Robustness, {_sample_label(sample, records)}. {_caption(chrf_threshold)}"
         tables.append(latex_table("l" + "r" * len(table.columns), header, body, caption, f"tab:natural-robustness-{sample}"))
     return "\n".join(tables)
@@ -142,24 +141,19 @@ def perturbation_changes(inputs: Mapping[str, Mapping[str, Mapping[str, object]]
 
 def changes_markdown(changes: pd.DataFrame) -> str:
     """The changes table in Markdown, with what its columns mean."""
-    header = ["inputs", "family", "type", "sampled", "perturbed", "skipped", "chrF to input", "Levenshtein similarity"]
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] * 3 + ["---:"] * 5) + "|"]
-    for row in changes.itertuples(index=False):
-        lines.append("| " + " | ".join([
-            row.inputs, row.family, row.type, str(row.sampled), str(row.perturbed), str(row.skipped),
-            f"{row.chrf_to_input:.1f}", f"{row.levenshtein_similarity_to_input:.1f}",
-        ]) + " |")
+    columns = ["inputs", "family", "type", "sampled", "perturbed", "skipped", "chrf_to_input", "levenshtein_similarity_to_input"]
+    headers = {"chrf_to_input": "chrF to input", "levenshtein_similarity_to_input": "Levenshtein similarity"}
     note = ("How much each perturbation type changed what it perturbed: records sampled, perturbed (the type changed them) "
             "and skipped (it could not, or the result equalled the input), and the mean sentence chrF and normalised "
             "Levenshtein similarity (0-100) of a perturbed input to its original: 100 = unchanged.")
-    return "\n".join(lines) + f"\n\n{note}\n"
+    return markdown_table(changes[columns], caption=note, headers=headers, align="lll" + "r" * 5, decimals=1)
 
 
 def plot_scores(scores: pd.DataFrame, chrf_threshold: float, outputs: Mapping[str, str | Path]) -> None:
     """One panel per criterion (exact, chrF, label): perturbation types (and all pooled) top to bottom, one
     colour per system or classifier; a filled dot with its interval for the largest record sample, an
     open square for the smallest one (below it), so the effect of a five-record sample is seen at a glance."""
-    criteria = [criterion for criterion in CRITERION_NAMES if criterion in set(scores["criterion"])]
+    criteria = [criterion for criterion in NATURAL_CRITERION_NAMES if criterion in set(scores["criterion"])]
     types = list(dict.fromkeys(scores["type"]))
     samples = [sample for sample, _ in _samples(scores)]
     largest, smallest = max(samples, key=lambda s: math.inf if s == "all" else int(s)), None
@@ -167,9 +161,7 @@ def plot_scores(scores: pd.DataFrame, chrf_threshold: float, outputs: Mapping[st
         smallest = min(samples, key=lambda s: math.inf if s == "all" else int(s))
     responders = list(dict.fromkeys(scores["responder"]))
     colours = {name: plt.get_cmap("tab10")(index % 10) for index, name in enumerate(responders)}
-    figure, axes = plt.subplots(
-        1, len(criteria), figsize=(4.2 * len(criteria), 0.55 * len(types) + 2.2), sharey=True, squeeze=False, constrained_layout=True,
-    )
+    figure, axes = panel_grid(1, len(criteria), (4.2 * len(criteria), 0.55 * len(types) + 2.2), sharey=True, constrained_layout=True)
     for axis, criterion in zip(axes[0], criteria):
         selected = scores[scores["criterion"] == criterion]
         rows = list(dict.fromkeys(selected["responder"]))
@@ -185,12 +177,10 @@ def plot_scores(scores: pd.DataFrame, chrf_threshold: float, outputs: Mapping[st
                     color=colours[responder], markerfacecolor=colours[responder] if fill else "white", markersize=4.5,
                     elinewidth=1.2 if fill else 0.8, capsize=0, label=responder if sample == largest else None,
                 )
-        title = {"exact": "MT: same translation (normalised)", "chrf": f"MT: chrF to original \u2265 {chrf_threshold:g}",
-                 "label": "classifiers: same label"}[criterion]
-        axis.set_title(title, fontsize=10)
+        axis.set_title(NATURAL_CRITERION_TITLES[criterion].format(threshold=chrf_threshold), fontsize=10)
         axis.set_xlim(-0.02, 1.02)
         axis.axhline(len(types) - 1.5, color="grey", linewidth=0.6)
-        axis.grid(axis="x", alpha=0.3)
+        grid(axis, axis="x")
     axes[0][0].set_yticks(range(len(types)), types)
     axes[0][0].invert_yaxis()
     handles = [plt.Line2D([], [], marker="o", linestyle="", color=colours[name], label=name) for name in responders]

@@ -18,19 +18,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-import matplotlib
+import numpy as np
+import pandas as pd
+from matplotlib.patches import Patch
+from scipy.stats import spearmanr
 
-matplotlib.use("Agg")  # files only; no display on cluster nodes
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.patches import Patch  # noqa: E402
-from scipy.stats import spearmanr  # noqa: E402
-
-from nlp_robustness.outputs.figures import METRIC_DISPLAY_NAMES as _GAMMA_METRIC_NAMES  # noqa: E402
-from nlp_robustness.outputs.figures import save_figure  # noqa: E402
-from nlp_robustness.outputs.perturbation_tables import order_by_category  # noqa: E402
+from nlp_robustness.display_names import MISSING, WORD_ORDER_CATEGORY_NAMES, metric_name
+from nlp_robustness.outputs.figures import grid, panel_grid, plt, save_figure
+from nlp_robustness.outputs.perturbation_tables import order_by_category
 
 __all__ = [
     "plot_robust_vs_faithful",
@@ -40,21 +35,13 @@ __all__ = [
     "spearman",
 ]
 
-#: How metric names are printed on the figures.
-METRIC_DISPLAY_NAMES = {**_GAMMA_METRIC_NAMES, "levenshtein": "Levenshtein"}
-
 #: Colour of each perturbation category (an unknown category is grey).
 CATEGORY_COLOURS = {"random": "tab:blue", "pos": "tab:orange", "tree": "tab:green"}
-CATEGORY_LABELS = {"random": "random shuffles", "pos": "PoS-tag based", "tree": "dependency-tree based"}
 OTHER_COLOUR = "tab:grey"
 
 #: Axis labels of the per-segment quantities.
 QUANTITY_LABELS = {"beta1": r"$\beta_1$ (robustness)", "beta2": r"$\beta_2$ (faithfulness)",
                    "alpha": r"$\alpha$ (source vs perturbed source)", "source_length": "source length (tokens)"}
-
-
-def _display(metric: str) -> str:
-    return METRIC_DISPLAY_NAMES.get(metric, metric)
 
 
 def _colour(category: str) -> str:
@@ -94,7 +81,7 @@ def _boxes(axis: plt.Axes, groups: Sequence[np.ndarray], labels: Sequence[str], 
     axis.set_yticks(positions, labels)
     axis.set_ylim(-0.7, len(groups) - 0.3)
     axis.axvline(0.0, color="black", linestyle="--", linewidth=1)
-    axis.grid(axis="x", alpha=0.3)
+    grid(axis, axis="x")
 
 
 def plot_robust_vs_faithful(
@@ -108,7 +95,7 @@ def plot_robust_vs_faithful(
     """Figure 1 analog: distributions of per-segment beta2 - beta1 (a) per function, coloured by
     category, all systems pooled, and (b) per system, all functions pooled. Box: quartiles, line:
     median, diamond: mean; dashed line at 0."""
-    name = _display(metric)
+    name = metric_name(metric)
     rows = _metric_rows(scores, metric)
     difference = rows["beta2"] - rows["beta1"]
     rows = rows.assign(difference=difference)
@@ -117,9 +104,8 @@ def plot_robust_vs_faithful(
     by_system = [rows.loc[(rows["system"] == system) & rows["function"].isin(functions), "difference"].to_numpy()
                  for system in systems]
     height = max(4.0, 0.32 * len(functions) + 1.8)
-    figure, (function_axis, system_axis) = plt.subplots(
-        1, 2, figsize=(12, height), constrained_layout=True,
-        gridspec_kw={"width_ratios": [1.3, 1]})
+    figure, axes = panel_grid(1, 2, (12, height), constrained_layout=True, gridspec_kw={"width_ratios": [1.3, 1]})
+    function_axis, system_axis = axes[0]
     _boxes(function_axis, by_function, list(functions), [_colour(categories.get(function, "")) for function in functions])
     _boxes(system_axis, by_system, list(systems), ["tab:purple"] * len(systems))
     label = rf"$\beta_2 - \beta_1$ ({name} points; < 0: more robust than faithful)"
@@ -137,7 +123,7 @@ def _category_legend(figure: plt.Figure, functions: Sequence[str], categories: M
     """A legend of the categories present, under the figure."""
     present = list(dict.fromkeys(categories.get(function, "") for function in functions))
     figure.legend(handles=[Patch(facecolor=_colour(category), alpha=0.75,
-                                 label=CATEGORY_LABELS.get(category, category or "other")) for category in present],
+                                 label=WORD_ORDER_CATEGORY_NAMES.get(category, category or "other")) for category in present],
                   loc="outside lower center", ncol=len(present), frameon=False)
 
 
@@ -155,11 +141,11 @@ def _category_runs(functions: Sequence[str], categories: Mapping[str, str]) -> l
 
 def _annotated_heatmap(axis: plt.Axes, values: np.ndarray, vmin: float, vmax: float, cmap: str, decimals: int,
                        fontsize: float):
-    """Draw ``values`` (NaN cells blank, marked n/a) with each value written in its cell; return the image."""
+    """Draw ``values`` (NaN cells blank, marked with the missing-value marker) with each value written in its cell; return the image."""
     image = axis.imshow(np.ma.masked_invalid(values), cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
     for (row, column), value in np.ndenumerate(values):
         if np.isnan(value):
-            axis.text(column, row, "n/a", ha="center", va="center", fontsize=fontsize, color="grey")
+            axis.text(column, row, MISSING, ha="center", va="center", fontsize=fontsize, color="grey")
         else:
             red, green, blue, _ = image.cmap(image.norm(value))
             dark = 0.299 * red + 0.587 * green + 0.114 * blue < 0.5  # white text on a dark cell
@@ -190,7 +176,7 @@ def plot_beta_heatmaps(
     """Figure 5 analog: mean beta1 (a) and beta2 (b), functions (rows, grouped by category, tick labels
     coloured by category) x systems (columns), one colour scale for both, values written in the cells.
     ``means`` is :func:`~nlp_robustness.outputs.perturbation_tables.means_table`'s output."""
-    name = _display(metric)
+    name = metric_name(metric)
     categories = dict(zip(means["function"], means["category"]))
     ordered = order_by_category(list(functions), categories)
     indexed = means.set_index(["function", "system"])
@@ -206,17 +192,17 @@ def plot_beta_heatmaps(
         vmin, vmax = vmin - 1.0, vmax + 1.0
     height = max(4.0, 0.32 * len(ordered) + 2.0)
     width = 2.0 * (1.6 + 0.9 * len(systems)) + 1.0
-    figure, axes = plt.subplots(1, 2, figsize=(width, height), constrained_layout=True, sharey=True)
+    figure, axes = panel_grid(1, 2, (width, height), constrained_layout=True, sharey=True)
     titles = {"beta1": r"(a) mean $\beta_1$ (robustness)", "beta2": r"(b) mean $\beta_2$ (faithfulness)"}
     image = None
-    for axis, (column, values) in zip(axes, panels.items()):
+    for axis, (column, values) in zip(axes[0], panels.items()):
         image = _annotated_heatmap(axis, values, vmin, vmax, "Blues", 1, 8)
         axis.set_xticks(np.arange(len(systems)), list(systems), rotation=30, ha="right")
         axis.set_yticks(np.arange(len(ordered)), ordered)
         axis.set_title(titles[column])
         axis.set_xlabel("system")
         _mark_categories(axis, ordered, categories, columns=False)
-    figure.colorbar(image, ax=list(axes), label=f"mean sentence {name}", shrink=0.8)
+    figure.colorbar(image, ax=list(axes[0]), label=f"mean sentence {name}", shrink=0.8)
     _category_legend(figure, ordered, categories)
     figure.suptitle(f"Robustness and faithfulness per perturbation function and system, sentence {name}")
     save_figure(figure, outputs)
@@ -243,9 +229,9 @@ def plot_scores_vs_alpha_and_length(
     in six panels (y vs x): beta1 vs beta2, alpha vs source length, beta1 and beta2 vs source length,
     beta1 and beta2 vs alpha. Each system's Spearman rho is in the panel legend (NaN when a side is
     constant). Points are drawn without jitter; scatter layers are rasterised in the PDF."""
-    name = _display(metric)
+    name = metric_name(metric)
     rows = _metric_rows(scores, metric)
-    figure, axes = plt.subplots(2, 3, figsize=(15, 9), constrained_layout=True)
+    figure, axes = panel_grid(2, 3, (15, 9), constrained_layout=True)
     colours = plt.get_cmap("tab10")
     for axis, (y, x, title) in zip(axes.ravel(), SCATTER_PANELS):
         for index, system in enumerate(systems):
@@ -256,7 +242,7 @@ def plot_scores_vs_alpha_and_length(
         axis.set_xlabel(QUANTITY_LABELS[x] + ("" if x == "source_length" else f", {name}"))
         axis.set_ylabel(QUANTITY_LABELS[y] + f", {name}")
         axis.set_title(title)
-        axis.grid(alpha=0.3)
+        grid(axis)
         legend = axis.legend(loc="best", fontsize="small", markerscale=2.5)
         for handle in legend.legend_handles:
             handle.set_alpha(1.0)
@@ -274,11 +260,12 @@ def plot_function_similarity(
     """Figure 10 analog: heatmap of :func:`~nlp_robustness.outputs.perturbation_tables.function_similarity`
     (row: function whose output is the hypothesis, column: the reference), 0-100 colour scale, values in
     the cells, tick labels coloured and blocks separated by category in the matrix's order."""
-    name = _display(metric)
+    name = metric_name(metric)
     functions = [str(function) for function in matrix.index]
     values = matrix.to_numpy(dtype=float)
     size = max(5.0, 0.45 * len(functions) + 2.5)
-    figure, axis = plt.subplots(figsize=(size + 1.2, size), constrained_layout=True)
+    figure, axes = panel_grid(1, 1, (size + 1.2, size), constrained_layout=True)
+    axis = axes[0, 0]
     image = _annotated_heatmap(axis, values, 0.0, 100.0, "viridis", 0, 7)
     axis.set_xticks(np.arange(len(matrix.columns)), [str(column) for column in matrix.columns],
                     rotation=45, ha="right")

@@ -24,8 +24,7 @@ import numpy as np
 import pandas as pd
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import atomic_write
-from nlp_robustness.outputs.tables import _format, _latex_escape, latex_table
+from nlp_robustness.outputs.table_writer import csv_text, latex_cell, latex_escape, latex_row, latex_table, markdown_table, write_text
 
 __all__ = [
     "MEANS_COLUMNS",
@@ -55,6 +54,10 @@ FLIP_COLUMNS = ("system", "function", "testset", "segment_id", "source", "pertur
 #: Columns of the means table that are scores (2 decimals) or fractions (3 decimals) when printed.
 SCORE_COLUMNS = (*SCORE_NAMES, "beta2_minus_beta1")
 FRACTION_COLUMNS = ("kept_fraction", "flip_fraction")
+#: Decimals of the printed scores (2, as the paper prints BLEU) and fractions (3); counts print as integers.
+PRINTED_DECIMALS = {**dict.fromkeys(SCORE_COLUMNS, 2), **dict.fromkeys(FRACTION_COLUMNS, 3)}
+#: Columns right-aligned when printed (numbers).
+NUMERIC_COLUMNS = (*SCORE_COLUMNS, *FRACTION_COLUMNS, "sampled", "kept", "flips")
 
 #: How the means table's columns are headed in Markdown and LaTeX.
 MARKDOWN_HEADERS = {"system": "system", "function": "function", "category": "category", "sampled": "sampled",
@@ -69,10 +72,6 @@ FLIP_HEADERS = {"system": "system", "function": "function", "testset": "test set
                 "source": "source", "perturbed_source": "perturbed source", "beta": "β", "beta1": "β1",
                 "translation": "translation of source", "perturbed_translation": "translation of perturbed source",
                 "reference": "reference"}
-
-#: Printed for a value that does not exist (e.g. a mean over no kept segment).
-MISSING = "n/a"
-
 
 def _require_columns(frame: pd.DataFrame, columns: Sequence[str], what: str) -> None:
     missing = [column for column in columns if column not in frame.columns]
@@ -166,28 +165,15 @@ def means_table(
     return table.astype({"sampled": "int64", "kept": "int64", "flips": "int64"})
 
 
-def _cell(column: str, value: object) -> str:
-    """A value as printed in Markdown/LaTeX: scores with 2 decimals, fractions with 3, counts as integers."""
-    if column in SCORE_COLUMNS or column in FRACTION_COLUMNS:
-        if pd.isna(value):
-            return MISSING
-        return _format(float(value), 3 if column in FRACTION_COLUMNS else 2)
-    return str(value)
-
-
-def _markdown_escape(text: str) -> str:
-    """Text safe inside a Markdown table cell: ``|`` escaped, line breaks as spaces."""
-    return str(text).replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+def _printed(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with its scores and fractions as floats, so that a whole-number score prints with its decimals."""
+    return table.astype({column: float for column in PRINTED_DECIMALS if column in table.columns})
 
 
 def _markdown_text(table: pd.DataFrame, headers: Mapping[str, str], caption: str) -> str:
-    columns = list(table.columns)
-    numeric = set(SCORE_COLUMNS) | set(FRACTION_COLUMNS) | {"sampled", "kept", "flips"}
-    lines = ["| " + " | ".join(headers.get(column, column) for column in columns) + " |",
-             "|" + "|".join("---:" if column in numeric else "---" for column in columns) + "|"]
-    for _, row in table.iterrows():
-        lines.append("| " + " | ".join(_markdown_escape(_cell(column, row[column])) for column in columns) + " |")
-    return "\n".join(lines) + f"\n\n{caption}\n"
+    table = _printed(table)
+    align = "".join("r" if column in NUMERIC_COLUMNS else "l" for column in table.columns)
+    return markdown_table(table, caption=caption, headers=headers, align=align, column_decimals=PRINTED_DECIMALS)
 
 
 def means_markdown_text(table: pd.DataFrame, caption: str) -> str:
@@ -197,9 +183,9 @@ def means_markdown_text(table: pd.DataFrame, caption: str) -> str:
 
 def means_latex_text(table: pd.DataFrame, caption: str, label: str) -> str:
     """The means table as a booktabs table (system printed once per block, a rule between systems)."""
+    table = _printed(table)
     columns = list(table.columns)
-    column_spec = "".join("r" if column in SCORE_COLUMNS or column in FRACTION_COLUMNS
-                          or column in ("sampled", "kept", "flips") else "l" for column in columns)
+    column_spec = "".join("r" if column in NUMERIC_COLUMNS else "l" for column in columns)
     body: list[str] = []
     previous_system = None
     for _, row in table.iterrows():
@@ -209,12 +195,12 @@ def means_latex_text(table: pd.DataFrame, caption: str, label: str) -> str:
         cells = []
         for column in columns:
             if column == "system":
-                cells.append(_latex_escape(str(system)) if system != previous_system else "")
+                cells.append(latex_escape(str(system)) if system != previous_system else "")
             else:
-                cells.append(_latex_escape(_cell(column, row[column])))
-        body.append(" & ".join(cells) + r" \\")
+                cells.append(latex_cell(row[column], PRINTED_DECIMALS.get(column)))
+        body.append(latex_row(cells))
         previous_system = system
-    header = [" & ".join(LATEX_HEADERS.get(column, _latex_escape(column)) for column in columns) + r" \\"]
+    header = [latex_row(LATEX_HEADERS.get(column, latex_escape(column)) for column in columns)]
     return latex_table(column_spec, header, body, caption, label)
 
 
@@ -227,12 +213,9 @@ def write_means_tables(
     label: str,
 ) -> None:
     """Write the means table as CSV (full precision, NaN as an empty field), Markdown and LaTeX, each atomically."""
-    with atomic_write(csv_path) as handle:
-        table.to_csv(handle, index=False, lineterminator="\n")
-    with atomic_write(markdown_path) as handle:
-        handle.write(means_markdown_text(table, caption))
-    with atomic_write(latex_path) as handle:
-        handle.write(means_latex_text(table, caption, label))
+    write_text(csv_text(table), csv_path)
+    write_text(means_markdown_text(table, caption), markdown_path)
+    write_text(means_latex_text(table, caption, label), latex_path)
 
 
 def flip_examples(
@@ -289,10 +272,8 @@ def write_flip_examples(
     caption: str,
 ) -> None:
     """Write flip examples as CSV (full precision) and Markdown (scores with 2 decimals, ``|`` escaped)."""
-    with atomic_write(csv_path) as handle:
-        frame.to_csv(handle, index=False, lineterminator="\n")
-    with atomic_write(markdown_path) as handle:
-        handle.write(_markdown_text(frame, FLIP_HEADERS, caption))
+    write_text(csv_text(frame), csv_path)
+    write_text(_markdown_text(frame, FLIP_HEADERS, caption), markdown_path)
 
 
 def function_similarity(

@@ -18,17 +18,14 @@ import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-import matplotlib
+import matplotlib.image
+import numpy as np
+import pandas as pd
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from nlp_robustness.fileio import markdown_table  # noqa: E402
-from nlp_robustness.outputs.figures import save_figure  # noqa: E402
-from nlp_robustness.studies.profile import AXES  # noqa: E402
+from nlp_robustness.display_names import MISSING
+from nlp_robustness.outputs.figures import panel_grid, plt, save_figure
+from nlp_robustness.outputs.table_writer import markdown_table
+from nlp_robustness.studies.profile import AXES
 
 __all__ = ["plot_axes_overview", "plot_profile", "profile_display", "profile_markdown", "read_profile_table", "reading", "report_description",
            "rst_text", "value_text"]
@@ -39,7 +36,7 @@ _COLOURS = "viridis"
 def value_text(value: float) -> str:
     """A raw value with three significant digits (rounded for display only)."""
     if not math.isfinite(value):
-        return "–"
+        return MISSING
     return f"{value:.3g}" if abs(value) < 1000 else f"{value:.0f}"
 
 
@@ -82,10 +79,8 @@ def plot_profile(profile: pd.DataFrame, group: str, label: str, outputs: Mapping
     systems = list(dict.fromkeys(frame["system"]))
     axes_names = _axes_of(frame)
     widths = [frame[frame["axis"] == axis]["measure"].nunique() for axis in axes_names]
-    figure, panels = plt.subplots(
-        1, len(axes_names), figsize=(1.6 + 0.85 * sum(widths) + 0.3 * len(widths), 1.6 + 0.42 * len(systems)),
-        gridspec_kw={"width_ratios": widths}, squeeze=False, layout="constrained",
-    )
+    figure, panels = panel_grid(1, len(axes_names), (1.6 + 0.85 * sum(widths) + 0.3 * len(widths), 1.6 + 0.42 * len(systems)),
+                                gridspec_kw={"width_ratios": widths}, layout="constrained")
     image = None
     for index, (panel, axis_name) in enumerate(zip(panels[0], axes_names)):
         rows = frame[frame["axis"] == axis_name]
@@ -115,8 +110,8 @@ def plot_axes_overview(axes: pd.DataFrame, labels: Mapping[str, str], outputs: M
     columns, the cell the system's mean rank over the axis's columns (colour: 1 = best on the axis)."""
     groups = list(dict.fromkeys(axes["group"]))
     heights = [axes[axes["group"] == group]["system"].nunique() for group in groups]
-    figure, panels = plt.subplots(len(groups), 1, figsize=(6.4, 1.0 + 0.9 * len(groups) + 0.3 * sum(heights)),
-                                  gridspec_kw={"height_ratios": heights}, squeeze=False, layout="constrained")
+    figure, panels = panel_grid(len(groups), 1, (6.4, 1.0 + 0.9 * len(groups) + 0.3 * sum(heights)),
+                                gridspec_kw={"height_ratios": heights}, layout="constrained")
     image = None
     for panel, group in zip(panels[:, 0], groups):
         frame = axes[axes["group"] == group]
@@ -200,7 +195,7 @@ def profile_display(profile: pd.DataFrame, group: str) -> pd.DataFrame:
         by_system = cells.set_index("system")
         for system in systems:
             if system not in by_system.index:
-                row[system] = "–"
+                row[system] = MISSING
                 continue
             cell = by_system.loc[system]
             text = value_text(float(cell["value"]))

@@ -14,18 +14,15 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
+from nlp_robustness.display_names import METHOD_DESCRIPTIONS
 from nlp_robustness.errors import InputError
-from nlp_robustness.statistics.engine import WHOLE_POOL, pool_label
+from nlp_robustness.outputs.table_writer import csv_text, latex_cell, latex_escape, latex_row, latex_table, markdown_table
+from nlp_robustness.statistics.engine import csv_group, pool_label
+
+__all__ = ["PAPER_TABLES", "STATISTICS", "csv_group", "robustness_table", "table_caption", "to_csv_text", "to_latex_text",
+           "to_markdown_text"]
 
 STATISTICS = {"mean": "Mean", "variance": "Var", "cov": "COV"}
-
-#: What each method's table shows and how it was computed (the caption's middle part).
-METHOD_DESCRIPTIONS = {
-    "pool": "Robustness Metrics I & II on the whole pool",
-    "bagging": "Robustness Metrics by bagging (Algorithm 5): mean and variance averaged over blocks, COV from those averages",
-    "design_bagging": "Robustness Metrics by design bagging (Algorithm 6): mean and variance averaged over blocks, "
-    "COV from those averages",
-}
 
 #: The paper's table of each method, for MT (sentence scores) and for sentiment (domain-level accuracy).
 PAPER_TABLES = {
@@ -69,24 +66,12 @@ def _as_float(value: object) -> float:
     return math.nan if value == "" else float(value)
 
 
-def csv_group(left_out: str) -> str:
-    """The prefix of a column group in CSV headers: ``whole_pool`` or the left-out domain."""
-    return "whole_pool" if left_out == WHOLE_POOL else left_out
-
-
 def to_csv_text(table: pd.DataFrame) -> str:
     """CSV at full precision (shortest round-trip form) with flat headers ``<row label>, whole_pool_Mean,
     whole_pool_Var, whole_pool_COV, <left_out>_Mean, ...``."""
     flat = table.copy()
     flat.columns = [f"{csv_group(left_out)}_{statistic}" for left_out, statistic in table.columns]
-    return flat.to_csv(lineterminator="\n")
-
-
-def _format(value: float, decimals: int = 2) -> str:
-    """A value rounded for Markdown and LaTeX; a COV without a value (zero mean) is ``n/a``."""
-    if math.isnan(value):
-        return "n/a"
-    return f"{value:.{decimals}f}"
+    return csv_text(flat, index=True)
 
 
 def to_markdown_text(table: pd.DataFrame, caption: str, decimals: int = 2) -> str:
@@ -94,19 +79,10 @@ def to_markdown_text(table: pd.DataFrame, caption: str, decimals: int = 2) -> st
 
     Values are rounded to ``decimals`` places (2 as the paper prints BLEU; accuracies' COV needs 3).
     """
-    header = [str(table.index.name or "system")] + [f"{statistic} ({pool_label(left_out)})" for left_out, statistic in table.columns]
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
-    for system, values in table.iterrows():
-        lines.append("| " + " | ".join([str(system)] + [_format(value, decimals) for value in values]) + " |")
-    return "\n".join(lines) + f"\n\n{caption}\n"
-
-
-_LATEX_SPECIALS = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "_": r"\_", "#": r"\#", "$": r"\$",
-                   "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
-
-
-def _latex_escape(text: str) -> str:
-    return "".join(_LATEX_SPECIALS.get(character, character) for character in text)
+    flat = table.copy()
+    flat.columns = [f"{statistic} ({pool_label(left_out)})" for left_out, statistic in table.columns]
+    flat.index.name = str(table.index.name or "system")
+    return markdown_table(flat, caption=caption, index=True, decimals=decimals, align="l" + "r" * flat.shape[1])
 
 
 def to_latex_text(table: pd.DataFrame, caption: str, label: str, decimals: int = 2) -> str:
@@ -114,44 +90,19 @@ def to_latex_text(table: pd.DataFrame, caption: str, label: str, decimals: int =
     groups = list(dict.fromkeys(left_out for left_out, _ in table.columns))
     n_statistics = len(STATISTICS)
     column_spec = "l" + "rrr" * len(groups)
-    group_header = " & ".join(
-        ["Model"] + [rf"\multicolumn{{{n_statistics}}}{{c}}{{{_latex_escape(pool_label(group))}}}" for group in groups]
+    group_header = latex_row(
+        ["Model"] + [rf"\multicolumn{{{n_statistics}}}{{c}}{{{latex_escape(pool_label(group))}}}" for group in groups]
     )
     rules = " ".join(
         rf"\cmidrule(lr){{{2 + index * n_statistics}-{1 + (index + 1) * n_statistics}}}" for index in range(len(groups))
     )
-    statistic_header = " & ".join([""] + list(STATISTICS.values()) * len(groups))
-    body = [
-        " & ".join([_latex_escape(str(system))] + [_format(value, decimals) for value in values]) + r" \\"
-        for system, values in table.iterrows()
-    ]
+    statistic_header = latex_row([""] + list(STATISTICS.values()) * len(groups))
+    body = [latex_row([latex_escape(str(system))] + [latex_cell(value, decimals) for value in values])
+            for system, values in table.iterrows()]
     header = [
         rf"& \multicolumn{{{n_statistics * len(groups)}}}{{c}}{{Test pool}} \\",
-        group_header + r" \\",
+        group_header,
         rules,
-        statistic_header + r" \\",
+        statistic_header,
     ]
     return latex_table(column_spec, header, body, caption, label)
-
-
-def latex_table(column_spec: str, header: Sequence[str], body: Sequence[str], caption: str, label: str) -> str:
-    """A floating booktabs table: ``header`` lines, a rule, ``body`` lines (rows already ending in ``\\``),
-    caption (escaped here) and label."""
-    return "\n".join(
-        [
-            r"\begin{table}[t]",
-            r"\centering",
-            r"\small",
-            rf"\begin{{tabular}}{{{column_spec}}}",
-            r"\toprule",
-            *header,
-            r"\midrule",
-            *body,
-            r"\bottomrule",
-            r"\end{tabular}",
-            rf"\caption{{{_latex_escape(caption)}}}",
-            rf"\label{{{label}}}",
-            r"\end{table}",
-            "",
-        ]
-    )

@@ -54,6 +54,7 @@ __all__ = [
     "UNIT_COLUMNS",
     "WHOLE_POOL",
     "block_positions",
+    "csv_group",
     "draw_study_blocks",
     "evaluate_study",
     "leave_out_labels",
@@ -88,6 +89,12 @@ def leave_out_labels(left_out: Sequence[str]) -> list[str]:
 def pool_label(left_out: str) -> str:
     """How a pool is named for a reader: ``whole pool`` or ``w/o <domain>``."""
     return "whole pool" if left_out == WHOLE_POOL else f"w/o {left_out}"
+
+
+def csv_group(left_out: str) -> str:
+    """How a pool prefixes the column headers of a robustness table's CSV: ``whole_pool`` or the left-out
+    domain (``whole_pool_COV``, ``wmt14_Mean``); the profile reads those columns back by this name."""
+    return "whole_pool" if left_out == WHOLE_POOL else left_out
 
 
 def pool_domains(domains: Sequence[str], left_out: str) -> list[str]:

@@ -40,9 +40,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from nlp_robustness.display_names import METHOD_NAMES, family_name, metric_name
 from nlp_robustness.errors import InputError
-from nlp_robustness.outputs.tables import csv_group
-from nlp_robustness.statistics.engine import WHOLE_POOL
+from nlp_robustness.statistics.engine import WHOLE_POOL, csv_group
 from nlp_robustness.statistics.rankings import kendall_tau, rank_values
 
 __all__ = [
@@ -76,7 +76,6 @@ LONG_COLUMNS = ("group", "system", "axis", "measure", "label", "metric", "role",
 KENDALL_COLUMNS = ("group", "first", "second", "systems", "tau", "p_value")
 
 _DEFAULT_FAMILY_VIEWS = {"word_order": "faithfulness", "character_attacks": "drop"}
-_METHOD_LABELS = {"pool": "pool", "design_bagging": "design bagging"}
 
 
 def _error(key: str, message: str) -> InputError:
@@ -129,11 +128,11 @@ def _consistency(prefix: str, score: str, label: str, tables: str, gammas: Mappi
     for method in ("pool", "design_bagging"):
         if with_cov:
             measures.append(_measure(
-                f"{prefix}cov_{score}_{method}", "test domains", f"COV {label} ({_METHOD_LABELS[method]})", score,
+                f"{prefix}cov_{score}_{method}", "test domains", f"COV {label} ({METHOD_NAMES[method]})", score,
                 "robustness", "lower", {"kind": "table_column", "path": f"{tables}/robustness_{method}.csv",
                                         "column": f"{csv_group(WHOLE_POOL)}_COV"}))
         measures.append(_measure(
-            f"{prefix}gamma_area_{score}_{method}", "test domains", f"γ-area {label} ({_METHOD_LABELS[method]})", score,
+            f"{prefix}gamma_area_{score}_{method}", "test domains", f"γ-area {label} ({METHOD_NAMES[method]})", score,
             "robustness", "lower", {"kind": "gamma_area", "paths": dict(gammas), "method": method}))
     return measures
 
@@ -149,7 +148,7 @@ def _natural(criteria: Sequence[str], rows: Sequence[str]) -> list[dict]:
 
 def _family_measures(family: str, view: str, metric: str, functions: Sequence[str], display: str) -> list[dict]:
     path = f"results/tables/perturbations/{family}/{metric}/means.csv"
-    axis = family.replace("_", " ")
+    axis = family_name(family)
     if view == "faithfulness":
         return [
             _measure(f"beta1_{metric}", axis, f"β1 {display} (robustness)", metric, "robustness", "higher",
@@ -166,23 +165,19 @@ def _family_measures(family: str, view: str, metric: str, functions: Sequence[st
     ]
 
 
-def _display(metric: str) -> str:
-    return {"bleu": "BLEU", "chrf": "chrF", "levenshtein": "Levenshtein"}.get(metric, metric)
-
-
 def profile_plan(config: Mapping[str, Any], gamma_curves: Mapping[str, Mapping[str, str]]) -> dict[str, Any]:
     """Every group of systems and every measure of the profile, each with the branch output it is read from.
 
     ``config`` is the validated, completed config; ``gamma_curves`` names, for every study table of the
     study plan (:meth:`nlp_robustness.studies.plan.StudyPlan.gamma_curves`: ``bleu``, ``sentiment``,
-    ``human/human``, ...), the gamma curve of each of its rows, so the profile reads the files the plan writes. The plan is plain data (it is the profile job's
-    parameters): ``{"metric": ..., "groups": [{"name", "label", "scores", "systems", "measures": [...]}]}``; a measure is
+    ``human/human``, ...), the gamma curve of each of its rows, so the profile reads the files the plan writes.
+    The plan is plain data (it is the profile job's parameters): ``{"metric": ..., "groups": [{"name", "label", "scores", "systems", "measures": [...]}]}``; a measure is
     ``{"key", "axis", "label", "metric", "role", "orientation", "source"}``, its source a dict naming the
     file(s) and what to read there (:func:`read_profile`).
     """
     section = config["robustness_profile"]
     metric = section["metric"]
-    display = _display(metric)
+    display = metric_name(metric)
     families = (config.get("perturbations") or {}).get("families", {})
     natural = config.get("natural_robustness")
     groups = []

@@ -33,7 +33,6 @@ __all__ = [
     "BAGGING_UNITS",
     "accuracy_by_domain",
     "accuracy_summary",
-    "accuracy_summary_markdown",
     "aggregation_of",
     "read_predictions",
     "unit_keys",
@@ -128,20 +127,3 @@ def accuracy_summary(records: Sequence[Mapping[str, Any]], accuracies: Mapping[s
             "cross_domain_mean": float(cross.mean()) if len(cross) else float("nan"),
         })
     return pd.DataFrame(rows)
-
-
-def accuracy_summary_markdown(summary: pd.DataFrame, accuracies: Mapping[str, pd.DataFrame], test_domains: Sequence[str]) -> str:
-    """The summary as Markdown, two decimals; a classifier's own held-out (or in-domain) cell is marked."""
-    marks = {"held-out": " (held-out)", "in-domain": " (in-domain)", "cross-domain": ""}
-    lines = ["| " + " | ".join(["classifier", "train", "valid", "C", "valid acc", *test_domains, "cross-domain mean"]) + " |",
-             "|" + "|".join(["---"] + ["---:"] * (len(test_domains) + 5)) + "|"]
-    for _, row in summary.iterrows():
-        sources = accuracies[row["classifier"]].set_index("test_domain")["source"]
-        cells = [str(row["classifier"]), str(row["training_reviews"]), str(row["validation_reviews"]), f"{row['chosen_c']:g}",
-                 f"{row['validation_accuracy']:.2f}"]
-        cells += [f"{row[domain]:.2f}{marks[sources[domain]]}" for domain in test_domains]
-        cells.append(f"{row['cross_domain_mean']:.2f}")
-        lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
-    note = ("Accuracy in percent of each classifier (rows: training domain) on each test domain. "
-            "(held-out): the classifier's own validation split, which also chose C, so slightly optimistic.")
-    return "\n".join(lines) + "\n\n" + note + "\n"

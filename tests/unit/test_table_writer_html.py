@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from nlp_robustness.fileio import stale_temporary_files
-from nlp_robustness.outputs.html_tables import LONG_TEXT, MISSING, format_number, html_table_document, write_html_table
+from nlp_robustness.outputs.table_writer import LONG_TEXT, MISSING, format_number, html_table_document, write_html_table
 
 
 class TableParser(HTMLParser):
