@@ -99,10 +99,10 @@ def test_config_overrides_still_apply_on_top_of_a_configfile(tmp_path: Path, mir
                           "--config", "metrics=['chrf']", config_name="small.yaml")
     assert result.returncode == 0, result.stdout[-5000:]
     jobs = _planned(result.stdout)
-    assert sorted(jobs["robustness_tables"]) == [f"metric=chrf, method={method}" for method in ("bagging", "design_bagging", "pool")]
+    assert sorted(jobs["robustness_tables"]) == [f"study_table=chrf, method={method}" for method in ("bagging", "design_bagging", "pool")]
 
 
-@pytest.mark.parametrize("section", ["systems", "testsets"])
+@pytest.mark.parametrize("section", ["systems"])  # "testsets" and other sections: tests/unit/test_bad_config.py
 def test_an_empty_section_is_an_error_not_the_default(tmp_path: Path, mirror_dir: Path, section: str) -> None:
     config = _with_mirror(SMALL, mirror_dir) | {section: {}}
     result = run_workflow(_working_directory(tmp_path, mirror_dir), config, "--dry-run", config_name="empty.yaml")

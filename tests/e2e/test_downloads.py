@@ -313,7 +313,7 @@ def test_paper_config_dry_runs_offline_and_lists_every_dataset(tmp_path: Path, m
     # the sentiment branch trains on the 4 labelled domains and tests on the 21 unprocessed others
     assert _jobs(output, "sentiment_train", "classifier") == {"dvd", "books", "kitchen_&_housewares", "electronics"}
     assert len(paper["sentiment"]["test"]["domains"]) == 21
-    assert "sentiment_robustness_tables" in rules
+    assert "sentiment_accuracy_table" in rules
     # without a mirror, every dataset is downloaded from its canonical source
     output = _paper_dry_run(tmp_path / "online", None)
     assert _jobs(output, "prepare_dataset", "dataset") == every_dataset

@@ -106,7 +106,7 @@ def test_editing_one_branch_reruns_that_branch_and_the_profile(finished_run: Pat
     result = run_workflow(finished_run, config, "--dry-run", "--quiet", "rules", config_name="edited.yaml")
     assert result.returncode == 0, result.stdout[-3000:]
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", result.stdout, flags=re.MULTILINE))
-    assert jobs == with_profile({"sentiment_robustness": "4", "sentiment_robustness_tables": "3", "sentiment_gamma_curves": "1",
+    assert jobs == with_profile({"robustness_statistics": "4", "robustness_tables": "3", "gamma_curves": "1",
                                  "all": "1", "total": "9"})
     # the profile's own setting reruns the profile only
     config = yaml.safe_load((finished_run / "config.yaml").read_text(encoding="utf-8"))

@@ -333,11 +333,9 @@ def test_editing_the_bagging_fraction_reruns_only_what_it_touches(finished_run: 
     assert result.returncode == 0, result.stdout[-3000:]
     # the blocks and everything measured on them, in all three branches; no translation, score or model
     assert {rule: len(jobs) for rule, jobs in _planned_jobs(result.stdout).items()} == with_profile({
-        "study_blocks": 10, "robustness_statistics": 8, "robustness_tables": 6, "gamma_curves": 2,
-        "sentiment_robustness": 4, "sentiment_robustness_tables": 3, "sentiment_gamma_curves": 1,
-        "human_robustness": 24, "human_robustness_tables": 9, "human_rankings": 1, "human_gamma_curves": 1,
-        "perturbation_robustness": 18, "perturbation_robustness_tables": 18, "perturbation_gamma_curves": 6,
-        "natural_robustness_consistency": 10, "natural_robustness_consistency_tables": 3, "natural_robustness_gamma_curves": 1,
+        # every study's rows (MT 8, sentiment 4, human 24, perturbation families 18, Natural Robustness 10), tables
+        # (6 + 3 + 9 + 18 + 3) and gamma figures (2 + 1 + 1 + 6 + 1)
+        "study_blocks": 10, "robustness_statistics": 64, "robustness_tables": 39, "gamma_curves": 11, "human_rankings": 1,
         "all": 1})
     # the metric-robustness study draws its own blocks (metric_robustness.bagging): untouched
 
@@ -350,18 +348,18 @@ def test_editing_the_sentiment_classifier_reruns_only_the_sentiment_branch(finis
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", result.stdout, flags=re.MULTILINE))
     # the classifiers, and their Natural Robustness (the reviews they all answer, the perturbed reviews, their
     # responses, the scores and the consistency of the classifiers' rows); no MT job
-    assert jobs == with_profile({"sentiment_train": "4", "sentiment_evaluate": "4", "study_blocks": "5", "sentiment_robustness": "4",
-                    "sentiment_robustness_tables": "3", "sentiment_accuracy_table": "1", "sentiment_gamma_curves": "1",
+    # (robustness statistics, tables and gamma figures: the sentiment study's 4 + 3 + 1, Natural Robustness's 4 + 3 + 1)
+    assert jobs == with_profile({"sentiment_train": "4", "sentiment_evaluate": "4", "study_blocks": "5", "robustness_statistics": "8",
+                    "robustness_tables": "6", "sentiment_accuracy_table": "1", "gamma_curves": "2",
                     "natural_review_records": "1", "perturb_reviews": "4", "natural_responses_sentiment": "4",
                     "natural_robustness_scores": "1", "natural_robustness_tables": "1", "natural_robustness_figure": "1",
-                    "natural_robustness_consistency": "4", "natural_robustness_consistency_tables": "3",
-                    "natural_robustness_gamma_curves": "1", "all": "1", "total": "43"})
+                    "all": "1", "total": "43"})
     config = yaml.safe_load((finished_run / "config.yaml").read_text(encoding="utf-8"))
     config["sentiment"]["leave_out"] = ["dvd"]
     result = run_workflow(finished_run, config, "--dry-run", "--quiet", "rules", config_name="edited.yaml")
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", result.stdout, flags=re.MULTILINE))
-    assert jobs == with_profile({"study_blocks": "4", "sentiment_robustness": "4", "sentiment_robustness_tables": "3",
-                                 "sentiment_gamma_curves": "1", "all": "1", "total": "13"})
+    assert jobs == with_profile({"study_blocks": "4", "robustness_statistics": "4", "robustness_tables": "3",
+                                 "gamma_curves": "1", "all": "1", "total": "13"})
 
 
 def test_a_rerun_with_the_same_config_does_nothing(finished_run: Path) -> None:
@@ -381,15 +379,15 @@ def test_changing_one_system_reruns_only_its_jobs(finished_run: Path) -> None:
     # 2 paraphrased: those two families write no beta reports, so only their responses follow), and what is
     # measured on them
     assert {rule: len(items) for rule, items in jobs.items()} == with_profile({
-        "translate_apertium": 16, "score_sentences": 12, "robustness_statistics": 2, "robustness_tables": 6,
-        "testset_means": 2, "gamma_curves": 2, "perturbation_scores": 8, "perturbation_robustness": 6,
-        "perturbation_robustness_tables": 18, "perturbation_gamma_curves": 6, "perturbation_tables": 6,
+        # robustness statistics: its rows in the MT (2), perturbation (6) and Natural Robustness (2) studies; every
+        # table (6 + 18 + 3) and gamma figure (2 + 6 + 1) of those studies
+        "translate_apertium": 16, "score_sentences": 12, "robustness_statistics": 10, "robustness_tables": 27,
+        "testset_means": 2, "gamma_curves": 9, "perturbation_scores": 8, "perturbation_tables": 6,
         "perturbation_figures": 6, "natural_responses_mt": 1, "natural_robustness_scores": 1, "natural_robustness_tables": 1,
-        "natural_robustness_figure": 1, "natural_robustness_consistency": 2, "natural_robustness_consistency_tables": 3,
-        "natural_robustness_gamma_curves": 1, "all": 1})
-    for rule in ("translate_apertium", "score_sentences", "robustness_statistics", "perturbation_scores", "perturbation_robustness",
-                 "natural_responses_mt"):
+        "natural_robustness_figure": 1, "all": 1})
+    for rule in ("translate_apertium", "score_sentences", "perturbation_scores", "natural_responses_mt"):
         assert {job["system"] for job in jobs[rule]} == {"apertium-en-ca-fr"}
+    assert {job["study_row"].rsplit("/", 1)[1] for job in jobs["robustness_statistics"]} == {"apertium-en-ca-fr"}
 
 
 def test_adding_a_testset_reruns_its_jobs_and_the_pooled_ones(finished_run: Path) -> None:
@@ -420,7 +418,7 @@ def test_editing_the_human_ranking_reruns_only_the_rankings_and_the_profile(fini
     config["human"]["epsilon"]["stop"] = 20
     result = run_workflow(finished_run, config, "--dry-run", "--quiet", "rules", config_name="edited.yaml")
     assert dict(re.findall(r"^(\w+)\s+(\d+)$", result.stdout, flags=re.MULTILINE)) == with_profile({
-        "human_robustness": "8", "human_robustness_tables": "3", "human_rankings": "1", "human_gamma_curves": "1",
+        "robustness_statistics": "8", "robustness_tables": "3", "human_rankings": "1", "gamma_curves": "1",
         "all": "1", "total": "14"})
 
 

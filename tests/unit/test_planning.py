@@ -1,0 +1,129 @@
+"""The plan made from a config before any job: the canonical config and the study plan."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import yaml
+from snakemake.utils import validate
+
+from nlp_robustness.planning import canonical_config, fill_schema_defaults, prepare_config
+from nlp_robustness.statistics.engine import WHOLE_POOL
+from nlp_robustness.studies.plan import study_plan
+from tests.e2e.workflow_runner import DEFAULT_CONFIG, small_config
+from tests.paths import REPOSITORY
+
+SCHEMA_PATH = REPOSITORY / "schemas" / "config.schema.yaml"
+SCHEMA = yaml.safe_load(SCHEMA_PATH.read_text(encoding="utf-8"))
+SECTIONS = {"domains": "D", "sentiment": "S", "human": "H", "natural": "N", "metric_robustness": "M",
+            "word_order": "W", "character_attacks": "C", "natural_family": "N", "paraphrase": "P"}
+
+
+def _prepared(config: dict) -> dict:
+    config = copy.deepcopy(config)
+    prepare_config(config, REPOSITORY)
+    return config
+
+
+def _sections(config: dict) -> dict:
+    return {**SECTIONS, **{family: family for family in config.get("perturbations", {}).get("families", {})}}
+
+
+def test_defaults_are_filled_as_snakemake_fills_them() -> None:
+    ours, snakemakes = copy.deepcopy(DEFAULT_CONFIG), copy.deepcopy(DEFAULT_CONFIG)
+    fill_schema_defaults(ours, SCHEMA)
+    validate(snakemakes, str(SCHEMA_PATH), set_default=True)
+    assert ours == snakemakes
+
+
+def test_reordering_a_records_keys_or_writing_out_a_default_gives_the_same_config() -> None:
+    prepared = _prepared(DEFAULT_CONFIG)
+    swapped = copy.deepcopy(DEFAULT_CONFIG)
+    train_args = swapped["systems"]["convs2s-tatoeba"]["training"]["train_args"]
+    dropout, optimizer = train_args.pop("dropout"), train_args.pop("optimizer")
+    train_args["optimizer"], train_args["dropout"] = optimizer, dropout  # the two keys swapped, at the end
+    classifier = swapped["sentiment"]["classifier"]
+    del classifier["sublinear_tf"]  # equals its schema default
+    swapped["sentiment"]["classifier"] = dict(reversed(list(classifier.items())))
+    # Snakemake compares a job's params by their repr: equal reprs rerun nothing
+    assert repr(_prepared(swapped)) == repr(prepared)
+
+
+def test_the_users_order_of_systems_test_sets_and_functions_is_kept() -> None:
+    edited = copy.deepcopy(DEFAULT_CONFIG)
+    edited["systems"] = dict(reversed(list(edited["systems"].items())))
+    edited["testsets"] = dict(reversed(list(edited["testsets"].items())))
+    functions = edited["perturbations"]["families"]["word_order"]["functions"]
+    edited["perturbations"]["families"]["word_order"]["functions"] = dict(reversed(list(functions.items())))
+    prepared = _prepared(edited)
+    assert list(prepared["systems"]) == list(edited["systems"])
+    assert list(prepared["testsets"]) == list(edited["testsets"])
+    assert list(prepared["perturbations"]["families"]["word_order"]["functions"]) == list(reversed(list(functions)))
+    assert list(prepared["robustness"]) == sorted(prepared["robustness"])  # a record: sorted
+
+
+def test_canonical_config_sorts_records_and_unordered_maps_only() -> None:
+    schema = {"type": "object", "properties": {
+        "record": {"type": "object", "properties": {"b": {}, "a": {}}},
+        "names": {"type": "object", "additionalProperties": {"type": "object", "properties": {"y": {}, "x": {}}}},
+        "options": {"type": "object", "additionalProperties": {"type": "string"}, "x-unordered": True},
+        "free": {"type": "object"},
+    }}
+    config = {"record": {"b": 1, "a": 2}, "names": {"z": {"y": 1, "x": 2}, "m": {}}, "options": {"q": "1", "p": "2"},
+              "free": {"d": {"c": 1, "b": 2}}}
+    canonical = canonical_config(config, schema)
+    assert list(canonical) == ["free", "names", "options", "record"]
+    assert list(canonical["record"]) == ["a", "b"] and list(canonical["names"]) == ["z", "m"]
+    assert list(canonical["names"]["z"]) == ["x", "y"] and list(canonical["options"]) == ["p", "q"]
+    assert list(canonical["free"]["d"]) == ["b", "c"]
+    assert canonical == config  # the same values
+
+
+def test_the_study_plan_of_the_default_config_keeps_every_branchs_paths() -> None:
+    config = _prepared(DEFAULT_CONFIG)
+    plan = study_plan(config, _sections(config))
+    assert list(plan.studies) == ["domains", "sentiment", "human", "perturbations/word_order", "perturbations/character_attacks",
+                                  "perturbations/natural", "perturbations/paraphrase", "metric_attacks",
+                                  "natural_robustness/mt", "natural_robustness/sentiment"]
+    systems = list(config["systems"])
+    assert plan.table_summaries("bleu") == {system: f"results/robustness/bleu/{system}.summary.tsv" for system in systems}
+    assert plan.table_summaries("sentiment") == {
+        domain: f"results/sentiment/robustness/{domain}.summary.tsv" for domain in config["sentiment"]["training"]["domains"]}
+    assert set(plan.tables) == {"bleu", "chrf", "sentiment", "human/human", "human/bleu", "human/chrf",
+                                "perturbations/word_order/bleu", "perturbations/word_order/chrf",
+                                "perturbations/word_order/levenshtein", "perturbations/character_attacks/bleu",
+                                "perturbations/character_attacks/chrf", "perturbations/character_attacks/levenshtein",
+                                "metric_robustness", "natural_robustness"} - _families_without_reports(config)
+    assert set(plan.gamma_figures) == (set(plan.tables) - {"human/bleu", "human/chrf", "human/human"}) | {"human"}
+    # the job of one MT row: its score tables by test set, the study's pools and the metric's epsilon grid
+    job = plan.statistics_job("robustness/bleu/apertium-en-es-fr")
+    assert job["unit_files"] == {testset: f"results/scores/apertium-en-es-fr/{testset}.tsv" for testset in config["testsets"]}
+    assert job["leave_out"] == [WHOLE_POOL, *config["robustness"]["leave_out"]] and job["epsilon"] == config["robustness"]["epsilon"]
+    assert plan.statistics_inputs("robustness/bleu/apertium-en-es-fr")["blocks"] == "results/blocks/domains.tsv"
+    # the metric-robustness study draws its own number and size of blocks
+    assert plan.block_set_job("metric_attacks", 7)["blocks"] == config["metric_robustness"]["bagging"]["blocks"]
+    assert plan.block_set_job("domains", 7)["blocks"] == config["robustness"]["bagging"]["blocks"]
+    # Natural Robustness rows: each MT system under both criteria, each classifier under its label
+    natural = plan.tables["natural_robustness"].rows
+    assert [row for row in natural if row.endswith("(exact)")] == [f"{system} (exact)" for system in config["natural_robustness"]["systems"]]
+    assert len(plan.outputs()) == len(plan.tables) * 3 * 4 + len(plan.gamma_figures) * 2
+
+
+def _families_without_reports(config: dict) -> set[str]:
+    """Tables of family metrics the config does not write (a family's ``metrics`` may leave some out)."""
+    families = config["perturbations"]["families"]
+    return {f"perturbations/{family}/{metric}" for family in ("word_order", "character_attacks")
+            for metric in ("bleu", "chrf", "levenshtein") if metric not in families[family]["metrics"]}
+
+
+@pytest.mark.parametrize("name", ["small", "default"])
+def test_every_statistics_job_reads_files_of_its_own_study(name: str) -> None:
+    config = _prepared(small_config() if name == "small" else DEFAULT_CONFIG)
+    plan = study_plan(config, _sections(config))
+    for stem, row in plan.statistics.items():
+        assert plan.block_sets[row.block_set].study == row.study
+        assert plan.statistics_inputs(stem)["units"] == list(row.unit_files.values())
+    # every table's rows and every figure's rows are statistics jobs of the plan
+    assert all(stem in plan.statistics for table in plan.tables.values() for stem in table.rows.values())
+    assert all(stem in plan.statistics for figure in plan.gamma_figures.values() for stem in figure.rows.values())
