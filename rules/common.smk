@@ -28,6 +28,7 @@ from nlp_robustness.config import (
     validate_system_references,
 )
 from nlp_robustness.data.download import Checksum
+from nlp_robustness.data.testset_preparation import check_text_files
 from nlp_robustness.errors import InputError
 from nlp_robustness.statistics.engine import METHODS, leave_out_labels
 from nlp_robustness.studies.sentiment import aggregation_of
@@ -122,6 +123,7 @@ SENTIMENT = config.get("sentiment")
 SENTIMENT_CLASSIFIERS = list(SENTIMENT["training"]["domains"]) if SENTIMENT else []
 SENTIMENT_LEAVE_OUT = sentiment_leave_out(config)
 validate_human_references(config, MANIFEST.downloads, config["dataset_manifest"])
+check_text_files(config["testsets"], config["systems"], MAX_SEGMENTS)  # a bad test-set or hypotheses file fails now
 complete_metric_robustness(config, list(MANIFEST.downloads))  # attacks, pairs, layers, conditions checked
 # Robustness of evaluation metrics to attacked references (optional; rules/metric_robustness.smk):
 # WMT19 to-English pairs, conditions = clean + attack x level, rows = metric variants.
