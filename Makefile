@@ -27,7 +27,8 @@ $(VENV)/.installed: requirements.txt requirements-fairseq.txt requirements-model
 	touch $@
 
 # The main job: every table and figure of the default config, offline from the mirror; then the HTML
-# report, checked in headless Chromium (every figure loads, every table shows; a screenshot of its front page).
+# report, checked in headless Chromium (every figure loads, every table shows; a screenshot of its front page at
+# 1920x1080, screenshot.png, and at 1366x768, screenshot-1366x768.png).
 run: setup
 	$(VENV)/bin/snakemake --cores $(CORES)
 	$(VENV)/bin/snakemake --report results/report.html

@@ -11,6 +11,7 @@ import pandas as pd  # noqa: E402
 
 from nlp_robustness.errors import InputError  # noqa: E402
 from nlp_robustness.fileio import atomic_write  # noqa: E402
+from nlp_robustness.studies.domains import write_score_table  # noqa: E402
 from nlp_robustness.scoring.sentence_scores import corpus_score, metric_signature, sentence_scores  # noqa: E402
 from nlp_robustness.data.testsets import read_plain_lines, read_testset_table  # noqa: E402
 
@@ -28,7 +29,6 @@ for metric in snakemake.params.metrics:
                       "sentence_mean": float(scores[metric].mean())}
     logging.info("%s: mean sentence %s %.2f", snakemake.wildcards.testset, metric, scores[metric].mean())
 
-with atomic_write(snakemake.output.scores) as handle:
-    scores.to_csv(handle, sep="\t", index=False, float_format="%.6f", lineterminator="\n")
+write_score_table(scores, snakemake.output.scores)
 with atomic_write(snakemake.output.signatures) as handle:
     json.dump(record, handle, indent=2)

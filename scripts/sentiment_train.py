@@ -7,10 +7,10 @@ import sys
 sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
-import joblib  # noqa: E402
-
 from nlp_robustness.fileio import atomic_write, write_table  # noqa: E402
-from nlp_robustness.systems.sentiment_classifier import SPLIT_COLUMNS, ClassifierSettings, read_reviews, train_domain_classifier  # noqa: E402
+from nlp_robustness.systems.sentiment_classifier import (  # noqa: E402
+    SPLIT_COLUMNS, ClassifierSettings, read_reviews, train_domain_classifier, write_pipeline,
+)
 
 settings = ClassifierSettings.from_config(snakemake.params.classifier)
 trained, split, record = train_domain_classifier(
@@ -22,8 +22,7 @@ trained, split, record = train_domain_classifier(
     source=snakemake.input.reviews,
 )
 record["dataset"] = snakemake.params.dataset
-with atomic_write(snakemake.output.model, mode="wb") as handle:
-    joblib.dump(trained.pipeline, handle)
+write_pipeline(trained.pipeline, snakemake.output.model)
 write_table(split, snakemake.output.split, list(SPLIT_COLUMNS))
 with atomic_write(snakemake.output.training) as handle:
     json.dump(record, handle, indent=2)

@@ -36,6 +36,7 @@ from nlp_robustness.config import (
     validate_system_references,
 )
 from nlp_robustness.data.manifest import Manifest, load_manifest
+from nlp_robustness.data.testset_preparation import check_text_files
 from nlp_robustness.errors import InputError
 from nlp_robustness.perturbations.configuration import complete_perturbations
 from nlp_robustness.studies.metric_attacks import complete_metric_robustness
@@ -156,6 +157,8 @@ def prepare_config(config: MutableMapping[str, Any], workflow_dir: str | Path, c
     )
     validate_human_references(config, manifest.downloads, config["dataset_manifest"])
     complete_metric_robustness(config, list(manifest.downloads))  # attacks, pairs, layers, conditions checked
+    # a bad test-set or hypotheses file (unequal lines, invalid UTF-8, an empty line) fails now, before any job
+    check_text_files(config["testsets"], config["systems"], config["max_segments"])
     canonical = canonical_config(config, schema)
     config.clear()
     config.update(canonical)

@@ -34,15 +34,20 @@ from selenium.webdriver.chrome.webdriver import WebDriver
 
 from nlp_robustness.errors import InputError
 from nlp_robustness.fileio import atomic_write
+from nlp_robustness.outputs.report_sections import TEXT_PX_KEY
 
-__all__ = ["CHROMIUM", "CHROMEDRIVER", "WINDOW_SIZE", "LANDING_PAGE", "ReportCheck", "ReportError", "check_report",
-           "data_uri_problem", "headless_chromium", "png_size", "main"]
+__all__ = ["CHROMIUM", "CHROMEDRIVER", "WINDOW_SIZE", "WINDOW_SIZES", "LANDING_PAGE", "MIN_TEXT_PX", "TEXT_PX_KEY", "ReportCheck",
+           "ReportError", "check_report", "data_uri_problem", "headless_chromium", "png_size", "png_text", "screenshot_path", "main"]
 
 #: Debian's Chromium and its ChromeDriver (packages ``chromium`` and ``chromium-driver``; ``make system-packages``).
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 #: Width and height of the page in CSS pixels (device scale 1), hence of every screenshot.
 WINDOW_SIZE = (1920, 1080)  # a common desktop: narrower, the report centres its wide opening page under the menu
+#: Every window size the opening page is checked at (a screenshot each): a small laptop and a desktop.
+WINDOW_SIZES: tuple[tuple[int, int], ...] = ((1366, 768), WINDOW_SIZE)
+#: The smallest text, in CSS pixels, a figure of the opening page may show at a checked window size.
+MIN_TEXT_PX = 10.0
 #: What the landing page is called in failure messages (results are named by their path).
 LANDING_PAGE = "landing page"
 
@@ -84,6 +89,10 @@ const start = performance.now();
         description: description !== null,
         text: description === null ? "" : description.textContent.trim(),
         messages: description === null ? [] : systemMessages(description),
+        imageSizes: images.map((image) => [image.getAttribute("src") || "",
+                                           image.getBoundingClientRect().width, image.naturalWidth,
+                                           (image.getAttribute("alt") || "").slice(0, 80),
+                                           image.getBoundingClientRect().left]),
         brokenImages: images.filter((image) => !(image.complete && image.naturalWidth > 0)).map(
             (image) => (image.getAttribute("alt") || image.getAttribute("src") || "").slice(0, 80)),
         ruleGraph: graph !== null,
@@ -185,6 +194,8 @@ class ReportCheck:
     screenshot_size: tuple[int, int]
     #: The screenshot of the first image result, when one was asked for and the report has an image.
     result_screenshot: Path | None = None
+    #: Window size -> landing-page screenshot, for every size checked (``screenshot`` is the last one's).
+    screenshots: tuple[tuple[tuple[int, int], Path], ...] = ()
 
 
 def png_size(data: bytes) -> tuple[int, int]:
@@ -282,9 +293,36 @@ def _wait_until(driver: WebDriver, script: str, timeout: float) -> bool:
         time.sleep(_POLL_SECONDS)
 
 
-def _check_landing_page(driver: WebDriver, timeout: float) -> list[str]:
+def png_text(data: bytes) -> dict[str, str]:
+    """The ``tEXt`` chunks of a PNG image (keyword -> text, Latin-1); ``ValueError`` if ``data`` is not a PNG."""
+    png_size(data)
+    texts, position = {}, 8
+    while position + 8 <= len(data):
+        length, kind = struct.unpack(">I4s", data[position:position + 8])
+        if kind == b"tEXt":
+            keyword, _, text = data[position + 8:position + 8 + length].partition(b"\0")
+            texts[keyword.decode("latin-1")] = text.decode("latin-1")
+        if kind == b"IEND":
+            break
+        position += 12 + length
+    return texts
+
+
+def _small_text(source: str, displayed_width: float, natural_width: int) -> float | None:
+    """The displayed size (CSS px) of the smallest text of an image that records it (:data:`TEXT_PX_KEY`), else None."""
+    header, comma, payload = source.partition(",")
+    if not (header.startswith("data:image/png") and header.endswith(";base64") and comma and natural_width):
+        return None
+    try:
+        recorded = png_text(base64.b64decode(payload)).get(TEXT_PX_KEY)
+    except (binascii.Error, ValueError):
+        return None
+    return None if recorded is None else float(recorded) * displayed_width / natural_width
+
+
+def _check_landing_page(driver: WebDriver, timeout: float, window_size: tuple[int, int] = WINDOW_SIZE) -> list[str]:
     state = driver.execute_async_script(_LANDING_JS, timeout * 1000)
-    failures = []
+    failures, layout = [], []
     if not state["description"]:
         failures.append("the workflow description is not shown")
     elif not state["text"]:
@@ -296,9 +334,19 @@ def _check_landing_page(driver: WebDriver, timeout: float) -> list[str]:
         failures.append(f"the rule graph did not render within {timeout:g} s")
     box = state["box"]
     if box is not None and (box["top"] < -1 or box["left"] < state["menuRight"] - 1):
-        failures.append(f"the workflow description is cut off: it starts at ({box['left']:.0f}, {box['top']:.0f}) px, "
+        layout.append(f"the workflow description is cut off: it starts at ({box['left']:.0f}, {box['top']:.0f}) px, "
                         f"under the window's top or the menu's right edge ({state['menuRight']:.0f} px)")
-    return [f"{LANDING_PAGE}: {failure}" for failure in failures + _javascript_errors(driver)]
+    for source, displayed_width, natural_width, alt, left in state["imageSizes"]:
+        if left < state["menuRight"] - 1:
+            layout.append(f"the image {alt!r} is cut off: it starts at {left:.0f} px, under the menu (right edge "
+                            f"{state['menuRight']:.0f} px)")
+        text_px = _small_text(source, displayed_width, natural_width)
+        if text_px is not None and text_px < MIN_TEXT_PX:
+            layout.append(f"the image {alt!r} shows text of {text_px:.1f} px (under {MIN_TEXT_PX:g} px): shown "
+                            f"{displayed_width:.0f} px wide, drawn {natural_width} px wide")
+    size = f"at {window_size[0]}x{window_size[1]}"
+    return [f"{LANDING_PAGE}: {failure}" for failure in failures + [f"{size}, {problem}" for problem in layout]
+            + _javascript_errors(driver)]
 
 
 def _check_html_frame(driver: WebDriver, frame: Any, timeout: float) -> str | None:
@@ -336,19 +384,39 @@ def _check_result(driver: WebDriver, path: str, mime_type: str, timeout: float) 
     return kind, [f"{path}: {failure}" for failure in failures if failure is not None]
 
 
+def screenshot_path(screenshot: Path, window_size: tuple[int, int], last: bool) -> Path:
+    """Where the landing page at ``window_size`` is saved: ``screenshot`` for the last size checked, else
+    ``<stem>-<width>x<height>.png`` beside it."""
+    return screenshot if last else screenshot.with_name(f"{screenshot.stem}-{window_size[0]}x{window_size[1]}{screenshot.suffix}")
+
+
+def _open_report(driver: WebDriver, report: Path, window_size: tuple[int, int], timeout: float) -> None:
+    """Load the report in a page of ``window_size``; ReportError if its app does not render."""
+    width, height = window_size
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+    driver.get(report.resolve().as_uri())
+    if not _wait_until(driver, _APP_RENDERED_JS, timeout):
+        raise ReportError(report, [f"{LANDING_PAGE}: the report app did not render within {timeout:g} s",
+                                   *(f"{LANDING_PAGE}: {error}" for error in _javascript_errors(driver))])
+
+
 def check_report(report: Path, screenshot: Path, *, result_screenshot: Path | None = None, timeout: float = 30.0,
-                 window_size: tuple[int, int] = WINDOW_SIZE, chromium: Path = CHROMIUM,
+                 window_sizes: Sequence[tuple[int, int]] = WINDOW_SIZES, chromium: Path = CHROMIUM,
                  chromedriver: Path = CHROMEDRIVER) -> ReportCheck:
     """Open ``report`` (through file://) in headless Chromium and check that it renders; save screenshots.
 
-    Checked: the React app renders within ``timeout`` seconds; the landing page shows a non-empty workflow
-    description without docutils system messages and with every image loaded, and the rule graph; the menu
-    lists every section; for every result, its caption (shown in the side bar) has no docutils system
-    message, an image shown by the app loads (``naturalWidth > 0``), an HTML page shown in the app's iframe
-    holds a ``<table>`` with a data row, and any other result (CSV, ...) is a download whose base64 data
-    URI decodes to content; no JavaScript error is logged meanwhile (each is charged to the page or result
-    being shown). A PNG of the landing page is written to ``screenshot`` (atomically, parents created)
-    and, if ``result_screenshot`` is given, one of the first image result in menu order.
+    Checked: the React app renders within ``timeout`` seconds; at every window size of ``window_sizes``, the
+    landing page shows a non-empty workflow description without docutils system messages and with every
+    image loaded, and the rule graph, nothing of it under the menu or above the window, and no figure whose
+    smallest text (recorded in the PNG, :data:`TEXT_PX_KEY`) is shown under :data:`MIN_TEXT_PX`; the menu
+    lists every section; for every result (at the last size), its caption (shown in the side bar) has no
+    docutils system message, an image shown by the app loads (``naturalWidth > 0``), an HTML page shown in
+    the app's iframe holds a ``<table>`` with a data row, and any other result (CSV, ...) is a download whose
+    base64 data URI decodes to content; no JavaScript error is logged meanwhile (each is charged to the page
+    or result being shown). A PNG of the landing page at each size is written (:func:`screenshot_path`:
+    ``screenshot`` for the last size; atomically, parents created) and, if ``result_screenshot`` is given,
+    one of the first image result in menu order.
 
     Raises:
         ReportError: one or more checks failed; every failure is listed, each naming the result at fault.
@@ -357,18 +425,20 @@ def check_report(report: Path, screenshot: Path, *, result_screenshot: Path | No
     report = Path(report)
     if not report.is_file():
         raise FileNotFoundError(f"{report}: no such report (make it with snakemake --report {report})")
-    with headless_chromium(window_size, chromium, chromedriver) as driver:
+    failures: list[str] = []
+    shots = []
+    with headless_chromium(window_sizes[-1], chromium, chromedriver) as driver:
         driver.set_script_timeout(timeout + 10)
-        driver.get(report.resolve().as_uri())
-        if not _wait_until(driver, _APP_RENDERED_JS, timeout):
-            raise ReportError(report, [f"{LANDING_PAGE}: the report app did not render within {timeout:g} s",
-                                       *(f"{LANDING_PAGE}: {error}" for error in _javascript_errors(driver))])
+        for index, window_size in enumerate(window_sizes):
+            _open_report(driver, report, window_size, timeout)
+            failures += _check_landing_page(driver, timeout, window_size)
+            path = screenshot_path(screenshot, window_size, index == len(window_sizes) - 1)
+            shots.append((window_size, path))
+            size = _save_screenshot(driver, path)
         menu = driver.execute_script(_MENU_JS)
-        failures = _check_landing_page(driver, timeout)
         if not menu["single"] and menu["shown"] != menu["sorted"]:
             failures.append(f"{LANDING_PAGE}: the menu lists the sections {menu['shown']}, not {menu['sorted']}")
         failures += [f"{path}: no section of the menu lists it" for path in menu["unlisted"]]
-        size = _save_screenshot(driver, screenshot)
         kinds = []
         for path, mime_type in menu["results"]:
             kind, result_failures = _check_result(driver, path, mime_type, timeout)
@@ -379,11 +449,12 @@ def check_report(report: Path, screenshot: Path, *, result_screenshot: Path | No
         if written is not None:
             _check_result(driver, images[0], "image/png", timeout)
             _save_screenshot(driver, written)
+    failures = list(dict.fromkeys(failures))  # the same JavaScript error logged at every window size counts once
     if failures:
         raise ReportError(report, failures)
     return ReportCheck(report=report, results=len(kinds), images=kinds.count("img"), html_pages=kinds.count("html"),
                        downloads=kinds.count("download"), sections=tuple(menu["sorted"]), screenshot=screenshot,
-                       screenshot_size=size, result_screenshot=written)
+                       screenshot_size=size, result_screenshot=written, screenshots=tuple(shots))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

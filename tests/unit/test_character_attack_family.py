@@ -22,7 +22,10 @@ from nlp_robustness.errors import InputError
 from nlp_robustness.perturbations import character_attacks
 from nlp_robustness.perturbations.configuration import complete_perturbations, derived_testsets, function_category
 from nlp_robustness.perturbations.derive import DERIVED_COLUMNS, STATUS_COLUMNS, derive_testset, perturbed_sides
+from nlp_robustness.perturbations.pair_scores import pair_scores
 from nlp_robustness.perturbations.registry import family_module
+from nlp_robustness.scoring.sentence_scores import sentence_scores
+from nlp_robustness.studies.domains import read_score_table, write_score_table
 from tests.paths import MANIFEST, MANIFEST_SCHEMA, MIRROR, REPOSITORY
 
 FAMILY = "character_attacks"
@@ -222,6 +225,28 @@ def test_a_segment_is_attacked_the_same_alone_and_an_empty_source_is_recorded() 
     assert list(derived["segment_id"]) == ["1", "2"]
     with pytest.raises(InputError, match=r"kept none of the 1 sampled segments"):
         derive("keyboard-p0.3", table.iloc[[2]])
+
+
+@needs_mirror
+def test_beta2_equals_beta1_exactly_when_only_the_source_is_attacked(tmp_path: Path) -> None:
+    """beta1 is read from the stored score table of the perturbed test set, beta2 computed against the
+    (unchanged) reference: with one precision for stored and computed scores their difference is 0."""
+    derived, _ = derive("visual-p0.3")
+    # a system's translations: each reference with its first word dropped, so scores are not round numbers
+    translations = [text.split(" ", 1)[-1] for text in derived["reference"]]
+    metrics = ["bleu", "chrf", "levenshtein"]
+    scores = pd.DataFrame({"segment_id": derived["segment_id"]})
+    for metric in metrics:
+        scores[metric] = sentence_scores(translations, derived["reference"].tolist(), metric)
+    write_score_table(scores, tmp_path / "perturbed.tsv")
+    stored = read_score_table(str(tmp_path / "perturbed.tsv"))
+    testset_scores = {"wmt14": scores.assign(**{metric: 50.0 for metric in metrics})}
+    table = pair_scores(derived, stored, translations, testset_scores, metrics)
+    for metric in metrics:
+        assert (table[f"beta2_{metric}"] - table[f"beta1_{metric}"] == 0.0).all(), metric
+        assert table[f"beta1_{metric}"].tolist() == scores[metric].tolist()
+    # the scores carry more than 6 decimals, so a table rounded to 6 decimals would not give 0
+    assert any(round(value, 6) != value for value in scores["chrf"])
 
 
 # ---- the manifest's mirror substitute -------------------------------------------------------------------

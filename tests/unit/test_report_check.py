@@ -24,12 +24,15 @@ from nlp_robustness.report_check import (
     CHROMEDRIVER,
     CHROMIUM,
     LANDING_PAGE,
+    TEXT_PX_KEY,
     WINDOW_SIZE,
+    WINDOW_SIZES,
     ReportError,
     check_report,
     data_uri_problem,
     main,
     png_size,
+    png_text,
 )
 
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")
@@ -179,8 +182,8 @@ def test_check_passes_on_a_real_report(reports: dict[str, Path], tmp_path: Path)
     with Image.open(first_image) as image:
         assert (image.format, image.size) == ("PNG", WINDOW_SIZE)
     assert check.result_screenshot == first_image
-    # Written atomically: no temporary file left beside the screenshot.
-    assert [path.name for path in screenshot.parent.iterdir()] == ["screenshot.png"]
+    # One per window size, written atomically: no temporary file left beside the screenshots.
+    assert sorted(path.name for path in screenshot.parent.iterdir()) == ["screenshot-1366x768.png", "screenshot.png"]
 
 
 @needs_chromium
@@ -250,7 +253,7 @@ def test_an_opening_page_cut_off_under_the_menu_fails(reports: dict[str, Path], 
     with pytest.raises(ReportError) as raised:
         check_report(report, tmp_path / "screenshot.png")
     assert [failure for failure in raised.value.failures
-            if failure.startswith(f"{LANDING_PAGE}: the workflow description is cut off")], raised.value.failures
+            if failure.startswith(f"{LANDING_PAGE}: at 1366x768, the workflow description is cut off")], raised.value.failures
 
 
 @needs_chromium
@@ -286,3 +289,86 @@ def test_command_line(reports: dict[str, Path], tmp_path: Path, capsys: pytest.C
                            lambda text: replace_payload(text, "figure.png", base64.b64encode(b"garbage")))
     assert main([str(broken), "--screenshot", str(screenshot)]) == 1
     assert f"{FIGURE}: the image (image/png) did not load" in capsys.readouterr().err
+
+
+# ---- the workflow's own opening page (the robustness profile overview), at both window sizes ----------------
+
+PROFILE_SNAKEFILE = '''
+report: "report/workflow.rst"
+
+
+rule all:
+    input:
+        "results/figure.png",
+
+
+rule figure:
+    output:
+        report("results/figure.png", caption="report/figure.rst", category="1. Robustness profile"),
+    run:
+        import shutil
+
+        shutil.copy("overview.png", output[0])
+'''
+
+
+def profile_axes() -> "pd.DataFrame":
+    """An axes table shaped like results/profile/axes.tsv: MT systems and sentiment classifiers, every axis."""
+    import pandas as pd
+
+    from nlp_robustness.studies.profile import AXES
+
+    groups = {"mt": ["apertium-en-es-fr", "convs2s-tatoeba", "copy-source", "opus-mt-en-fr"],
+              "sentiment": ["books", "dvd", "electronics", "kitchen_&_housewares"]}
+    rows = []
+    for group, systems in groups.items():
+        for offset, axis in enumerate(AXES):
+            for position, system in enumerate(systems):
+                rank = (position + offset) % len(systems) + 1
+                rows.append({"group": group, "system": system, "axis": axis, "mean_rank": float(rank), "rank": rank})
+    return pd.DataFrame(rows)
+
+
+@pytest.fixture(scope="module")
+def profile_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real report whose opening page is the one the profile stage generates (overview figure and reading)."""
+    from nlp_robustness.outputs.profile import plot_axes_overview, report_description
+
+    workdir = tmp_path_factory.mktemp("profile_workflow")
+    (workdir / "Snakefile").write_text(PROFILE_SNAKEFILE, encoding="utf-8")
+    (workdir / "report").mkdir()
+    plot_axes_overview(profile_axes(), {"mt": "MT systems", "sentiment": "Sentiment classifiers"},
+                       {"png": workdir / "overview.png", "pdf": workdir / "overview.pdf"})
+    introduction = (Path(__file__).resolve().parents[2] / "report" / "workflow.rst").read_text(encoding="utf-8")
+    reading = ["MT systems: most robust on test domains convs2s-tatoeba, least robust copy-source."] * 4
+    description = report_description(introduction.replace("{{ snakemake.config", "{{ {'systems': {}, 'testsets': {}}"),
+                                     workdir / "overview.png", reading, "0123abcd")
+    (workdir / "report" / "workflow.rst").write_text(description, encoding="utf-8")
+    (workdir / "report" / "figure.rst").write_text("The overview figure.\n", encoding="utf-8")
+    snakemake(workdir)
+    snakemake(workdir, "--report", "report.html")
+    return workdir / "report.html"
+
+
+@needs_chromium
+def test_the_profile_opening_page_is_whole_and_readable_at_both_window_sizes(profile_report: Path, tmp_path: Path) -> None:
+    check = check_report(profile_report, tmp_path / "screenshot.png")
+    assert [size for size, _ in check.screenshots] == list(WINDOW_SIZES)
+    for size, path in check.screenshots:
+        with Image.open(path) as image:
+            assert image.size == size
+    assert check.screenshots[0][1] == tmp_path / "screenshot-1366x768.png"
+
+
+@needs_chromium
+def test_a_figure_with_small_text_on_the_opening_page_fails(profile_report: Path, tmp_path: Path) -> None:
+    # the same figure (its PNG records its smallest text) squeezed to 200 px wide: its text shows under 10 px
+    assert float(png_text((profile_report.parent / "overview.png").read_bytes())[TEXT_PX_KEY]) > 10
+    # the description's HTML sits in a JavaScript string of the report: its quotes may be escaped
+    doctored = doctored_copy(profile_report, tmp_path / "report.html", lambda text: re.sub(
+        r'alt=(\\?")Robustness profile', r'style=\1width: 200px\1 alt=\1Robustness profile', text, count=1))
+    with pytest.raises(ReportError) as raised:
+        check_report(doctored, tmp_path / "screenshot.png")
+    small = [failure for failure in raised.value.failures if "shows text of" in failure]
+    assert [failure for failure in small if failure.startswith(f"{LANDING_PAGE}: at 1366x768, the image")], raised.value.failures
+    assert [failure for failure in small if failure.startswith(f"{LANDING_PAGE}: at 1920x1080, the image")], raised.value.failures

@@ -335,3 +335,41 @@ def test_real_duplicates_stay_on_one_side_of_the_split(real_reviews: pd.DataFram
         sides.setdefault(document, set()).add(bool(side))
     assert len(documents) - len(sides) > 0  # the real domain does repeat reviews verbatim
     assert all(len(values) == 1 for values in sides.values())
+
+
+#: Trains the books classifier on 150 positive and 150 negative real reviews and writes it to argv[1].
+TRAIN_AND_WRITE = """
+import sys
+import pandas as pd
+from nlp_robustness.data.reviews import read_blitzer_reviews
+from nlp_robustness.systems.sentiment_classifier import ClassifierSettings, train_domain_classifier, write_pipeline
+from tests.paths import MIRROR
+folder = MIRROR / "amazon-multidomain-sentiment" / "sorted_data_acl" / "books"
+reviews = pd.concat([read_blitzer_reviews(folder / f"{label}.review", domain="books", label=label).head(150)
+                     for label in ("positive", "negative")], ignore_index=True)
+trained, _, _ = train_domain_classifier(reviews, "books", validation_fraction=0.2, seed=0,
+                                        settings=ClassifierSettings(c_grid=(0.1, 1.0)), source="mirror")
+trained.pipeline.predict(["a transform caches the stop words again"])
+write_pipeline(trained.pipeline, sys.argv[1])
+"""
+
+
+@needs_mirror
+def test_a_written_model_is_byte_identical_across_processes(tmp_path) -> None:
+    """Two runs of the same training job (two processes: memory addresses differ) write the same bytes."""
+    import os
+    import subprocess
+    import sys
+
+    import joblib
+
+    from tests.paths import REPOSITORY
+
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPOSITORY / "src"), str(REPOSITORY), os.environ.get("PYTHONPATH", "")])}
+    paths = [tmp_path / "first.joblib", tmp_path / "second.joblib"]
+    for path in paths:
+        subprocess.run([sys.executable, "-c", TRAIN_AND_WRITE, str(path)], check=True, env=environment, cwd=REPOSITORY)
+    assert paths[0].read_bytes() == paths[1].read_bytes()
+    pipeline = joblib.load(paths[0])
+    assert not hasattr(pipeline.named_steps["tfidf"], "_stop_words_id")
+    assert list(pipeline.predict(["A wonderful, moving book.", "Boring and badly written; a waste of money."])) == [1, 0]

@@ -9,7 +9,7 @@ import pytest
 
 from nlp_robustness.data.acquisition import plan_dataset, read_dataset
 from nlp_robustness.data.manifest import load_manifest
-from nlp_robustness.data.testset_preparation import prepare_testset, segment_lines
+from nlp_robustness.data.testset_preparation import check_text_files, prepare_testset, segment_lines
 from nlp_robustness.data.testsets import load_parallel_files
 from nlp_robustness.errors import InputError
 from tests.paths import MANIFEST, MANIFEST_SCHEMA, MIRROR
@@ -128,3 +128,105 @@ def test_dropping_every_segment_is_an_error() -> None:
     table = pd.DataFrame({"segment_id": ["1"], "doc_id": [""], "source": ["Abstract"], "reference": ["Abstract"]})
     with pytest.raises(InputError, match="leaves no segment"):
         prepare_testset(table, max_segments=None, allow_empty_segments=False, drop_source_equals_reference=True)
+
+
+# ---- plan-time checks of the configured text files (real WMT14 lines copied and corrupted) ----------------
+
+WMT14_DERIVED = MIRROR / "wmt14-newstest2014-enfr" / "derived"
+
+
+def _wmt14_lines(language: str, count: int = 40) -> list[bytes]:
+    return (WMT14_DERIVED / f"newstest2014.en-fr.{language}").read_bytes().split(b"\n")[:count]
+
+
+def _write(path: Path, lines: list[bytes]) -> str:
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    return str(path)
+
+
+def _pair(tmp_path: Path, source: list[bytes] | None = None, reference: list[bytes] | None = None, **options) -> dict:
+    return {"testsets": {"mine": {
+        "source": _write(tmp_path / "src.en", source if source is not None else _wmt14_lines("en")),
+        "reference": _write(tmp_path / "ref.fr", reference if reference is not None else _wmt14_lines("fr")),
+        "format": "plain", "allow_empty_segments": False, "drop_source_equals_reference": False, **options,
+    }}}
+
+
+def _check(config: dict, systems: dict | None = None, max_segments: int | None = None) -> None:
+    check_text_files(config["testsets"], systems or {}, max_segments)
+
+
+def _job_time(config: dict, max_segments: int | None = None) -> None:
+    """What the prepare job does with the same files."""
+    spec = config["testsets"]["mine"]
+    files = (spec["source"], spec["reference"], spec["format"])
+    prepare_testset(load_parallel_files(*files), files=files, max_segments=max_segments,
+                    allow_empty_segments=spec["allow_empty_segments"], drop_source_equals_reference=False)
+
+
+def _message(config: dict, **keywords) -> str:
+    with pytest.raises(InputError) as raised:
+        _check(config, **keywords)
+    message = str(raised.value)
+    assert "\n" not in message  # one line
+    return message
+
+
+@needs_mirror
+def test_good_files_pass_the_plan_time_check(tmp_path: Path) -> None:
+    config = _pair(tmp_path)
+    hypotheses = {"copy": {"kind": "hypotheses", "files": {"mine": _write(tmp_path / "hyp.fr", _wmt14_lines("en"))}}}
+    _check(config, hypotheses)
+    _job_time(config)
+    # max_segments: the import job takes the first lines of a longer file, so 40 lines serve a 10-segment test set
+    _check(config, hypotheses, max_segments=10)
+
+
+@needs_mirror
+def test_an_empty_line_names_the_key_the_file_and_the_line(tmp_path: Path) -> None:
+    reference = _wmt14_lines("fr")
+    reference[16] = b"  "
+    config = _pair(tmp_path, reference=reference)
+    path = config["testsets"]["mine"]["reference"]
+    assert _message(config).startswith(f"testsets.mine.reference: {path} line 17: empty line (segment 17;")
+    with pytest.raises(InputError, match="line 17: empty reference segment"):
+        _job_time(config)  # the job refuses it too
+    _check(_pair(tmp_path, reference=reference, allow_empty_segments=True))  # allowed: kept at both times
+
+
+@needs_mirror
+def test_unequal_line_counts_name_both_files_and_counts(tmp_path: Path) -> None:
+    config = _pair(tmp_path, reference=_wmt14_lines("fr", 39))
+    spec = config["testsets"]["mine"]
+    assert _message(config) == (
+        f"testsets.mine: source and reference differ in length: {spec['source']} has 40 segments, {spec['reference']} has 39"
+    )
+    with pytest.raises(InputError, match="differ in length"):
+        _job_time(config)
+
+
+@needs_mirror
+def test_invalid_utf8_names_the_line_and_the_byte_offset(tmp_path: Path) -> None:
+    source = _wmt14_lines("en")
+    source[4] = source[4][:10] + b"\xff" + source[4][10:]
+    config = _pair(tmp_path, source=source)
+    path = config["testsets"]["mine"]["source"]
+    assert _message(config) == f"testsets.mine.source: {path}: line 5: invalid UTF-8 (invalid start byte at byte 10 of the line)"
+    with pytest.raises(InputError, match="line 5: invalid UTF-8"):
+        _job_time(config)
+
+
+@needs_mirror
+def test_a_hypotheses_file_is_checked_against_its_test_set(tmp_path: Path) -> None:
+    config = _pair(tmp_path)
+    short = _write(tmp_path / "short.fr", _wmt14_lines("en", 39))
+    message = _message(config, systems={"copy": {"kind": "hypotheses", "files": {"mine": short}}})
+    assert message.startswith(f"systems.copy.files.mine: {short} has 39 lines, test set mine has 40 segments (")
+    broken = _wmt14_lines("en")
+    broken[7] = b"\xc3(" + broken[7]
+    path = _write(tmp_path / "broken.fr", broken)
+    message = _message(config, systems={"copy": {"kind": "hypotheses", "files": {"wmt14": path}}})
+    assert message.startswith(f"systems.copy.files.wmt14: {path}: line 8: invalid UTF-8 (")
+    assert "at byte 0 of the line" in message
+    # a file not there yet is left to Snakemake (a missing input, or an output of another rule)
+    _check(config, {"copy": {"kind": "hypotheses", "files": {"mine": str(tmp_path / "absent.fr")}}})

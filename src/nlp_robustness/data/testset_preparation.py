@@ -4,18 +4,20 @@
 (:mod:`nlp_robustness.data.testsets`) and applies the test-set options of the config
 (``allow_empty_segments``, ``drop_source_equals_reference``) and ``max_segments``; it returns the
 counts that the test set's provenance file records. :func:`segment_lines` finds the line of a file
-where each segment starts, so that an error names it.
+where each segment starts, so that an error names it. :func:`check_text_files` runs the same checks when
+the workflow is planned, on every configured text file, so that a bad file fails before any job runs.
 """
 
 from __future__ import annotations
 
 import os
 import xml.parsers.expat
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
 
-from nlp_robustness.data.testsets import limit_segments, read_wmt_sgml
+from nlp_robustness.data.testsets import build_parallel_table, limit_segments, read_iwslt_xml, read_plain_lines, read_wmt_sgml
 from nlp_robustness.errors import InputError
 from nlp_robustness.fileio import read_text_lines
 
@@ -57,19 +59,30 @@ def _is_empty(texts: pd.Series) -> pd.Series:
     return texts.str.strip() == ""
 
 
-def _refuse_empty_segments(empty_source: pd.Series, empty_reference: pd.Series, files: tuple[PathLike, PathLike, str]) -> None:
-    """Raise :class:`InputError` naming the file and line of the first empty segment of a file pair
-    (``empty_source``, ``empty_reference``: which segments are empty on each side)."""
+def _first_empty_segment(
+    empty_source: pd.Series, empty_reference: pd.Series, files: tuple[PathLike, PathLike, str]
+) -> tuple[str, PathLike, str, int] | None:
+    """Side, file, place (``line N``) and position of the first empty segment of a file pair; None: none is empty."""
     source_path, reference_path, file_format = files
     empty = empty_source | empty_reference
     if not empty.any():
-        return
+        return None
     position = int(empty.to_numpy().argmax())
     side, path = ("source", source_path) if empty_source.iloc[position] else ("reference", reference_path)
     lines = segment_lines(path, file_format)
     where = f"line {lines[position]}" if lines is not None else f"segment {position + 1}"
+    return side, path, where, position
+
+
+def _refuse_empty_segments(empty_source: pd.Series, empty_reference: pd.Series, files: tuple[PathLike, PathLike, str]) -> None:
+    """Raise :class:`InputError` naming the file and line of the first empty segment of a file pair
+    (``empty_source``, ``empty_reference``: which segments are empty on each side)."""
+    first = _first_empty_segment(empty_source, empty_reference, files)
+    if first is None:
+        return
+    side, path, where, position = first
     raise InputError(
-        f"{path}: {where}: empty {side} segment (segment {position + 1} of the test set; {int(empty.sum())} "
+        f"{path}: {where}: empty {side} segment (segment {position + 1} of the test set; {int((empty_source | empty_reference).sum())} "
         f"segment(s) have an empty source or reference). An empty segment would be scored like any other "
         f"(BLEU 0); fix the file, or set the test set's option allow_empty_segments: true to keep them"
     )
@@ -132,3 +145,86 @@ def prepare_testset(
     counts["segments"] = len(table)
     counts["documents"] = int(table["doc_id"].nunique())
     return table, counts
+
+
+_SIDE_READERS = {"plain": read_plain_lines, "wmt-sgml": read_wmt_sgml, "iwslt-xml": read_iwslt_xml}
+
+
+def _one_line(key: str, error: InputError) -> InputError:
+    """The error prefixed with the config key, its whitespace (line breaks included) folded to one line."""
+    return InputError(f"{key}: {' '.join(str(error).split())}")
+
+
+def _checked_pair(name: str, spec: Mapping[str, Any], max_segments: int | None) -> int:
+    """Check a configured file pair as its prepare job will; return how many segments the job keeps."""
+    file_format = spec.get("format", "plain")
+    for side in ("source", "reference"):
+        try:
+            _SIDE_READERS.get(file_format, read_plain_lines)(spec[side])
+        except InputError as error:
+            raise _one_line(f"testsets.{name}.{side}", error) from None
+    try:
+        table = build_parallel_table(spec["source"], spec["reference"], file_format)
+    except InputError as error:
+        raise _one_line(f"testsets.{name}", error) from None
+    empty_source, empty_reference = _is_empty(table["source"]), _is_empty(table["reference"])
+    first = _first_empty_segment(empty_source, empty_reference, (spec["source"], spec["reference"], file_format))
+    if first is not None and not spec.get("allow_empty_segments", False):
+        side, path, where, position = first
+        raise InputError(
+            f"testsets.{name}.{side}: {path} {where}: empty line (segment {position + 1}; "
+            f"fix the file, or set testsets.{name}.allow_empty_segments: true to keep empty segments)"
+        )
+    try:
+        _, counts = prepare_testset(
+            table, max_segments=max_segments, allow_empty_segments=True,
+            drop_source_equals_reference=spec.get("drop_source_equals_reference", False),
+        )
+    except InputError as error:
+        raise _one_line(f"testsets.{name}", error) from None
+    return counts["segments"]
+
+
+def check_text_files(
+    testsets: Mapping[str, Mapping[str, Any]],
+    systems: Mapping[str, Mapping[str, Any]],
+    max_segments: int | None,
+) -> None:
+    """Check the configured text files when the workflow is planned, as their jobs will check them.
+
+    * A test set given as a file pair (``testsets.<name>.source``/``reference``, ``format``): each file
+      readable (UTF-8 for plain text) and well formed, both of the same length (and aligned ids for
+      SGML/XML), no empty segment unless ``allow_empty_segments``, a segment left after
+      ``drop_source_equals_reference`` (the checks of :func:`prepare_testset`).
+    * A file of a ``hypotheses`` system (``systems.<name>.files.<test set>``): valid UTF-8, and, for a
+      test set given as a file pair, as many lines as the prepared test set has segments (the
+      ``import_hypotheses`` check; a dataset's or perturbed test set's size is known only once prepared).
+
+    A file that does not exist is left to Snakemake, which reports a missing input (or makes it).
+
+    Raises:
+        InputError: The first bad file, in one line naming the config key, the file, and the line (and
+            byte offset for invalid UTF-8) or both files and their counts.
+    """
+    prepared: dict[str, int] = {}
+    for name, spec in testsets.items():
+        if "source" in spec and os.path.isfile(spec["source"]) and os.path.isfile(spec["reference"]):
+            prepared[name] = _checked_pair(name, spec, max_segments)
+    for system, spec in systems.items():
+        if spec.get("kind") != "hypotheses":
+            continue
+        for testset, path in spec["files"].items():
+            if not os.path.isfile(path):
+                continue
+            key = f"systems.{system}.files.{testset}"
+            try:
+                lines = read_plain_lines(path)
+            except InputError as error:
+                raise _one_line(key, error) from None
+            if testset in prepared:
+                taken = len(lines) if max_segments is None else min(len(lines), max_segments)
+                if taken != prepared[testset]:
+                    raise InputError(
+                        f"{key}: {path} has {len(lines)} lines, test set {testset} has {prepared[testset]} segments "
+                        f"({testsets[testset]['source']}, {testsets[testset]['reference']})"
+                    )

@@ -47,13 +47,14 @@ def figure_outputs(png: str | Path, pdf: str | Path) -> dict[str, str | Path]:
     return {"png": png, "pdf": pdf}
 
 
-def save_figure(figure: plt.Figure, outputs: Mapping[str, str | Path]) -> None:
-    """Write ``figure`` once per format of ``outputs`` (``png``, ``pdf`` -> path), atomically, and close it."""
+def save_figure(figure: plt.Figure, outputs: Mapping[str, str | Path], png_text: Mapping[str, str] | None = None) -> None:
+    """Write ``figure`` once per format of ``outputs`` (``png``, ``pdf`` -> path), atomically, and close it
+    (``png_text``: text chunks added to the PNG)."""
     try:
         for file_format, path in outputs.items():
             with atomic_write(path, mode="wb") as handle:
                 # No creation date in the PDF: the same data give the same bytes on every run.
-                metadata = {"CreationDate": None} if file_format == "pdf" else None
+                metadata = {"CreationDate": None} if file_format == "pdf" else dict(png_text) if png_text else None
                 figure.savefig(handle, format=file_format, dpi=DPI, metadata=metadata)
     finally:
         plt.close(figure)

@@ -23,6 +23,10 @@ DATA = "9. Data and systems"
 #: Every section, in the order the report shows them.
 SECTIONS = (PROFILE, DOMAINS, SENTIMENT, HUMAN, WORD_ORDER, CHARACTER_ATTACKS, NATURAL, METRIC_ROBUSTNESS, DATA)
 
+#: The PNG text chunk in which a figure records the pixel size of its smallest text, so the report check can
+#: tell how large that text is shown (shown size = recorded size x displayed width / natural width).
+TEXT_PX_KEY = "nlp_robustness:min_text_px"
+
 _FAMILY_SECTIONS = {"word_order": WORD_ORDER, "character_attacks": CHARACTER_ATTACKS, "natural": NATURAL, "paraphrase": NATURAL}
 
 

@@ -14,14 +14,26 @@ from typing import Any
 import pandas as pd
 
 from nlp_robustness.data.testsets import read_testset_table
+from nlp_robustness.fileio import atomic_write
 from nlp_robustness.statistics.engine import units_from_tables
 
-__all__ = ["read_score_table", "testset_means", "unit_keys", "units"]
+__all__ = ["read_score_table", "testset_means", "unit_keys", "units", "write_score_table"]
+
+
+def write_score_table(scores: pd.DataFrame, path: str) -> None:
+    """Write a sentence score table (``segment_id`` and one column per metric) as TSV, atomically.
+
+    Scores are written at full precision (shortest round-trip repr) and :func:`read_score_table` reads
+    them back bit for bit, so a score read from a table equals the same score computed again: beta1 (read)
+    and beta2 (computed) of a segment whose reference is not perturbed are exactly equal.
+    """
+    with atomic_write(path) as handle:
+        scores.to_csv(handle, sep="\t", index=False, lineterminator="\n")
 
 
 def read_score_table(path: str) -> pd.DataFrame:
-    """A sentence score table (written by the ``score_sentences`` rule)."""
-    return pd.read_csv(path, sep="\t", dtype={"segment_id": str}, keep_default_na=False)
+    """A sentence score table (written by :func:`write_score_table`), its floats parsed round-trip exact."""
+    return pd.read_csv(path, sep="\t", dtype={"segment_id": str}, keep_default_na=False, float_precision="round_trip")
 
 
 def unit_keys(files: Mapping[str, str], domains: Sequence[str], options: Mapping[str, Any]) -> pd.DataFrame:

@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import joblib
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
@@ -31,7 +32,7 @@ from sklearn.pipeline import Pipeline
 
 from nlp_robustness.data.reviews import REVIEW_COLUMNS
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import read_table
+from nlp_robustness.fileio import atomic_write, read_table
 from nlp_robustness.statistics.bagging import block_size, rng_for
 
 __all__ = [
@@ -49,6 +50,7 @@ __all__ = [
     "train_classifier",
     "train_domain_classifier",
     "training_side",
+    "write_pipeline",
 ]
 
 #: Review labels and the class each is given.
@@ -202,6 +204,25 @@ def train_classifier(
         selection=selection,
         vocabulary_size=len(vectorizer.vocabulary_),
     )
+
+
+#: Attributes scikit-learn caches for the running process only: ``TfidfVectorizer._stop_words_id`` is
+#: ``id(stop_words)``, a memory address, set on every fit and transform to skip re-validating the stop words.
+PROCESS_CACHES: tuple[str, ...] = ("_stop_words_id",)
+
+
+def write_pipeline(pipeline: Pipeline, path: str) -> None:
+    """Write a fitted pipeline with joblib, atomically, byte for byte the same for the same fit.
+
+    The process caches of :data:`PROCESS_CACHES` are removed from its steps first (in place): they hold a
+    memory address that differs between runs, and without them scikit-learn merely validates again.
+    """
+    for _, step in pipeline.steps:
+        for attribute in PROCESS_CACHES:
+            if hasattr(step, attribute):
+                delattr(step, attribute)
+    with atomic_write(path, mode="wb") as handle:
+        joblib.dump(pipeline, handle)
 
 
 def train_domain_classifier(
