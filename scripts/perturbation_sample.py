@@ -7,7 +7,7 @@ sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
 from nlp_robustness.data.testsets import read_testset_table, write_testset_table  # noqa: E402
-from nlp_robustness.perturbations.derive import sample_segments  # noqa: E402
+from nlp_robustness.sampling import sample_segments  # noqa: E402
 
 table = read_testset_table(snakemake.input[0])
 sample = sample_segments(

@@ -261,7 +261,8 @@ def sample_pair(
     Raises:
         InputError: naming the DARR file and line of a judgement whose system or segment is missing.
     """
-    from nlp_robustness.data.wmt19 import check_darr_systems, read_darr, read_lines, sample_sids
+    from nlp_robustness.data.wmt19 import check_darr_systems, read_darr, read_lines
+    from nlp_robustness.sampling import sample_sids
 
     darr = read_darr(darr_path, [pair])
     references = read_lines(reference_path)
@@ -286,7 +287,7 @@ def attack_references(
     nothing else; the clean condition keeps the text. Unknown tokens are counted by Algorithm 1 of
     paper 002 on the WordPiece tokens of the (attacked) reference."""
     from nlp_robustness.scoring.unknown_tokens import unknown_tokens_per_segment
-    from nlp_robustness.statistics.bagging import rng_for
+    from nlp_robustness.sampling import rng_for
 
     attacks = _attacks_module()
     attack, level = condition_attack_level(condition)
