@@ -156,7 +156,7 @@ def derive_testset(
     if not rows:
         raise InputError(
             f"perturbation {family}/{function} kept none of the {len(status)} sampled segments of "
-            f"{', '.join(samples)}: raise the family's max_segments or drop the function"
+            f"{', '.join(samples)}: raise the family's sample_size or drop the function"
         )
     return pd.DataFrame(rows, columns=list(DERIVED_COLUMNS)), pd.DataFrame(status, columns=list(STATUS_COLUMNS))
 

@@ -251,7 +251,7 @@ SCORE_KEY_COLUMNS: tuple[str, ...] = ("condition", "pair", "system", "sid")
 
 
 def sample_pair(
-    pair: str, darr_path: str, reference_path: str, output_paths: Mapping[str, str], max_segments: int | None, seed: int,
+    pair: str, darr_path: str, reference_path: str, output_paths: Mapping[str, str], sample_size: int | None, seed: int,
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """One pair's sampled judgements (:data:`DARR_COLUMNS`), segments and judged outputs.
 
@@ -268,7 +268,7 @@ def sample_pair(
     references = read_lines(reference_path)
     outputs = {system: read_lines(path, expected=len(references)) for system, path in output_paths.items()}
     check_darr_systems(darr, {pair: set(outputs)}, {pair: len(references)}, darr_path)
-    sids = sample_sids(darr, max_segments, seed, pair)
+    sids = sample_sids(darr, sample_size, seed, pair)
     darr = darr[darr["sid"].isin(sids)].reset_index(drop=True)
     segments = pd.DataFrame({"pair": pair, "sid": sids, "reference": [references[sid - 1] for sid in sids]})
     judged = sorted({(system, int(sid)) for column in ("better", "worse") for system, sid in zip(darr[column], darr["sid"])})
