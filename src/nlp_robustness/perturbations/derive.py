@@ -65,10 +65,8 @@ def _perturb_side(
     if module.NEEDS_PARSE:
         if parsed is None or not parsed.tokens:
             return Skipped("no tokens")
-        return module.perturb(function, parsed, settings, rng)
-    if context is not None:
-        return module.perturb(function, text, settings, rng, context)
-    return module.perturb(function, text, settings, rng)
+        return module.perturb(function, parsed, settings, rng, context)
+    return module.perturb(function, text, settings, rng, context)
 
 
 def _perturb_batches(
