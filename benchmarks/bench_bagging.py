@@ -22,13 +22,12 @@ import sys
 import numpy as np
 from timing import best_time
 
+from nlp_robustness.sampling import block_size, rng_for
 from nlp_robustness.statistics.bagging import (
     bagged_statistics,
     bagging_blocks,
-    block_size,
     design_bagging_blocks,
     design_bagging_blocks_literal,
-    rng_for,
 )
 from nlp_robustness.statistics.robustness_metrics import epsilon_grid
 

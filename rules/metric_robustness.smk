@@ -20,7 +20,7 @@ rule metric_darr_sample:
     params:
         files=wmt19_pair_files,
         seed=METRIC_ROBUSTNESS["seed"] if METRIC_ROBUSTNESS else None,
-        max_segments=METRIC_ROBUSTNESS["max_segments"] if METRIC_ROBUSTNESS else None,
+        sample_size=METRIC_ROBUSTNESS["sample_size"] if METRIC_ROBUSTNESS else None,
     threads: 1
     resources:
         mem_mb=1000,

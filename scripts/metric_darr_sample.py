@@ -12,7 +12,7 @@ from nlp_robustness.studies.metric_attacks import DARR_COLUMNS, HYPOTHESIS_COLUM
 files = snakemake.params.files
 darr, segments, hypotheses = sample_pair(
     snakemake.wildcards.wmt19_pair, files["darr"], files["reference"], files["outputs"],
-    snakemake.params.max_segments, snakemake.params.seed,
+    snakemake.params.sample_size, snakemake.params.seed,
 )
 write_table(darr, snakemake.output.darr, DARR_COLUMNS)
 write_table(segments, snakemake.output.segments, SEGMENT_COLUMNS)

@@ -13,7 +13,7 @@ def family_needs_parse(family):
 def perturbation_sample_params(wildcards):
     """What a family's sample of a test set depends on (and the group it is drawn under, for families that
     share their samples with others)."""
-    params = {"seed": PERTURBATIONS["seed"], "max_segments": FAMILIES[wildcards.family]["max_segments"]}
+    params = {"seed": PERTURBATIONS["seed"], "sample_size": FAMILIES[wildcards.family]["sample_size"]}
     group = sample_group(family_module(wildcards.family), wildcards.family)
     return params if group == wildcards.family else {**params, "group": group}
 

@@ -166,7 +166,8 @@ def test_sentiment_classifiers_are_tested_on_every_domain(finished_run: Path) ->
 
 
 def test_sentiment_tables_match_independent_computation(finished_run: Path) -> None:
-    from nlp_robustness.statistics.bagging import bagging_blocks, block_size, design_bagging_blocks, rng_for
+    from nlp_robustness.sampling import block_size, rng_for
+    from nlp_robustness.statistics.bagging import bagging_blocks, design_bagging_blocks
 
     tables = {method: pd.read_csv(finished_run / f"results/tables/sentiment/robustness_{method}.csv", index_col=0)
               for method in ("pool", "bagging", "design_bagging")}

@@ -13,11 +13,10 @@ from nlp_robustness.statistics.bagging import (
     bagged_statistics,
     bagging_blocks,
     bagging_blocks_literal,
-    block_size,
     design_bagging_blocks,
     design_bagging_blocks_literal,
-    rng_for,
 )
+from nlp_robustness.sampling import block_size, rng_for
 from nlp_robustness.statistics.robustness_metrics import cov_from_moments, epsilon_grid, gamma_curve, summarize
 
 FAST = [bagging_blocks, design_bagging_blocks]

@@ -55,7 +55,7 @@ def config_with(family: dict) -> dict:
 
 def family(**changes) -> dict:
     values = {
-        "max_segments": 25, "derived_testsets": "pooled", "options": {"levels": [0.1, 0.3]},
+        "sample_size": 25, "derived_testsets": "pooled", "options": {"levels": [0.1, 0.3]},
         "functions": {"visual": {}, "intrude": {"symbols": ["#", "~"]}, "disemvowel": {}},
     }
     values.update(changes)

@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.statistics.bagging import draw_blocks, rng_for
+from nlp_robustness.sampling import rng_for
+from nlp_robustness.statistics.bagging import draw_blocks
 from nlp_robustness.statistics.engine import (
     BLOCK_COLUMNS,
     WHOLE_POOL,

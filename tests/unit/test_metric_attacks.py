@@ -78,7 +78,7 @@ def manifest_downloads() -> tuple[str, ...]:
 def section(**changes) -> dict:
     """A metric_robustness section with the schema's defaults filled by hand (no attacks: the code's default)."""
     values = {
-        "seed": 0, "darr": "wmt19-darr-seglevel", "pairs": ["lt-en", "gu-en"], "max_segments": None,
+        "seed": 0, "darr": "wmt19-darr-seglevel", "pairs": ["lt-en", "gu-en"], "sample_size": None,
         "levels": [0.1, 0.3], "sentence_metrics": ["bleu", "chrf"],
         "bertscore": {"layers": ["first", "last", "best", "mean"], "batch_size": 64, "device": "auto", "threads": 2},
         "bagging_unit": "condition", "bagging": {"blocks": 10, "fraction": 0.6},
@@ -221,8 +221,8 @@ def file_lines(path) -> list[str]:
     return Path(path).read_text(encoding="utf-8").split("\n")
 
 
-def sample(max_segments: int | None, outputs: dict | None = None, seed: int = 0):
-    return sample_pair("lt-en", str(DARR_FILE), str(LT_EN_REFERENCE), outputs or lt_en_outputs(), max_segments, seed)
+def sample(sample_size: int | None, outputs: dict | None = None, seed: int = 0):
+    return sample_pair("lt-en", str(DARR_FILE), str(LT_EN_REFERENCE), outputs or lt_en_outputs(), sample_size, seed)
 
 
 @needs_mirror

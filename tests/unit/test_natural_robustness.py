@@ -7,17 +7,14 @@ import pytest
 from sacrebleu.metrics import CHRF
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.perturbations.derive import sample_rank
-from nlp_robustness.statistics.bagging import rng_for
+from nlp_robustness.sampling import hash_rank, record_order, rng_for, sample_records
 from nlp_robustness.statistics.natural_robustness import (
     SCORE_COLUMNS,
     natural_robustness_scores,
     normalise_response,
-    record_order,
     response_chrf,
     same_chrf,
     same_exact,
-    sample_records,
 )
 
 BOOTSTRAP = {"resamples": 200, "confidence": 0.95, "seed": 7, "labels": ["system", "exact"]}
@@ -106,7 +103,7 @@ def test_record_order_is_seeded_and_nested():
     assert sorted(order) == sorted(records["record"])
     assert order != record_order(records, seed=4, group="naive")
     assert order != record_order(records, seed=3, group="paraphrase")
-    ranks = {row.record: sample_rank(3, "naive", row.part, row.item) for row in records.itertuples()}
+    ranks = {row.record: hash_rank(3, "naive", row.part, row.item) for row in records.itertuples()}
     assert order == sorted(ranks, key=ranks.__getitem__)
     # A record's rank does not depend on the others: dropping records keeps the rest in the same order.
     subset = records.iloc[::3]

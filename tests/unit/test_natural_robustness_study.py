@@ -14,7 +14,8 @@ import pytest
 from nlp_robustness.errors import InputError
 from nlp_robustness.outputs.natural_robustness import score_cell, scores_markdown, scores_wide
 from nlp_robustness.perturbations.base import Perturbed, Skipped
-from nlp_robustness.perturbations.derive import derive_testset, sample_group, sample_segments
+from nlp_robustness.perturbations.derive import derive_testset, sample_group
+from nlp_robustness.sampling import sample_segments
 from nlp_robustness.perturbations.registry import family_module
 from nlp_robustness.studies.natural_robustness import (
     complete_natural_robustness,

@@ -83,8 +83,8 @@ def test_bad_perturbation_settings_name_their_key(edit, key: str, message: str) 
 def test_an_unknown_family_and_a_bad_generic_key_are_errors() -> None:
     with pytest.raises(InputError, match=r"'perturbations.families.char_salad'.*unknown perturbation family"):
         completed(lambda config: config["perturbations"]["families"].update({"char_salad": {}}))
-    with pytest.raises(InputError, match=r"perturbations.families.word_order.max_segments"):
-        completed(lambda config: word_order(config).update({"max_segments": "all"}))
+    with pytest.raises(InputError, match=r"perturbations.families.word_order.sample_size"):
+        completed(lambda config: word_order(config).update({"sample_size": "all"}))
     with pytest.raises(InputError, match=r"perturbations.metrics"):
         completed(lambda config: config["perturbations"].update({"metrics": ["meteor"]}))
 

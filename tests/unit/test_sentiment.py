@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nlp_robustness.statistics.bagging import block_size
+from nlp_robustness.sampling import block_size
 from nlp_robustness.errors import InputError
 from nlp_robustness.statistics.robustness_metrics import coefficient_of_variation, epsilon_grid, population_variance
 from nlp_robustness.data.reviews import read_blitzer_reviews

@@ -38,27 +38,27 @@ def test_small_config_is_the_default_config_made_small() -> None:
             training["train_args"][key] = value
     small["max_segments"] = default["max_segments"]
     word_order, default_word_order = small["perturbations"]["families"]["word_order"], default["perturbations"]["families"]["word_order"]
-    assert word_order["max_segments"] == 12 and len(word_order["functions"]) == 6
+    assert word_order["sample_size"] == 12 and len(word_order["functions"]) == 6
     assert all(default_word_order["functions"][name] == settings for name, settings in word_order["functions"].items())
-    word_order["max_segments"], word_order["functions"] = default_word_order["max_segments"], default_word_order["functions"]
+    word_order["sample_size"], word_order["functions"] = default_word_order["sample_size"], default_word_order["functions"]
     attacks, default_attacks = small["perturbations"]["families"]["character_attacks"], default["perturbations"]["families"]["character_attacks"]
-    assert attacks["max_segments"] == 12 and list(attacks["functions"]) == ["keyboard", "visual"]
+    assert attacks["sample_size"] == 12 and list(attacks["functions"]) == ["keyboard", "visual"]
     assert attacks["options"]["levels"] == [0.3]
-    attacks["max_segments"], attacks["functions"], attacks["options"] = (
-        default_attacks["max_segments"], default_attacks["functions"], default_attacks["options"]
+    attacks["sample_size"], attacks["functions"], attacks["options"] = (
+        default_attacks["sample_size"], default_attacks["functions"], default_attacks["options"]
     )
     for family, functions in (("natural", ["punctuation_removal", "typos"]), ("paraphrase", ["round_trip_cat", "contractions"])):
         spec, default_spec = small["perturbations"]["families"][family], default["perturbations"]["families"][family]
-        assert spec["max_segments"] == 6 and list(spec["functions"]) == functions
+        assert spec["sample_size"] == 6 and list(spec["functions"]) == functions
         assert all(default_spec["functions"][name] == settings for name, settings in spec["functions"].items())
-        spec["max_segments"], spec["functions"] = default_spec["max_segments"], default_spec["functions"]
+        spec["sample_size"], spec["functions"] = default_spec["sample_size"], default_spec["functions"]
     assert small["natural_robustness"]["reviews_per_domain"] == 4
     small["natural_robustness"]["reviews_per_domain"] = default["natural_robustness"]["reviews_per_domain"]
     metric, default_metric = small["metric_robustness"], default["metric_robustness"]
-    assert metric["pairs"] == ["lt-en", "gu-en"] and metric["max_segments"] == 8 and metric["levels"] == [0.3]
+    assert metric["pairs"] == ["lt-en", "gu-en"] and metric["sample_size"] == 8 and metric["levels"] == [0.3]
     assert list(metric["attacks"]) == ["disemvowel", "visual"]
     assert metric["bagging_unit"] == "judgement"
-    for key in ("pairs", "max_segments", "levels", "attacks", "bagging_unit"):
+    for key in ("pairs", "sample_size", "levels", "attacks", "bagging_unit"):
         metric[key] = default_metric[key]
     assert small == default, "tests/config/small.yaml is config.yaml made small: make the same change in both"
 

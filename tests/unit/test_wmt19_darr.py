@@ -15,10 +15,10 @@ from nlp_robustness.data.wmt19 import (
     darr_system_name,
     read_darr,
     read_lines,
-    sample_sids,
     system_of_output_file,
 )
 from nlp_robustness.errors import InputError
+from nlp_robustness.sampling import sample_sids
 from nlp_robustness.statistics.darr import darr_tau, pair_agreement, tau_table
 from tests.paths import MIRROR
 

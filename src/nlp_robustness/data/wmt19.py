@@ -26,15 +26,12 @@ Choices (tested in tests/unit/test_wmt19_darr.py):
 * **Consistency.** :func:`check_darr_systems` requires, for every row of a pair, an output file of
   both systems and an SID within the reference's line count; the error names the DARR file, the line
   of the first offending row and what is missing.
-* **Sampling.** :func:`sample_sids` samples distinct SIDs of one pair with a hash rank of
-  (seed, pair, SID) (BLAKE2b, as :func:`nlp_robustness.perturbations.derive.sample_segments`): a
-  pair's sample depends on nothing else, and samples are nested (a larger ``max_segments`` only adds
-  SIDs).
+* **Sampling** of the judged SIDs of a pair is :func:`nlp_robustness.sampling.sample_sids` (a hash
+  rank of (seed, pair, SID), like every nested sample of the package).
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Collection, Mapping, Sequence
 
@@ -51,7 +48,6 @@ __all__ = [
     "darr_system_name",
     "read_darr",
     "read_lines",
-    "sample_sids",
     "system_of_output_file",
 ]
 
@@ -195,26 +191,3 @@ def check_darr_systems(
     if problems:
         line, message = min(problems)
         raise InputError(f"{name}: line {line}: {message}")
-
-
-def _sid_rank(seed: int, pair: str, sid: int) -> bytes:
-    return hashlib.blake2b(f"{seed}\x1f{pair}\x1f{sid}".encode("utf-8"), digest_size=16).digest()
-
-
-def sample_sids(darr_pair: pd.DataFrame, max_segments: int | None, seed: int, pair: str) -> list[int]:
-    """A seeded sample of ``max_segments`` distinct SIDs of one pair's DARR rows (None: all), sorted.
-
-    Each SID is ranked by a BLAKE2b hash of (seed, pair, SID) and the lowest ranks are kept, so the
-    sample is nested in ``max_segments`` and independent of other pairs.
-
-    Raises:
-        ValueError: ``darr_pair`` holds rows of another pair, or ``max_segments`` is negative.
-    """
-    if "pair" in darr_pair.columns and not (darr_pair["pair"] == pair).all():
-        raise ValueError(f"sample_sids for {pair} was given DARR rows of other pairs")
-    if max_segments is not None and max_segments < 0:
-        raise ValueError(f"max_segments must be >= 0 or None, not {max_segments}")
-    sids = sorted({int(sid) for sid in darr_pair["sid"]})
-    if max_segments is None or max_segments >= len(sids):
-        return sids
-    return sorted(sorted(sids, key=lambda sid: _sid_rank(seed, pair, sid))[:max_segments])

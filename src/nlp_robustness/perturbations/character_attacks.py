@@ -329,10 +329,11 @@ def eligible_units(attack: str, text: str, context: AttackResources, settings: M
     return _ATTACKS[attack](text.split(" "), 0.0, settings or {}, np.random.default_rng(0), context)
 
 
-def perturb(function: str, text: str, settings: Mapping[str, Any], rng: np.random.Generator,
+def perturb(function: str, segment: str, settings: Mapping[str, Any], rng: np.random.Generator,
             context: AttackResources) -> Perturbed | Skipped:
-    """Attack one text with the instance ``function`` (``settings``: as made by :func:`expand_functions`).
-    Skipped only for an empty or all-whitespace text; an unchanged text is still :class:`~.base.Perturbed`.
+    """Attack one text ``segment`` with the instance ``function`` (``settings``: as made by
+    :func:`expand_functions`; ``context``: :func:`load_context`'s resources). Skipped only for an empty or
+    all-whitespace text; an unchanged text is still :class:`~.base.Perturbed`.
 
     Raises:
         InputError: Unknown instance, or settings of another attack.
@@ -340,9 +341,9 @@ def perturb(function: str, text: str, settings: Mapping[str, Any], rng: np.rando
     attack, p = parse_instance(function)
     if settings.get("attack", attack) != attack:
         raise InputError(f"instance {function!r} was given the settings of the {settings['attack']!r} attack")
-    if not text.strip():
+    if not segment.strip():
         return Skipped("empty text")
-    return Perturbed(tokens=tuple(attack_text(attack, text, settings.get("p", p), settings, rng, context).split(" ")))
+    return Perturbed(tokens=tuple(attack_text(attack, segment, settings.get("p", p), settings, rng, context).split(" ")))
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,7 @@ import pandas as pd
 from nlp_robustness.data.testsets import read_plain_lines, read_testset_table
 from nlp_robustness.fileio import read_table
 from nlp_robustness.perturbations.derive import DERIVED_COLUMNS, STATUS_COLUMNS
-from nlp_robustness.perturbations.pair_scores import PAIR_SCORES
-from nlp_robustness.studies.perturbations import read_pair_scores
+from nlp_robustness.perturbations.pair_scores import PAIR_SCORES, read_pair_scores
 
 __all__ = ["read_derived", "read_family_scores", "read_flip_texts", "read_perturbed_sources", "read_status"]
 

@@ -11,14 +11,14 @@ nothing), and the perturbed reference (beta2).
 A segment is kept when the function perturbs both its source and its reference; any other sampled
 segment is recorded, with the reason, in the function's status table, never silently dropped.
 
-Every random choice is seeded from (seed, family, function, test set, segment id, side): adding a test
+The sample is :func:`nlp_robustness.sampling.sample_segments`; every random choice is seeded from (seed,
+family, function, test set, segment id, side) (:func:`nlp_robustness.sampling.segment_rng`): adding a test
 set or a function changes no other perturbed text, and the result does not depend on the order or the
 number of jobs.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
@@ -30,11 +30,10 @@ from nlp_robustness.errors import InputError
 from nlp_robustness.perturbations.base import Perturbed, Skipped
 from nlp_robustness.perturbations.parse import ParsedSegment
 from nlp_robustness.perturbations.registry import family_module
-from nlp_robustness.statistics.bagging import rng_for
+from nlp_robustness.sampling import segment_rng
 
 __all__ = [
-    "DERIVED_COLUMNS", "SIDES", "STATUS_COLUMNS", "derive_for_job", "derive_testset", "perturbed_sides", "sample_group", "sample_rank",
-    "sample_segments", "segment_rng",
+    "DERIVED_COLUMNS", "SIDES", "STATUS_COLUMNS", "derive_for_job", "derive_testset", "perturbed_sides", "sample_group",
 ]
 
 #: Columns of a perturbed test set: the test-set table's, then what the pair metrics read.
@@ -46,32 +45,6 @@ DERIVED_COLUMNS: tuple[str, ...] = (
 STATUS_COLUMNS: tuple[str, ...] = ("testset", "segment_id", "kept", "reason")
 #: The two sides a function perturbs, and the test-set column each is read from.
 SIDES: dict[str, str] = {"source": "source", "reference": "reference"}
-
-
-def sample_rank(seed: int, family: str, testset: str, segment_id: str) -> bytes:
-    """The pseudo-random rank of a segment in the samples drawn under ``family`` (its sample group): the
-    lowest ranks are sampled. Ranks of different test sets are comparable, so the lowest ranks of
-    several test sets' samples are a seeded sample of their pool."""
-    return hashlib.blake2b(f"{seed}\x1f{family}\x1f{testset}\x1f{segment_id}".encode("utf-8"), digest_size=16).digest()
-
-
-def sample_segments(table: pd.DataFrame, max_segments: int | None, seed: int, family: str, testset: str) -> pd.DataFrame:
-    """The rows of a test-set table a family perturbs: all of them, or a seeded sample of ``max_segments``.
-
-    Each segment gets a pseudo-random rank from a hash of (seed, family, test set, segment id) and the
-    ``max_segments`` lowest ranks are kept, in test-set order. So the sample of one test set does not
-    depend on any other, and samples are nested: raising ``max_segments`` only adds segments.
-    """
-    if max_segments is None or max_segments >= len(table):
-        return table.reset_index(drop=True)
-    ranks = [sample_rank(seed, family, testset, str(segment_id)) for segment_id in table["segment_id"]]
-    chosen = sorted(sorted(range(len(ranks)), key=ranks.__getitem__)[:max_segments])
-    return table.iloc[chosen].reset_index(drop=True)
-
-
-def segment_rng(seed: int, family: str, function: str, testset: str, segment_id: str, side: str) -> np.random.Generator:
-    """The random generator of one function on one side of one segment."""
-    return rng_for(seed, family, function, testset, str(segment_id), side)
 
 
 def sample_group(module: ModuleType, family: str) -> str:
@@ -92,10 +65,8 @@ def _perturb_side(
     if module.NEEDS_PARSE:
         if parsed is None or not parsed.tokens:
             return Skipped("no tokens")
-        return module.perturb(function, parsed, settings, rng)
-    if context is not None:
-        return module.perturb(function, text, settings, rng, context)
-    return module.perturb(function, text, settings, rng)
+        return module.perturb(function, parsed, settings, rng, context)
+    return module.perturb(function, text, settings, rng, context)
 
 
 def _perturb_batches(
@@ -183,7 +154,7 @@ def derive_testset(
     if not rows:
         raise InputError(
             f"perturbation {family}/{function} kept none of the {len(status)} sampled segments of "
-            f"{', '.join(samples)}: raise the family's max_segments or drop the function"
+            f"{', '.join(samples)}: raise the family's sample_size or drop the function"
         )
     return pd.DataFrame(rows, columns=list(DERIVED_COLUMNS)), pd.DataFrame(status, columns=list(STATUS_COLUMNS))
 

@@ -325,11 +325,11 @@ def _perturb_text(function: str, text: str, settings: Mapping[str, Any], rng: np
     return splice(text, draw_edits(found, rate, rng))
 
 
-def perturb(function: str, text: str, settings: Mapping[str, Any], rng: np.random.Generator,
+def perturb(function: str, segment: str, settings: Mapping[str, Any], rng: np.random.Generator,
             context: NaturalResources | None = None) -> Perturbed | Skipped:
-    """Perturb one text with ``function`` (settings missing from ``settings`` take their defaults);
-    ``context`` (:func:`load_context`) is needed by ``typos`` only. The result differs from ``text``,
-    or is :class:`~.base.Skipped` with the reason.
+    """Perturb one text ``segment`` with ``function`` (settings missing from ``settings`` take their
+    defaults); ``context`` (:func:`load_context`) is needed by ``typos`` only. The result differs from
+    ``segment``, or is :class:`~.base.Skipped` with the reason.
 
     Raises:
         InputError: Unknown function or setting, a rate outside (0, 1], or (typos) a missing or bad list.
@@ -339,11 +339,11 @@ def perturb(function: str, text: str, settings: Mapping[str, Any], rng: np.rando
     unknown = sorted(set(settings) - set(FUNCTIONS[function]["properties"]))
     if unknown:
         raise InputError(f"unknown setting(s) {', '.join(unknown)} of natural function {function}")
-    if not text.strip():
+    if not segment.strip():
         return Skipped("empty text")
-    result = _perturb_text(function, text, settings, rng, context)
+    result = _perturb_text(function, segment, settings, rng, context)
     if isinstance(result, Skipped):
         return result
-    if result == text:
+    if result == segment:
         return Skipped("unchanged")
     return Perturbed(tuple(result.split(" ")))

@@ -24,9 +24,10 @@ import numpy as np
 import pandas as pd
 
 from nlp_robustness.errors import InputError
+from nlp_robustness.fileio import read_table
 from nlp_robustness.scoring.sentence_scores import sentence_scores
 
-__all__ = ["PAIR_SCORES", "pair_score_columns", "pair_scores"]
+__all__ = ["PAIR_SCORES", "pair_score_columns", "pair_scores", "read_pair_scores"]
 
 #: The four metrics of a perturbed segment, in table order.
 PAIR_SCORES: tuple[str, ...] = ("beta", "beta1", "beta2", "alpha")
@@ -84,3 +85,12 @@ def pair_scores(
         table[f"beta2_{metric}"] = sentence_scores(list(perturbed_translations), derived["perturbed_reference"].tolist(), metric)
         table[f"alpha_{metric}"] = sentence_scores(derived["source"].tolist(), derived["source_tokens"].tolist(), metric)
     return table[pair_score_columns(metrics)]
+
+
+def read_pair_scores(path: str) -> pd.DataFrame:
+    """A pair-score table (rule ``perturbation_scores``): keys as strings, scores as floats."""
+    table = read_table(path, ["testset", "segment_id", "source_length"], "pair-score table")
+    for column in table.columns[3:]:
+        table[column] = table[column].astype(float)
+    table["source_length"] = table["source_length"].astype(int)
+    return table

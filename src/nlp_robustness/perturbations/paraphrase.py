@@ -361,7 +361,7 @@ def perturb_batch(
 
 
 def perturb(
-    function: str, text: str, settings: Mapping[str, Any], rng: np.random.Generator | None = None, context: Any = None,
+    function: str, segment: str, settings: Mapping[str, Any], rng: np.random.Generator | None = None, context: Any = None,
 ) -> Perturbed | Skipped:
-    """Paraphrase one text: :func:`perturb_batch` of one (for direct use; the workflow batches)."""
-    return perturb_batch(function, [text], settings, [rng], context)[0]
+    """Paraphrase one text ``segment``: :func:`perturb_batch` of one (for direct use; the workflow batches)."""
+    return perturb_batch(function, [segment], settings, [rng], context)[0]

@@ -140,8 +140,10 @@ def _check_function(function: str) -> None:
         raise InputError(f"unknown word-order function {function!r} (known: {', '.join(FUNCTIONS)})")
 
 
-def perturb(function: str, segment: ParsedSegment, settings: Mapping[str, Any], rng: np.random.Generator) -> Perturbed | Skipped:
-    """Perturb one parsed segment with ``function`` (settings validated and default-filled).
+def perturb(function: str, segment: ParsedSegment, settings: Mapping[str, Any], rng: np.random.Generator,
+            context: None = None) -> Perturbed | Skipped:
+    """Perturb one parsed segment with ``function`` (settings validated and default-filled); ``context`` is
+    unused (the family has no resource files), there for the one signature of every family.
 
     Raises:
         InputError: Unknown function.

@@ -6,20 +6,21 @@ are computed on every block and averaged over the blocks (the paper: 30 blocks o
 Blocks are returned as an ``(M, b)`` int64 array, one block per row, each row sorted ascending. The fast
 functions are what the workflow uses; the ``*_literal`` functions transcribe Algorithms 5 and 6 step by step
 with Python sets and lists, as the reference for the tests and for the speed-up reported by the benchmark.
-All randomness comes from the ``numpy.random.Generator`` passed in, so a seed fixes the blocks.
+All randomness comes from the ``numpy.random.Generator`` passed in, so a seed fixes the blocks; the block
+size and the seeded generators come from :mod:`nlp_robustness.sampling` (:func:`~nlp_robustness.sampling.block_size`,
+:func:`~nlp_robustness.sampling.rng_for`).
 """
 
 from __future__ import annotations
 
 import math
-import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from nlp_robustness.sampling import block_size
 from nlp_robustness.statistics.robustness_metrics import cov_from_moments, gamma_curve, summarize
 
 __all__ = [
@@ -29,45 +30,14 @@ __all__ = [
     "bagged_statistics",
     "bagging_blocks",
     "bagging_blocks_literal",
-    "block_size",
     "design_bagging_blocks",
     "design_bagging_blocks_literal",
     "draw_blocks",
-    "rng_for",
 ]
 
 
 #: The sampling methods: Algorithm 5 (bagging) and Algorithm 6 (design bagging). The engine adds the whole pool.
 BAGGING_METHODS = ("bagging", "design_bagging")
-
-
-def block_size(n_items: int, fraction: float) -> int:
-    """Block size b = fraction * n_items rounded half up, clipped to 1..n_items (paper: fraction 0.6).
-
-    The product is formed in decimal arithmetic on the shortest decimal form of ``fraction`` (the number as
-    written in the config), so that an exact half such as 0.5 * 5 = 2.5 rounds up to 3 and is not spoiled by
-    binary floating-point error. Raises ValueError for n_items < 1 or a fraction outside (0, 1].
-    """
-    if isinstance(n_items, bool) or not isinstance(n_items, (int, np.integer)) or n_items < 1:
-        raise ValueError(f"n_items must be an integer >= 1, got {n_items!r}")
-    if not (math.isfinite(fraction) and 0 < fraction <= 1):
-        raise ValueError(f"fraction must lie in (0, 1], got {fraction!r}")
-    rounded = (Decimal(repr(float(fraction))) * int(n_items)).quantize(Decimal(1), rounding=ROUND_HALF_UP)
-    return min(max(int(rounded), 1), int(n_items))
-
-
-def rng_for(seed: int, *labels: str) -> np.random.Generator:
-    """A generator determined by the config seed and string labels (e.g. method name, left-out test set).
-
-    The labels enter as the ``spawn_key`` of a ``SeedSequence`` through CRC-32 of their UTF-8 bytes, which is
-    stable across processes and Python versions (unlike ``hash()``, which is salted per process), so every
-    (seed, labels) combination gets its own reproducible, statistically independent stream.
-    Raises ValueError for a negative or non-integer seed.
-    """
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    spawn_key = tuple(zlib.crc32(label.encode("utf-8")) for label in labels)
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy=int(seed), spawn_key=spawn_key)))
 
 
 def _check_design(n_items: int, block_size: int, n_blocks: int) -> None:

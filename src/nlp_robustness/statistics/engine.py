@@ -32,13 +32,12 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from nlp_robustness.errors import InputError
+from nlp_robustness.sampling import block_size, rng_for
 from nlp_robustness.statistics.bagging import (
     BAGGING_METHODS,
     BaggedStatistics,
     average_over_blocks,
-    block_size,
     draw_blocks,
-    rng_for,
 )
 from nlp_robustness.statistics.robustness_metrics import gamma_curve, summarize
 

@@ -17,9 +17,10 @@ Choices (where the paper is ambiguous or silent):
   punctuation, whitespace collapsed: the differences a reader would not call a different response), or
   by sentence chrF of the perturbed response against the original one (:func:`response_chrf`) at a
   threshold (:func:`same_chrf`).
-* **Sample.** Records are ordered by a seeded hash rank (:func:`record_order`, the rank of
-  :func:`~nlp_robustness.perturbations.derive.sample_rank`); the k-record sample is the first k records,
-  so samples are nested and independent of the other records' presence.
+* **Sample.** Records are ordered by a seeded hash rank (:func:`nlp_robustness.sampling.record_order`,
+  the rank the families' segment samples are drawn by); the k-record sample is the first k records
+  (:func:`nlp_robustness.sampling.sample_records`), so samples are nested and independent of the other
+  records' presence.
 * **Pooled score.** The pseudo-type ``"all"`` pools every perturbation of every type (a ratio of sums,
   so a type with more perturbations weighs more).
 * **Interval: cluster bootstrap over records.** The perturbations of one record share its input, so
@@ -44,32 +45,26 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.perturbations.derive import sample_rank
+from nlp_robustness.sampling import check_sample_size, rng_for
 from nlp_robustness.scoring.sentence_scores import check_pairs, sentence_scores
-from nlp_robustness.statistics.bagging import rng_for
 
 __all__ = [
     "NATURAL_ROBUSTNESS_SIGNATURE",
     "OUTCOME_COLUMNS",
     "POOLED_TYPE",
-    "RECORD_COLUMNS",
     "SCORE_COLUMNS",
     "WHOLE_SAMPLE",
     "natural_robustness_scores",
     "normalise_response",
-    "record_order",
     "response_chrf",
     "same_chrf",
     "same_exact",
-    "sample_records",
 ]
 
 #: The pseudo-type pooling every perturbation of every type.
 POOLED_TYPE = "all"
 #: The ``sample`` label of the sample holding every record of the order (size None).
 WHOLE_SAMPLE = "all"
-#: Columns of the records table :func:`record_order` reads.
-RECORD_COLUMNS: tuple[str, ...] = ("record", "part", "item")
 #: Columns of the outcomes table: one row per (record, type) perturbation that exists.
 OUTCOME_COLUMNS: tuple[str, ...] = ("record", "type", "same")
 #: Columns of :func:`natural_robustness_scores`, in order.
@@ -143,38 +138,6 @@ def same_chrf(chrf_values: ArrayLike, threshold: float) -> NDArray[np.bool_]:
         return values >= threshold
 
 
-def record_order(records: pd.DataFrame, seed: int, group: str) -> list[str]:
-    """The record ids sorted by their seeded rank ``sample_rank(seed, group, part, item)``, lowest first.
-
-    ``records`` has the columns :data:`RECORD_COLUMNS`: ``record`` (the id), ``part`` (test set or review
-    domain) and ``item`` (segment or review id). The k-record sample is the first k ids of the order
-    (:func:`sample_records`), so samples are nested, and a record's rank does not depend on the others.
-    Raises InputError for missing columns or a duplicated record id.
-    """
-    missing = [column for column in RECORD_COLUMNS if column not in records.columns]
-    if missing:
-        raise InputError(f"records: missing column(s) {', '.join(missing)}")
-    duplicated = records["record"][records["record"].duplicated()]
-    if len(duplicated):
-        raise InputError(f"records: duplicated record id(s) {', '.join(map(str, duplicated.unique()[:5]))}")
-    keyed = [
-        (sample_rank(seed, group, str(part), str(item)), str(record))
-        for record, part, item in zip(records["record"], records["part"], records["item"])
-    ]
-    return [record for _, record in sorted(keyed)]
-
-
-def _check_size(size: object) -> None:
-    if size is not None and (isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1):
-        raise InputError(f"sample size must be a positive integer or None (every record), got {size!r}")
-
-
-def sample_records(order: Sequence[str], size: int | None) -> list[str]:
-    """The first ``size`` records of ``order`` (None, or a size beyond the order: every record)."""
-    _check_size(size)
-    return list(order) if size is None else list(order[: int(size)])
-
-
 def _count_matrices(
     outcomes: pd.DataFrame, order: Sequence[str], types: Sequence[str]
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -241,7 +204,7 @@ def natural_robustness_scores(
         outcomes: One row per (record, type) perturbation that exists (:data:`OUTCOME_COLUMNS`):
             ``record``, ``type`` and ``same`` (bool: the response is unchanged). A record of ``order``
             may have no row (every type skipped it): it counts as a record with no perturbation.
-        order: Every record id, in sampling order (:func:`record_order`).
+        order: Every record id, in sampling order (:func:`nlp_robustness.sampling.record_order`).
         sizes: Sample sizes (the first k records of ``order``); None: every record.
         types: The perturbation types, in output order; ``"all"`` (:data:`POOLED_TYPE`) is added last.
         resamples: Bootstrap replicates (>= 1).
@@ -265,7 +228,7 @@ def natural_robustness_scores(
     if not (isinstance(confidence, (int, float)) and math.isfinite(confidence) and 0 < confidence < 1):
         raise InputError(f"confidence must lie strictly between 0 and 1, got {confidence!r}")
     for size in sizes:
-        _check_size(size)
+        check_sample_size(size)
     sample_labels = [WHOLE_SAMPLE if size is None else str(int(size)) for size in sizes]
     if len(set(sample_labels)) < len(sample_labels):
         raise InputError(f"sizes: duplicated sample size in {list(sizes)!r}")

@@ -251,7 +251,7 @@ SCORE_KEY_COLUMNS: tuple[str, ...] = ("condition", "pair", "system", "sid")
 
 
 def sample_pair(
-    pair: str, darr_path: str, reference_path: str, output_paths: Mapping[str, str], max_segments: int | None, seed: int,
+    pair: str, darr_path: str, reference_path: str, output_paths: Mapping[str, str], sample_size: int | None, seed: int,
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """One pair's sampled judgements (:data:`DARR_COLUMNS`), segments and judged outputs.
 
@@ -261,13 +261,14 @@ def sample_pair(
     Raises:
         InputError: naming the DARR file and line of a judgement whose system or segment is missing.
     """
-    from nlp_robustness.data.wmt19 import check_darr_systems, read_darr, read_lines, sample_sids
+    from nlp_robustness.data.wmt19 import check_darr_systems, read_darr, read_lines
+    from nlp_robustness.sampling import sample_sids
 
     darr = read_darr(darr_path, [pair])
     references = read_lines(reference_path)
     outputs = {system: read_lines(path, expected=len(references)) for system, path in output_paths.items()}
     check_darr_systems(darr, {pair: set(outputs)}, {pair: len(references)}, darr_path)
-    sids = sample_sids(darr, max_segments, seed, pair)
+    sids = sample_sids(darr, sample_size, seed, pair)
     darr = darr[darr["sid"].isin(sids)].reset_index(drop=True)
     segments = pd.DataFrame({"pair": pair, "sid": sids, "reference": [references[sid - 1] for sid in sids]})
     judged = sorted({(system, int(sid)) for column in ("better", "worse") for system, sid in zip(darr[column], darr["sid"])})
@@ -286,7 +287,7 @@ def attack_references(
     nothing else; the clean condition keeps the text. Unknown tokens are counted by Algorithm 1 of
     paper 002 on the WordPiece tokens of the (attacked) reference."""
     from nlp_robustness.scoring.unknown_tokens import unknown_tokens_per_segment
-    from nlp_robustness.statistics.bagging import rng_for
+    from nlp_robustness.sampling import rng_for
 
     attacks = _attacks_module()
     attack, level = condition_attack_level(condition)

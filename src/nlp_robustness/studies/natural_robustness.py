@@ -43,11 +43,11 @@ import pandas as pd
 from nlp_robustness.data.testsets import TABLE_COLUMNS
 from nlp_robustness.errors import InputError
 from nlp_robustness.fileio import read_table
-from nlp_robustness.perturbations.derive import DERIVED_COLUMNS, sample_segments
+from nlp_robustness.perturbations.derive import DERIVED_COLUMNS
+from nlp_robustness.sampling import RECORD_COLUMNS, record_order, sample_segments
 from nlp_robustness.statistics.engine import UNIT_COLUMNS
 from nlp_robustness.statistics.natural_robustness import (
     natural_robustness_scores,
-    record_order,
     response_chrf,
     same_chrf,
     same_exact,
@@ -70,8 +70,6 @@ SCORE_COLUMNS = (
     "responder", "kind", "criterion", "family", "sample", "records", "type", "perturbations", "unchanged", "score",
     "ci_low", "ci_high", "degenerate",
 )
-#: A records table: one row per sampled record.
-RECORD_COLUMNS = ("record", "part", "item")
 MT_RESPONSE_COLUMNS = ("record", "type", "same_exact", "same_chrf", "chrf", "original_response", "perturbed_response")
 SENTIMENT_RESPONSE_COLUMNS = ("record", "type", "same_label", "original_label", "perturbed_label")
 

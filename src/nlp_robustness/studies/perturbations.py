@@ -16,23 +16,15 @@ from typing import Any
 import pandas as pd
 
 from nlp_robustness.fileio import read_table
+from nlp_robustness.perturbations.pair_scores import read_pair_scores
 from nlp_robustness.statistics.engine import UNIT_COLUMNS
 
-__all__ = ["read_pair_scores", "unit_id", "unit_keys", "units"]
+__all__ = ["unit_id", "unit_keys", "units"]
 
 
 def unit_id(testset: pd.Series, segment_id: pd.Series) -> pd.Series:
     """The key of a segment across test sets: ``<test set>/<segment id>``."""
     return testset.astype(str) + "/" + segment_id.astype(str)
-
-
-def read_pair_scores(path: str) -> pd.DataFrame:
-    """A pair-score table (rule ``perturbation_scores``): keys as strings, scores as floats."""
-    table = read_table(path, ["testset", "segment_id", "source_length"], "pair-score table")
-    for column in table.columns[3:]:
-        table[column] = table[column].astype(float)
-    table["source_length"] = table["source_length"].astype(int)
-    return table
 
 
 def unit_keys(files: Mapping[str, str], domains: Sequence[str], options: Mapping[str, Any]) -> pd.DataFrame:

@@ -33,7 +33,7 @@ from sklearn.pipeline import Pipeline
 from nlp_robustness.data.reviews import REVIEW_COLUMNS
 from nlp_robustness.errors import InputError
 from nlp_robustness.fileio import atomic_write, read_table
-from nlp_robustness.statistics.bagging import block_size, rng_for
+from nlp_robustness.sampling import block_size, rng_for
 
 __all__ = [
     "ClassifierSettings",
