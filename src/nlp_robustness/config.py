@@ -88,11 +88,6 @@ def validate_config(config: Mapping[str, Any], schema_path: str | Path) -> None:
                 )
 
 
-def mt_leave_out(config: Mapping[str, Any]) -> list[str]:
-    """Pools of the MT domain study: the whole pool, then each test set of ``robustness.leave_out``."""
-    return leave_out_labels(config["robustness"]["leave_out"])
-
-
 def training_datasets(config: Mapping[str, Any]) -> list[str]:
     """Manifest datasets that in-house fairseq systems train and stop early on (config order)."""
     names: list[str] = []
@@ -114,22 +109,6 @@ def fill_dependent_defaults(config: MutableMapping[str, Any]) -> None:
     for branch in ("sentiment", "human"):
         if branch in config:
             config[branch].setdefault("epsilon", copy.deepcopy(config["robustness"]["epsilon"]))
-
-
-def sentiment_leave_out(config: Mapping[str, Any]) -> list[str]:
-    """Pools of the sentiment study: the whole pool, then each test domain of ``sentiment.leave_out`` (none
-    without a sentiment section)."""
-    section = config.get("sentiment")
-    return [] if section is None else leave_out_labels(section["leave_out"])
-
-
-def human_leave_out(config: Mapping[str, Any]) -> list[str]:
-    """Pools of the human study: the whole pool, then every domain in turn when there are several."""
-    section = config.get("human")
-    if section is None:
-        return []
-    domains = list(section["domains"])
-    return leave_out_labels(domains if len(domains) > 1 else [])
 
 
 def acquired_datasets(config: Mapping[str, Any]) -> list[str]:

@@ -12,9 +12,6 @@ from snakemake.utils import validate
 from nlp_robustness.config import (
     acquired_datasets,
     fill_dependent_defaults,
-    human_leave_out,
-    sentiment_leave_out,
-    mt_leave_out,
     training_datasets,
     validate_config,
     validate_dataset_references,
@@ -23,6 +20,7 @@ from nlp_robustness.config import (
     validate_system_references,
 )
 from nlp_robustness.errors import InputError
+from nlp_robustness.studies.plan import human_leave_out, mt_leave_out, sentiment_leave_out
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 SCHEMA = REPOSITORY / "schemas" / "config.schema.yaml"

@@ -20,7 +20,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from nlp_robustness.config import human_leave_out, mt_leave_out, sentiment_leave_out
 from nlp_robustness.perturbations.configuration import derived_testset, parts
 from nlp_robustness.statistics.engine import leave_out_labels
 from nlp_robustness.studies.metric_attacks import aggregation_of as metric_aggregation_of
@@ -29,7 +28,7 @@ from nlp_robustness.studies.metric_attacks import metric_variants
 from nlp_robustness.studies.natural_robustness import CRITERIA, perturbation_types
 from nlp_robustness.studies.sentiment import aggregation_of as sentiment_aggregation_of
 
-__all__ = ["BlockSet", "GammaFigure", "RowStatistics", "Study", "StudyPlan", "StudyTable", "study_plan", "METRIC_AGREEMENT"]
+__all__ = ["human_leave_out", "mt_leave_out", "sentiment_leave_out", "BlockSet", "GammaFigure", "RowStatistics", "Study", "StudyPlan", "StudyTable", "study_plan", "METRIC_AGREEMENT"]
 
 #: The DARR agreement units of the metric-robustness study (written by its ``metric_tau`` rule).
 METRIC_AGREEMENT = "results/metric_robustness/agreement.tsv"
@@ -186,6 +185,27 @@ class StudyPlan:
                   for directory in self.tables for method in METHODS for extension in extensions]
         figures = [f"results/figures/{directory}/gamma_curves.{extension}" for directory in self.gamma_figures for extension in ("png", "pdf")]
         return tables + figures
+
+
+def mt_leave_out(config: Mapping[str, Any]) -> list[str]:
+    """Pools of the MT domain study: the whole pool, then each test set of ``robustness.leave_out``."""
+    return leave_out_labels(config["robustness"]["leave_out"])
+
+
+def sentiment_leave_out(config: Mapping[str, Any]) -> list[str]:
+    """Pools of the sentiment study: the whole pool, then each test domain of ``sentiment.leave_out`` (none
+    without a sentiment section)."""
+    section = config.get("sentiment")
+    return [] if section is None else leave_out_labels(section["leave_out"])
+
+
+def human_leave_out(config: Mapping[str, Any]) -> list[str]:
+    """Pools of the human study: the whole pool, then every domain in turn when there are several."""
+    section = config.get("human")
+    if section is None:
+        return []
+    domains = list(section["domains"])
+    return leave_out_labels(domains if len(domains) > 1 else [])
 
 
 def _mt_domains(plan: StudyPlan, config: Mapping[str, Any], sections: Mapping[str, str]) -> None:
