@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import json
+import re
 import shutil
 from pathlib import Path
 from types import SimpleNamespace
@@ -76,8 +77,9 @@ def test_the_schema_knows_exactly_the_registered_kinds() -> None:
 
 
 def test_an_unknown_kind_names_its_config_key() -> None:
-    with pytest.raises(InputError, match=r"invalid configuration at key 'systems.opus-mt.kind': unknown system kind "
-                                         r"'marian' \(known: apertium, hypotheses, fairseq\)"):
+    known = re.escape(f"(known: {', '.join(KINDS)})")
+    assert known.startswith(re.escape("(known: apertium, hypotheses, fairseq"))
+    with pytest.raises(InputError, match=rf"invalid configuration at key 'systems.opus-mt.kind': unknown system kind 'marian' {known}"):
         TranslationJobs({"opus-mt": {"kind": "marian"}}, CONTEXT).kind("opus-mt")
     with pytest.raises(InputError, match=r"^unknown system kind 'marian'"):
         system_kind("marian")
