@@ -24,11 +24,13 @@ import json
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from nlp_robustness.data.manifest import Manifest
 from nlp_robustness.errors import InputError
 from nlp_robustness.fileio import atomic_write, write_lines
+
+if TYPE_CHECKING:  # a job imports this module in its kind's environment; only the workflow reads a manifest
+    from nlp_robustness.data.manifest import Manifest
 
 __all__ = [
     "KINDS",

@@ -13,11 +13,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nlp_robustness.data.acquisition import extraction_dir_path
-from nlp_robustness.data.manifest import Manifest
 from nlp_robustness.systems.registry import JobNeeds, SystemContext, TranslationBatch, write_report, write_translations
+
+if TYPE_CHECKING:
+    from nlp_robustness.data.manifest import Manifest
 
 RULE = "translate_fairseq"
 CONDA_ENV = "fairseq.yaml"
