@@ -8,7 +8,6 @@ from snakemake.logging import logger
 from nlp_robustness.config import acquired_datasets
 from nlp_robustness.data.acquisition import (
     download_file_path,
-    extraction_dir_path,
     is_mirror_substitute,
     mirror_download_file,
     missing_mirror_files,
@@ -56,10 +55,6 @@ PERTURBATIONS = config.get("perturbations")
 FAMILIES = dict(PERTURBATIONS["families"]) if PERTURBATIONS else {}
 PERTURBATION_METRICS = list(PERTURBATIONS["metrics"]) if PERTURBATIONS else []
 DERIVED_TESTSETS = [name for family, spec in FAMILIES.items() for name in derived_testsets(family, spec)]
-# Families whose perturbed test sets a fairseq system translates in one job (fairseq_translation: per_family).
-FAIRSEQ_FAMILY_JOBS = {
-    family: derived_testsets(family, spec) for family, spec in FAMILIES.items() if spec["fairseq_translation"] == "per_family"
-}
 # Every test set is scored with the MT metrics and the perturbation metrics (beta and beta1 come from there).
 SCORED_METRICS = METRICS + [metric for metric in PERTURBATION_METRICS if metric not in METRICS]
 # Downloads are resources the workflow fetches (snakemake-workflows convention; gitignored). The
@@ -107,25 +102,9 @@ for _key in ACQUIRED_DATASETS:
 ARCHIVE_DOWNLOADS = [key for key, download in MANIFEST.downloads.items() if download.archive is not None]
 
 
-def _systems_of_kind(kind):
-    return [name for name, spec in config["systems"].items() if spec["kind"] == kind]
-
-
 def _alternation(names):
     """Regex matching exactly one of ``names`` (a pattern matching nothing when empty)."""
     return "|".join(re.escape(name) for name in names) if names else "(?!x)x"
-
-
-APERTIUM_SYSTEMS = _alternation(_systems_of_kind("apertium"))
-HYPOTHESES_SYSTEMS = _alternation(_systems_of_kind("hypotheses"))
-FAIRSEQ_SYSTEMS = _alternation(_systems_of_kind("fairseq"))
-# The test sets a fairseq system translates one job each: all but those of per_family families.
-FAIRSEQ_SINGLE_TESTSETS = _alternation(
-    TESTSETS + [name for name in DERIVED_TESTSETS if not any(name in names for names in FAIRSEQ_FAMILY_JOBS.values())]
-)
-# fairseq systems trained by the workflow (the others are pretrained models of the manifest).
-INHOUSE_MODELS = [name for name in _systems_of_kind("fairseq") if "training" in config["systems"][name]]
-INHOUSE_SYSTEMS = _alternation(INHOUSE_MODELS)
 
 
 # Every study the one robustness engine measures (nlp_robustness.studies.plan): its block sets, the
@@ -177,112 +156,6 @@ def testset_input_files(wildcards):
     return {"source": spec["source"], "reference": spec["reference"]}
 
 
-def system_spec(wildcards):
-    """Config entry of a system (defaults filled in)."""
-    return config["systems"][wildcards.system]
-
-
-def apertium_modes(wildcards):
-    """The chain of Apertium modes of an Apertium system."""
-    return system_spec(wildcards)["modes"]
-
-
-def apertium_mark_unknown(wildcards):
-    return system_spec(wildcards)["mark_unknown"]
-
-
-def hypotheses_file(wildcards):
-    return system_spec(wildcards)["files"][wildcards.testset]
-
-
-def hypotheses_max_segments(wildcards):
-    """How many lines of a hypotheses file a test set takes: max_segments for a test set (its file
-    translates the whole test set); all of them for a perturbed one (its file has one line per kept row)."""
-    return None if wildcards.testset in DERIVED_TESTSETS else MAX_SEGMENTS
-
-
-def fairseq_languages(system):
-    """(source, target) language of a fairseq system: its pretrained model's, or its first training dataset's."""
-    spec = config["systems"][system]
-    if "pretrained" in spec:
-        model = MANIFEST.models[spec["pretrained"]]
-        return model.source_language, model.target_language
-    dataset = MANIFEST.datasets[spec["training"]["datasets"][0]]
-    return dataset.source_language, dataset.target_language
-
-
-def training_corpus_inputs(wildcards):
-    """Parsed manifest tables an in-house model trains on, and its separate dev sets if any."""
-    training = config["systems"][wildcards.system]["training"]
-    return {
-        "training": expand("results/datasets/{dataset}.tsv", dataset=training["datasets"]),
-        "dev": expand("results/datasets/{dataset}.tsv", dataset=training["dev"].get("datasets", [])),
-    }
-
-
-def training_corpus_params(wildcards):
-    """What the training corpus depends on (an edit of training.arch, say, leaves it alone)."""
-    training = config["systems"][wildcards.system]["training"]
-    source_language, target_language = fairseq_languages(wildcards.system)
-    return {
-        "datasets": training["datasets"],
-        "dataset_languages": {
-            key: [MANIFEST.datasets[key].source_language, MANIFEST.datasets[key].target_language]
-            for key in [*training["datasets"], *training["dev"].get("datasets", [])]
-        },
-        "max_segments": training["max_segments"],
-        "holdout": training["dev"].get("holdout"),
-        "bpe_merges": training["bpe_merges"],
-        "bpe_min_frequency": training["bpe_min_frequency"],
-        "seed": training["seed"],
-        "source_language": source_language,
-        "target_language": target_language,
-    }
-
-
-def training_params(wildcards):
-    training = config["systems"][wildcards.system]["training"]
-    return {key: training[key] for key in ("arch", "train_args", "seed", "max_epoch", "patience")}
-
-
-def fairseq_model_inputs(wildcards):
-    """The files of a fairseq system's model: the extracted pretrained archive, or what training wrote."""
-    spec = config["systems"][wildcards.system]
-    if "pretrained" in spec:
-        download = MANIFEST.downloads[MANIFEST.models[spec["pretrained"]].download]
-        return {"model_dir": extraction_dir_path(DOWNLOAD_DIR, download)}
-    prefix = f"results/models/{wildcards.system}"
-    return {"checkpoint": f"{prefix}/checkpoint_best.pt", "data_bin": f"{prefix}/data-bin", "bpe_codes": f"{prefix}/bpecodes"}
-
-
-def fairseq_bundle(wildcards):
-    """Paths of a fairseq system's checkpoint, dictionaries and BPE codes (nlp_robustness.systems.fairseq.checkpoints.ModelBundle)."""
-    spec = config["systems"][wildcards.system]
-    source_language, target_language = fairseq_languages(wildcards.system)
-    if "pretrained" in spec:
-        model = MANIFEST.models[spec["pretrained"]]
-        directory = extraction_dir_path(DOWNLOAD_DIR, MANIFEST.downloads[model.download])
-        files = {role: f"{directory}/{member}" for role, member in model.files.items()}
-    else:
-        prefix = f"results/models/{wildcards.system}"
-        files = {
-            "checkpoint": f"{prefix}/checkpoint_best.pt",
-            "source_dictionary": f"{prefix}/data-bin/dict.{source_language}.txt",
-            "target_dictionary": f"{prefix}/data-bin/dict.{target_language}.txt",
-            "bpe_codes": f"{prefix}/bpecodes",
-        }
-    return {**files, "source_language": source_language, "target_language": target_language}
-
-
-def fairseq_translation_params(wildcards):
-    """Model files, beam search, device and threads of a fairseq system (nlp_robustness.systems.fairseq.translate.translate_with_settings)."""
-    spec = system_spec(wildcards)
-    return {
-        "bundle": fairseq_bundle(wildcards),
-        "generation": spec["generation"],
-        "device": spec["device"],
-        "cpu_threads": spec["cpu_threads"],
-    }
 
 
 def final_outputs():

@@ -1,46 +1,79 @@
-rule translate_apertium:
-    """Translate a whole test set in one batch through a chain of Apertium modes."""
-    input:
-        "results/testsets/{testset}.tsv",
-    output:
-        translations="results/translations/{system}/{testset}.txt",
-        report="results/translations/{system}/{testset}.report.json",
-    log:
-        "logs/translate_apertium/{system}/{testset}.log",
-    wildcard_constraints:
-        system=APERTIUM_SYSTEMS,
-    params:
-        modes=apertium_modes,
-        mark_unknown=apertium_mark_unknown,
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=60,
-    conda:
-        "../envs/apertium.yaml"
-    script:
-        "../scripts/translate_apertium.py"
+# Translation of every test set by every system, whatever its kind (nlp_robustness.systems.registry): one
+# per-test-set rule per kind, and for a kind that batches, one rule per family with translation_jobs:
+# per_family (its outputs are that family's sets), all from the two templates below. The kind says what a
+# job needs (model files, params, threads, memory, GPUs) and translates; scripts/translate.py hands it the job.
+
+from functools import partial
+
+from nlp_robustness.systems.registry import KINDS, SystemContext, TranslationJobs, system_kind
 
 
-rule import_hypotheses:
-    """Take existing translations (one per line) of a test set, checking they align with it."""
-    input:
-        testset="results/testsets/{testset}.tsv",
-        hypotheses=hypotheses_file,
-    output:
-        translations="results/translations/{system}/{testset}.txt",
-        report="results/translations/{system}/{testset}.report.json",
-    log:
-        "logs/import_hypotheses/{system}/{testset}.log",
-    wildcard_constraints:
-        system=HYPOTHESES_SYSTEMS,
-    params:
-        max_segments=hypotheses_max_segments,
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=10,
-    conda:
-        "../envs/python.yaml"
-    script:
-        "../scripts/import_hypotheses.py"
+SYSTEM_CONTEXT = SystemContext(MANIFEST, DOWNLOAD_DIR, MAX_SEGMENTS, frozenset(DERIVED_TESTSETS))
+# Families whose perturbed test sets a system of a batching kind translates in one job.
+FAMILY_TRANSLATION_JOBS = {
+    family: derived_testsets(family, spec) for family, spec in FAMILIES.items() if spec["translation_jobs"] == "per_family"
+}
+TRANSLATION_JOBS = TranslationJobs(config["systems"], SYSTEM_CONTEXT, FAMILY_TRANSLATION_JOBS)
+
+
+for _kind in KINDS:
+    _module = system_kind(_kind)
+
+    rule:
+        """Translate a whole test set with a system of one kind, aligned line for line, and report how."""
+        name:
+            _module.RULE
+        input:
+            unpack(TRANSLATION_JOBS.inputs),
+            testsets=["results/testsets/{testset}.tsv"],
+        output:
+            translations=["results/translations/{system}/{testset}.txt"],
+            reports=["results/translations/{system}/{testset}.report.json"],
+        log:
+            f"logs/{_module.RULE}/{{system}}/{{testset}}.log",
+        wildcard_constraints:
+            system=_alternation(TRANSLATION_JOBS.systems_of_kind(_kind)),
+            testset=_alternation(TRANSLATION_JOBS.single_testsets(_kind, TESTSETS + DERIVED_TESTSETS)),
+        params:
+            kind=_kind,
+            family=None,
+            testsets=lambda wildcards: [wildcards.testset],
+            settings=TRANSLATION_JOBS.params,
+        threads: TRANSLATION_JOBS.threads
+        resources:
+            **TRANSLATION_JOBS.resources(_kind),
+        conda:
+            f"../envs/{_module.CONDA_ENV}"
+        script:
+            "../scripts/translate.py"
+
+    if not _module.BATCHES_FAMILIES:
+        continue
+    for _family, _testsets in FAMILY_TRANSLATION_JOBS.items():
+
+        rule:
+            """Translate every perturbed test set of a family with a system in one job (one start-up)."""
+            name:
+                f"{_module.RULE}_{_family}"
+            input:
+                unpack(partial(TRANSLATION_JOBS.inputs, testsets=_testsets)),
+                testsets=[f"results/testsets/{name}.tsv" for name in _testsets],
+            output:
+                translations=[f"results/translations/{{system}}/{name}.txt" for name in _testsets],
+                reports=[f"results/translations/{{system}}/{name}.report.json" for name in _testsets],
+            log:
+                f"logs/{_module.RULE}/{{system}}/perturbed/{_family}.log",
+            wildcard_constraints:
+                system=_alternation(TRANSLATION_JOBS.systems_of_kind(_kind)),
+            params:
+                kind=_kind,
+                family=_family,
+                testsets=_testsets,
+                settings=partial(TRANSLATION_JOBS.params, testsets=_testsets),
+            threads: partial(TRANSLATION_JOBS.threads, testsets=_testsets)
+            resources:
+                **TRANSLATION_JOBS.resources(_kind, _testsets),
+            conda:
+                f"../envs/{_module.CONDA_ENV}"
+            script:
+                "../scripts/translate.py"

@@ -21,7 +21,7 @@ import jsonschema
 import yaml
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.statistics.engine import WHOLE_POOL, leave_out_labels
+from nlp_robustness.statistics.engine import WHOLE_POOL
 
 
 #: What to say when a config entry matches none of the alternatives of a ``oneOf``.

@@ -94,7 +94,7 @@ def test_mt_responses_match_the_translations(finished_run: Path) -> None:
                 expected.append((f"{row.testset}/{row.segment_id}", perturbation_type, str(normalised(original) == normalised(translation)),
                                  str(score >= threshold), original, translation))
         got = list(responses[["record", "type", "same_exact", "same_chrf", "original_response", "perturbed_response"]].itertuples(index=False, name=None))
-        if system == "convs2s-tatoeba":  # fairseq_translation: per_family -- one job translated every set of a family
+        if system == "convs2s-tatoeba":  # translation_jobs: per_family -- one job translated every set of a family
             for perturbation_type, family in types.items():
                 report = json.loads((finished_run / f"results/translations/{system}/perturbed/{family}/{perturbation_type}/pooled.report.json").read_text())
                 assert report["translated_with"] == [f"perturbed/{family}/{name}/pooled" for name, owner in types.items() if owner == family]
@@ -194,7 +194,7 @@ def test_editing_one_function_reruns_only_that_function_and_the_summaries(finish
     assert per_function and all("function=typos" in wildcards for wildcards in per_function)
     assert _rules(result.stdout) == with_profile({
         # the MT side: the typos test set and its translations (the ConvS2S translates the family's sets in one
-        # job: fairseq_translation per_family); the family writes no beta reports (metrics: [])
+        # job: translation_jobs per_family); the family writes no beta reports (metrics: [])
         "perturb_testset": "1", "translate_apertium": "2", "translate_fairseq_natural": "1",
         # the reviews perturbed by typos, every row's responses, scores and consistency
         "perturb_reviews": "1", "natural_responses_mt": "3", "natural_responses_sentiment": "4", "natural_robustness_scores": "1",
