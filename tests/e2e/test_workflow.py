@@ -370,6 +370,25 @@ def test_a_rerun_with_the_same_config_does_nothing(finished_run: Path) -> None:
     assert "Nothing to be done" in result.stdout and _planned_jobs(result.stdout) == {}
 
 
+def test_reordering_keys_or_writing_out_a_default_reruns_nothing(finished_run: Path) -> None:
+    """Params are compared by their repr: the planned config is canonical (records' keys sorted, defaults filled)."""
+    config = yaml.safe_load((finished_run / "config.yaml").read_text(encoding="utf-8"))
+    train_args = config["systems"]["convs2s-tatoeba"]["training"]["train_args"]
+    dropout, optimizer = train_args.pop("dropout"), train_args.pop("optimizer")
+    train_args["optimizer"], train_args["dropout"] = optimizer, dropout  # two keys swapped
+    classifier = config["sentiment"]["classifier"]
+    assert classifier.pop("sublinear_tf") is True  # equals its schema default
+    config["sentiment"]["classifier"] = dict(reversed(list(classifier.items())))
+    config["robustness"] = dict(reversed(list(config["robustness"].items())))
+    result = run_workflow(finished_run, config, "--dry-run", config_name="edited.yaml")
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert "Nothing to be done" in result.stdout and _planned_jobs(result.stdout) == {}, result.stdout[-3000:]
+    # a real change still reruns: the order of the systems is the order of the tables' rows
+    config["systems"] = dict(reversed(list(config["systems"].items())))
+    result = run_workflow(finished_run, config, "--dry-run", "--quiet", "rules", config_name="edited.yaml")
+    assert "robustness_tables" in result.stdout and "translate_apertium" not in result.stdout, result.stdout[-3000:]
+
+
 def test_changing_one_system_reruns_only_its_jobs(finished_run: Path) -> None:
     config = yaml.safe_load((finished_run / "config.yaml").read_text(encoding="utf-8"))
     config["systems"]["apertium-en-ca-fr"]["mark_unknown"] = True
