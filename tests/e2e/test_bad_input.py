@@ -48,7 +48,8 @@ def test_hypotheses_with_too_few_lines_fail_and_leave_nothing(tmp_path: Path, mi
 
 
 def _prepare_custom_testset(tmp_path: Path, mirror_dir: Path, source: str, reference: str) -> tuple[int, str]:
-    """Configure a user-defined plain-text test set and try to prepare it; returns (exit code, logs)."""
+    """Configure a user-defined plain-text test set and try to prepare it; returns (exit code, what the user
+    sees: Snakemake's output, where a file checked when the workflow is planned fails, and the job logs)."""
     (tmp_path / "src.en").write_text(source, encoding="utf-8")
     (tmp_path / "ref.fr").write_text(reference, encoding="utf-8")
     config = small_config(mirror_dir)
@@ -57,19 +58,21 @@ def _prepare_custom_testset(tmp_path: Path, mirror_dir: Path, source: str, refer
                                     "reference": str(tmp_path / "ref.fr"), "format": "plain"}
     result = run_workflow(tmp_path / "run", config, "results/testsets/custom.tsv")
     assert _results(tmp_path / "run") == []
-    return result.returncode, _log_text(tmp_path / "run")
+    return result.returncode, result.stdout + _log_text(tmp_path / "run")
 
 
 def test_source_and_reference_of_different_length_fail(tmp_path: Path, mirror_dir: Path) -> None:
     returncode, log = _prepare_custom_testset(tmp_path, mirror_dir, "one\ntwo\nthree\n", "un\ndeux\n")
     assert returncode != 0
-    assert "src.en" in log or "ref.fr" in log
+    # checked when the workflow is planned, before any job: one line naming the key, both files and counts
+    assert f"testsets.custom: source and reference differ in length: {tmp_path / 'src.en'} has 3 segments" in log
+    assert "Select jobs to execute" not in log
 
 
 def test_empty_testset_fails(tmp_path: Path, mirror_dir: Path) -> None:
     returncode, log = _prepare_custom_testset(tmp_path, mirror_dir, "", "")
     assert returncode != 0
-    assert "empty" in log.lower()
+    assert "testsets.custom: empty test set" in log
 
 
 def test_mirror_missing_a_file_falls_back_to_downloads(tmp_path: Path, mirror_dir: Path) -> None:
@@ -108,7 +111,7 @@ def test_corrupted_mirror_file_fails_its_checksum(tmp_path: Path, mirror_dir: Pa
 def test_an_empty_line_in_a_file_pair_fails_naming_file_and_line(tmp_path: Path, mirror_dir: Path) -> None:
     returncode, log = _prepare_custom_testset(tmp_path, mirror_dir, "one\n\nthree\n", "un\ndeux\ntrois\n")
     assert returncode != 0
-    assert f"{tmp_path / 'src.en'}: line 2: empty source segment" in log and "allow_empty_segments" in log
+    assert f"testsets.custom.source: {tmp_path / 'src.en'} line 2: empty line" in log and "allow_empty_segments" in log
 
 
 def test_empty_segments_allowed_are_counted_in_the_provenance(tmp_path: Path, mirror_dir: Path) -> None:

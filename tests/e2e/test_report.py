@@ -26,7 +26,9 @@ from nlp_robustness.outputs.report_sections import (
     SENTIMENT,
     WORD_ORDER,
 )
+from nlp_robustness.planning import prepare_config
 from nlp_robustness.report_check import CHROMEDRIVER, CHROMIUM, WINDOW_SIZE, ReportCheck, check_report
+from nlp_robustness.studies.plan import study_plan
 from tests.e2e.workflow_runner import REPOSITORY, run_workflow
 
 pytestmark = [pytest.mark.e2e, pytest.mark.apertium]
@@ -122,7 +124,13 @@ def test_snakemake_report_bundles_tables_and_figures(made_report: subprocess.Com
     assert reported["results/figures/sentiment/gamma_curves.png"][0] == SENTIMENT
     captions = [path.name for path in (REPOSITORY / "report").glob("*.rst") if path.name != "workflow.rst"]
     rules = "\n".join(path.read_text(encoding="utf-8") for path in (REPOSITORY / "rules").glob("*.smk"))
-    assert sorted(captions) == sorted(set(re.findall(r'caption="../report/([a-z_]+\.rst)"', rules)))
+    # a rule names its caption, or the study plan names a study's (rendered into the generic rules' caption)
+    config = yaml.safe_load((finished_run / "config.yaml").read_text(encoding="utf-8"))
+    prepare_config(config, REPOSITORY)
+    plan = study_plan(config, {section: section for section in ("domains", "sentiment", "human", "natural", "metric_robustness",
+                                                                *config["perturbations"]["families"])})
+    named = {f"{item.caption}.rst" for item in [*plan.tables.values(), *plan.gamma_figures.values()]}
+    assert sorted(captions) == sorted(set(re.findall(r'caption="../report/([a-z_]+\.rst)"', rules)) | named)
     for caption in ("Robustness of sentiment classifiers", "Paper Table 8 analog", "Paper Figure 5 analog",
                     "(epsilon, gamma)-Robustness (paper Figure 4)", "Consistency across perturbations",
                     "Natural Robustness (paper 001)", "Consistency across perturbation types"):

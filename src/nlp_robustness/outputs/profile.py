@@ -232,6 +232,11 @@ def _data_uri(png: str | Path) -> str:
 # Snakemake's report centres the opening page vertically in a scrolling pane, so a page taller than the
 # window loses its top (it cannot be scrolled to): the page scrolls in a box of the window's height instead.
 _PAGE_BOX = '<div class="robustness-profile" style="max-height: calc(100vh - 3rem); overflow-y: auto; padding-right: 0.75rem">'
+# The app centres the opening page and the rule graph beside it in its content pane; on a narrow window
+# (1366 px) the pair is wider than the pane and, centred, starts under the menu, where it cannot be scrolled
+# to. "safe center" centres only what fits and otherwise starts at the pane's edge. A style element in the
+# page is applied by the browser (and removed with the page when the reader opens a result).
+_PAGE_STYLE = "<style>div.grow.flex.items-center.justify-center.h-screen { justify-content: safe center; }</style>"
 
 
 def report_description(introduction: str, overview_png: str | Path, paragraphs: Sequence[str], digest: str) -> str:
@@ -243,7 +248,7 @@ def report_description(introduction: str, overview_png: str | Path, paragraphs: 
     The generated part is wrapped in Jinja's ``raw`` so that no system name is read as template syntax.
     """
     uri = _data_uri(overview_png)
-    lines = [".. raw:: html", "", f"   {_PAGE_BOX}", "", introduction.rstrip(), "",
+    lines = [".. raw:: html", "", f"   {_PAGE_STYLE}{_PAGE_BOX}", "", introduction.rstrip(), "",
              "Sections: {% for category in categories | sort(attribute='name') %}{% if category.name %}"
              "`{{ category.name }}`_{{ '.' if loop.last else ', ' }}{% endif %}{% endfor %}", "",
              "{% raw %}", "", ".. rubric:: Robustness profile", "",
