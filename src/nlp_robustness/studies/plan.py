@@ -126,7 +126,7 @@ class StudyPlan:
     tables: dict[str, StudyTable] = field(default_factory=dict)  # by directory
     gamma_figures: dict[str, GammaFigure] = field(default_factory=dict)  # by directory
 
-    def _add_rows(self, study: str, block_set: str, score: str, rows: Mapping[str, Mapping[str, str]],
+    def add_rows(self, study: str, block_set: str, score: str, rows: Mapping[str, Mapping[str, str]],
                   stem: str, epsilon: Mapping[str, float], row_label: str) -> dict[str, str]:
         """Add one statistics job per row (``rows``: row -> its unit files); ``stem`` has a ``{row}`` field."""
         stems = {}
@@ -215,7 +215,7 @@ def _mt_domains(plan: StudyPlan, config: Mapping[str, Any], sections: Mapping[st
     plan.block_sets["domains"] = BlockSet("domains", "domains", {testset: f"results/testsets/{testset}.tsv" for testset in testsets})
     for metric in config["metrics"]:
         rows = {system: {testset: f"results/scores/{system}/{testset}.tsv" for testset in testsets} for system in systems}
-        stems = plan._add_rows("domains", "domains", metric, rows, f"robustness/{metric}/{{row}}", config["robustness"]["epsilon"], "system")
+        stems = plan.add_rows("domains", "domains", metric, rows, f"robustness/{metric}/{{row}}", config["robustness"]["epsilon"], "system")
         plan.tables[metric] = StudyTable(
             metric, stems, "system", mt_leave_out(config), "mt", f"Sentence {metric}", "test set", "",
             f"robustness-{metric}", 2, "robustness_table", {"metric": metric}, sections["domains"], metric)
@@ -236,7 +236,7 @@ def _sentiment(plan: StudyPlan, config: Mapping[str, Any], sections: Mapping[str
         # each classifier has its own units (its own domain is tested on its held-out split): its own block set
         files = {"predictions": f"results/sentiment/predictions/{classifier}.tsv"}
         plan.block_sets[f"sentiment/{classifier}"] = BlockSet(f"sentiment/{classifier}", "sentiment", files)
-        stems |= plan._add_rows("sentiment", f"sentiment/{classifier}", "accuracy", {classifier: files},
+        stems |= plan.add_rows("sentiment", f"sentiment/{classifier}", "accuracy", {classifier: files},
                                 "sentiment/robustness/{row}", section["epsilon"], "classifier")
     plan.tables["sentiment"] = StudyTable(
         "sentiment", stems, "training domain", sentiment_leave_out(config), "sentiment",
@@ -258,7 +258,7 @@ def _human(plan: StudyPlan, config: Mapping[str, Any], sections: Mapping[str, st
     plan.block_sets["human"] = BlockSet("human", "human", files)
     for score in ["human", *config["metrics"]]:
         epsilon = section["epsilon"] if score == "human" else config["robustness"]["epsilon"]
-        stems = plan._add_rows("human", "human", score, {system: files for system in section["systems"]},
+        stems = plan.add_rows("human", "human", score, {system: files for system in section["systems"]},
                                f"human/robustness/{score}/{{row}}", epsilon, "system")
         scores = ("Segment MQM score (0 = perfect, higher = better; COV < 0 as the mean is negative)" if score == "human"
                   else f"Sentence {score} on the human-rated segments")
@@ -286,7 +286,7 @@ def _perturbations(plan: StudyPlan, config: Mapping[str, Any], sections: Mapping
         for metric in spec["metrics"]:
             rows = {system: {function: f"results/perturbations/{family}/{function}/scores/{system}.tsv" for function in functions}
                     for system in spec["systems"]}
-            stems = plan._add_rows(study, study, metric, rows, f"perturbations/{family}/robustness/{metric}/{{row}}", spec["epsilon"], "system")
+            stems = plan.add_rows(study, study, metric, rows, f"perturbations/{family}/robustness/{metric}/{{row}}", spec["epsilon"], "system")
             directory = f"perturbations/{family}/{metric}"
             variables = {"family": family, "perturbation_metric": metric}
             plan.tables[directory] = StudyTable(
@@ -308,7 +308,7 @@ def _metric_attacks(plan: StudyPlan, config: Mapping[str, Any], sections: Mappin
         ["metric_attacks"], {"bagging_unit": section["bagging_unit"]}, dict(section["bagging"]))  # its own number and size of blocks
     files = {"agreement": METRIC_AGREEMENT}
     plan.block_sets["metric_attacks"] = BlockSet("metric_attacks", "metric_attacks", files)
-    stems = plan._add_rows("metric_attacks", "metric_attacks", "tau", {variant: files for variant in metric_variants(section)},
+    stems = plan.add_rows("metric_attacks", "metric_attacks", "tau", {variant: files for variant in metric_variants(section)},
                            "metric_robustness/robustness/{row}", section["epsilon"], "metric")
     plan.tables["metric_robustness"] = StudyTable(
         "metric_robustness", stems, "metric", leave_out,
@@ -354,7 +354,7 @@ def _natural_robustness(plan: StudyPlan, config: Mapping[str, Any], sections: Ma
                                         ["natural_robustness", side], {}, dict(config["robustness"]["bagging"]))
             plan.block_sets[study] = BlockSet(study, study, unit_files[side])
         responses = {responder: {"responses": f"results/natural_robustness/responses/{side}/{responder}.tsv"} for responder in responders}
-        added = plan._add_rows(study, study, criterion, responses, f"natural_robustness/robustness/{criterion}/{{row}}",
+        added = plan.add_rows(study, study, criterion, responses, f"natural_robustness/robustness/{criterion}/{{row}}",
                                section["epsilon"], "responder")
         stems |= {f"{responder} ({criterion})": stem for responder, stem in added.items()}
     threshold = section["same_response"]["chrf_threshold"]
