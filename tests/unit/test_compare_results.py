@@ -1,0 +1,39 @@
+"""The results-tree comparison used to show that a refactoring leaves the results as they were."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.tools.compare_results import compare_trees, report
+
+
+def _tree(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
+def test_the_comparison_tells_last_digits_timings_and_real_changes_apart(tmp_path: Path) -> None:
+    before = _tree(tmp_path / "before", {
+        "same.txt": "a\n", "scores.tsv": "id\tbleu\n1\t12.345679\n2\t0.5\n", "labels.csv": "system,rank\nx,1\n",
+        "run.report.json": json.dumps({"lines": 3, "seconds": 1.5}), "other.report.json": json.dumps({"lines": 3}),
+        "means.md": "| x | -0.00 |\n", "notes.md": "| x | n/a |\n", "gone.tsv": "a\n",
+    })
+    after = _tree(tmp_path / "after", {
+        "same.txt": "a\n", "scores.tsv": "id\tbleu\n1\t12.3456789012\n2\t0.5\n", "labels.csv": "system,rank\ny,1\n",
+        "run.report.json": json.dumps({"lines": 3, "seconds": 9.0}), "other.report.json": json.dumps({"lines": 4}),
+        "means.md": "| x | 0.00 |\n", "notes.md": "| x | – |\n", "new.blocks.tsv": "a\n",
+    })
+    comparison = compare_trees(before, after)
+    assert comparison.identical == 1 and comparison.only_before == ["gone.tsv"] and comparison.only_after == ["new.blocks.tsv"]
+    difference, text_cells = comparison.tables["scores.tsv"]
+    assert abs(difference - 9.88e-8) < 1e-12 and text_cells == 0
+    assert comparison.tables["labels.csv"] == (0.0, 1)  # a name changed: not a last-digit difference
+    assert comparison.others["run.report.json"] == "only wall-clock timings differ"
+    assert comparison.others["other.report.json"] == "differs beyond wall-clock timings"
+    assert comparison.others["means.md"] == "1 lines differ (numbers only)"
+    assert comparison.others["notes.md"] == "1 lines differ"
+    text = report(comparison)
+    assert "largest absolute numeric difference 9.88e-08" in text and "non-numeric cells that differ: 1" in text
