@@ -34,6 +34,9 @@ from nlp_robustness.studies.metric_attacks import levels_of as metric_levels_of
 from nlp_robustness.studies.metric_attacks import metric_variants, pair_downloads
 from nlp_robustness.studies.natural_robustness import perturbation_types
 from nlp_robustness.studies.plan import METRIC_AGREEMENT, study_plan
+from nlp_robustness.studies.plan import mt_score_files as study_score_files
+from nlp_robustness.studies.plan import pair_score_files as family_pair_score_files
+from nlp_robustness.studies.plan import review_response_files
 from nlp_robustness.studies.profile import config_hash, plan_files, profile_plan
 
 
@@ -174,7 +177,7 @@ def final_outputs():
 
 def mt_score_files(system):
     """The sentence score tables of one MT system, by test set."""
-    return {testset: f"results/scores/{system}/{testset}.tsv" for testset in TESTSETS}
+    return study_score_files(system, TESTSETS)
 
 
 def block_set_files(wildcards):

@@ -9,10 +9,7 @@ NATURAL_CLASSIFIERS = SENTIMENT_CLASSIFIERS if NATURAL else []
 
 def natural_review_files():
     """The sentiment side's perturbed reviews, by type."""
-    return {
-        perturbation_type: f"results/natural_robustness/sentiment/perturbed/{family}/{perturbation_type}.tsv"
-        for perturbation_type, family in NATURAL_TYPES.items()
-    }
+    return review_response_files(NATURAL_TYPES)
 
 
 def natural_review_record_job(wildcards=None):

@@ -3,7 +3,7 @@
 
 def pair_score_files(family, system):
     """One system's pair-score tables of a family, by function."""
-    return {function: f"results/perturbations/{family}/{function}/scores/{system}.tsv" for function in FAMILIES[family]["functions"]}
+    return family_pair_score_files(family, system, list(FAMILIES[family]["functions"]))
 
 
 def family_needs_parse(family):

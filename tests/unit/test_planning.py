@@ -17,7 +17,7 @@ from tests.paths import REPOSITORY
 SCHEMA_PATH = REPOSITORY / "schemas" / "config.schema.yaml"
 SCHEMA = yaml.safe_load(SCHEMA_PATH.read_text(encoding="utf-8"))
 SECTIONS = {"domains": "D", "sentiment": "S", "human": "H", "natural": "N", "metric_robustness": "M",
-            "word_order": "W", "character_attacks": "C", "natural_family": "N", "paraphrase": "P"}
+            "word_order": "W", "character_attacks": "C", "paraphrase": "P"}
 
 
 def _prepared(config: dict) -> dict:

@@ -21,14 +21,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nlp_robustness.perturbations.configuration import derived_testset, parts
-from nlp_robustness.statistics.engine import leave_out_labels
+from nlp_robustness.statistics.engine import METHODS, leave_out_labels
 from nlp_robustness.studies.metric_attacks import aggregation_of as metric_aggregation_of
 from nlp_robustness.studies.metric_attacks import conditions as metric_conditions
 from nlp_robustness.studies.metric_attacks import metric_variants
 from nlp_robustness.studies.natural_robustness import CRITERIA, perturbation_types
 from nlp_robustness.studies.sentiment import aggregation_of as sentiment_aggregation_of
 
-__all__ = ["human_leave_out", "mt_leave_out", "sentiment_leave_out", "BlockSet", "GammaFigure", "RowStatistics", "Study", "StudyPlan", "StudyTable", "study_plan", "METRIC_AGREEMENT"]
+__all__ = ["human_leave_out", "mt_leave_out", "sentiment_leave_out", "mt_score_files", "pair_score_files", "review_response_files", "BlockSet", "GammaFigure", "RowStatistics", "Study", "StudyPlan", "StudyTable", "study_plan", "METRIC_AGREEMENT"]
 
 #: The DARR agreement units of the metric-robustness study (written by its ``metric_tau`` rule).
 METRIC_AGREEMENT = "results/metric_robustness/agreement.tsv"
@@ -179,8 +179,6 @@ class StudyPlan:
 
     def outputs(self, extensions: Sequence[str] = ("csv", "md", "tex", "html")) -> list[str]:
         """Every table of every method and every gamma figure."""
-        from nlp_robustness.statistics.engine import METHODS
-
         tables = [f"results/tables/{directory}/robustness_{method}.{extension}"
                   for directory in self.tables for method in METHODS for extension in extensions]
         figures = [f"results/figures/{directory}/gamma_curves.{extension}" for directory in self.gamma_figures for extension in ("png", "pdf")]
@@ -208,13 +206,29 @@ def human_leave_out(config: Mapping[str, Any]) -> list[str]:
     return leave_out_labels(domains if len(domains) > 1 else [])
 
 
+def mt_score_files(system: str, testsets: Sequence[str]) -> dict[str, str]:
+    """The sentence score tables of one MT system, by test set (the MT study's units; also read by the
+    perturbation pair scores and the test-set means)."""
+    return {testset: f"results/scores/{system}/{testset}.tsv" for testset in testsets}
+
+
+def pair_score_files(family: str, system: str, functions: Sequence[str]) -> dict[str, str]:
+    """One system's pair-score tables of a family, by function (a family study's units; also its tables')."""
+    return {function: f"results/perturbations/{family}/{function}/scores/{system}.tsv" for function in functions}
+
+
+def review_response_files(types: Mapping[str, str]) -> dict[str, str]:
+    """The perturbed reviews of every perturbation type (``types``: type -> family), by type."""
+    return {kind: f"results/natural_robustness/sentiment/perturbed/{family}/{kind}.tsv" for kind, family in types.items()}
+
+
 def _mt_domains(plan: StudyPlan, config: Mapping[str, Any], sections: Mapping[str, str]) -> None:
     testsets = list(config["testsets"])
     systems = list(config["systems"])
     plan.studies["domains"] = Study("domains", "domains", testsets, mt_leave_out(config), "unit", [], {}, dict(config["robustness"]["bagging"]))
     plan.block_sets["domains"] = BlockSet("domains", "domains", {testset: f"results/testsets/{testset}.tsv" for testset in testsets})
     for metric in config["metrics"]:
-        rows = {system: {testset: f"results/scores/{system}/{testset}.tsv" for testset in testsets} for system in systems}
+        rows = {system: mt_score_files(system, testsets) for system in systems}
         stems = plan.add_rows("domains", "domains", metric, rows, f"robustness/{metric}/{{row}}", config["robustness"]["epsilon"], "system")
         plan.tables[metric] = StudyTable(
             metric, stems, "system", mt_leave_out(config), "mt", f"Sentence {metric}", "test set", "",
@@ -284,8 +298,7 @@ def _perturbations(plan: StudyPlan, config: Mapping[str, Any], sections: Mapping
             f"{function}/{part}": f"results/testsets/{derived_testset(family, function, part)}.tsv"
             for function in functions for part in parts(spec)})
         for metric in spec["metrics"]:
-            rows = {system: {function: f"results/perturbations/{family}/{function}/scores/{system}.tsv" for function in functions}
-                    for system in spec["systems"]}
+            rows = {system: pair_score_files(family, system, functions) for system in spec["systems"]}
             stems = plan.add_rows(study, study, metric, rows, f"perturbations/{family}/robustness/{metric}/{{row}}", spec["epsilon"], "system")
             directory = f"perturbations/{family}/{metric}"
             variables = {"family": family, "perturbation_metric": metric}
@@ -342,7 +355,7 @@ def _natural_robustness(plan: StudyPlan, config: Mapping[str, Any], sections: Ma
     unit_files = {
         "mt": {f"{kind}/{part}": f"results/testsets/{derived_testset(family, kind, part)}.tsv"
                for kind, family in types.items() for part in parts(families[family])},
-        "sentiment": {kind: f"results/natural_robustness/sentiment/perturbed/{family}/{kind}.tsv" for kind, family in types.items()},
+        "sentiment": review_response_files(types),
     }
     rows = natural_rows(config)
     stems = {}
