@@ -33,7 +33,8 @@ from nlp_robustness.studies.metric_attacks import conditions as metric_condition
 from nlp_robustness.studies.metric_attacks import levels_of as metric_levels_of
 from nlp_robustness.studies.metric_attacks import metric_variants, pair_downloads
 from nlp_robustness.studies.natural_robustness import perturbation_types
-from nlp_robustness.studies.plan import METRIC_AGREEMENT, study_plan
+from nlp_robustness.studies.mt_studies import testset_tokenizers
+from nlp_robustness.studies.plan import METRIC_AGREEMENT, mt_study_directory, study_plan
 from nlp_robustness.studies.plan import mt_score_files as study_score_files
 from nlp_robustness.studies.plan import pair_score_files as family_pair_score_files
 from nlp_robustness.studies.plan import review_response_files
@@ -47,6 +48,10 @@ MANIFEST = prepare_config(config, workflow.basedir, workflow.configfiles)
 
 TESTSETS = list(config["testsets"])
 SYSTEMS = list(config["systems"])
+# MT domain studies (nlp_robustness.studies.mt_studies): each its test sets, systems, left-out test sets and
+# language pair; a test set's language pair decides its BLEU tokenizer.
+MT_STUDIES = config["mt_studies"]
+BLEU_TOKENIZERS = testset_tokenizers(config)
 METRICS = list(config["metrics"])
 ROBUSTNESS = config["robustness"]
 DOWNLOAD = config["download"]
@@ -58,6 +63,10 @@ PERTURBATIONS = config.get("perturbations")
 FAMILIES = dict(PERTURBATIONS["families"]) if PERTURBATIONS else {}
 PERTURBATION_METRICS = list(PERTURBATIONS["metrics"]) if PERTURBATIONS else []
 DERIVED_TESTSETS = [name for family, spec in FAMILIES.items() for name in derived_testsets(family, spec)]
+# A perturbed test set is scored with the tokenizer of the test sets it was drawn from.
+BLEU_TOKENIZERS |= {
+    name: BLEU_TOKENIZERS.get(spec["testsets"][0], "13a") for family, spec in FAMILIES.items() for name in derived_testsets(family, spec)
+}
 # Every test set is scored with the MT metrics and the perturbation metrics (beta and beta1 come from there).
 SCORED_METRICS = METRICS + [metric for metric in PERTURBATION_METRICS if metric not in METRICS]
 # Downloads are resources the workflow fetches (snakemake-workflows convention; gitignored). The
@@ -133,6 +142,7 @@ wildcard_constraints:
     side="source|reference",
     perturbation_metric=_alternation(PERTURBATION_METRICS),
     system=_alternation(SYSTEMS),
+    mt_study=_alternation(MT_STUDIES),
     metric=_alternation(METRICS),
     method=_alternation(METHODS),
     block_set=_alternation(STUDY_PLAN.block_sets),
@@ -164,7 +174,8 @@ def testset_input_files(wildcards):
 def final_outputs():
     """Everything `snakemake` builds by default."""
     studies = STUDY_PLAN.outputs()  # every study's robustness tables and gamma figures
-    testset_means = expand("results/tables/{metric}/testset_means.{extension}", metric=METRICS, extension=["csv", "html"])
+    testset_means = [f"results/tables/{mt_study_directory(study, metric)}/testset_means.{extension}"
+                     for study in MT_STUDIES for metric in METRICS for extension in ("csv", "html")]
     datasets = expand("results/datasets/{dataset}.tsv", dataset=ACQUIRED_DATASETS)
     dataset_summary = expand("results/tables/datasets.{extension}", extension=["csv", "md", "html"]) if ACQUIRED_DATASETS else []
     models = expand("results/tables/models.{extension}", extension=["csv", "md", "html"]) if INHOUSE_MODELS else []
@@ -178,6 +189,23 @@ def final_outputs():
 def mt_score_files(system):
     """The sentence score tables of one MT system, by test set."""
     return study_score_files(system, TESTSETS)
+
+
+def mt_study_score_tables(study):
+    """The sentence score tables of every system of an MT study, by system and test set (config order)."""
+    spec = MT_STUDIES[study]
+    return {system: study_score_files(system, spec["testsets"]) for system in spec["systems"]}
+
+
+def mt_study_score_files(wildcards):
+    """Every sentence score table of an MT study (the testset_means job's input), named system/test set."""
+    tables = mt_study_score_tables(wildcards.mt_study)
+    return {f"{system}/{testset}": path for system, files in tables.items() for testset, path in files.items()}
+
+
+def bleu_tokenizer_of(wildcards):
+    """The BLEU tokenizer of a test set: its study's (a perturbed test set: its base test sets', 13a by default)."""
+    return BLEU_TOKENIZERS.get(wildcards.testset, "13a")
 
 
 def block_set_files(wildcards):

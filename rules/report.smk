@@ -1,21 +1,21 @@
-# The MT test-domain branch of the report: its tables and figures, grouped by metric.
+# The MT test-domain branch of the report: its tables and figures, grouped by study and metric.
 from nlp_robustness.outputs.report_sections import DOMAINS as DOMAINS_SECTION
 
 
 rule testset_means:
-    """Mean sentence score of every system on every test set (the accuracy view, for comparison)."""
+    """Mean sentence score of every system of an MT study on every test set of it (the accuracy view, for comparison)."""
     input:
-        expand("results/scores/{system}/{testset}.tsv", system=SYSTEMS, testset=TESTSETS),
+        unpack(mt_study_score_files),
     output:
-        csv="results/tables/{metric}/testset_means.csv",
+        csv="results/tables/{mt_study}/{metric}/testset_means.csv",
         html=report(
-            "results/tables/{metric}/testset_means.html",
-            caption="../report/testset_means.rst", category=DOMAINS_SECTION, subcategory="{metric}",
+            "results/tables/{mt_study}/{metric}/testset_means.html",
+            caption="../report/testset_means.rst", category=DOMAINS_SECTION, subcategory="{mt_study}: {metric}",
         ),
     log:
-        "logs/testset_means/{metric}.log",
+        "logs/testset_means/{mt_study}/{metric}.log",
     params:
-        score_tables={system: mt_score_files(system) for system in SYSTEMS},
+        score_tables=lambda wildcards: mt_study_score_tables(wildcards.mt_study),
     threads: 1
     resources:
         mem_mb=500,

@@ -11,6 +11,7 @@ rule score_sentences:
         "logs/score_sentences/{system}/{testset}.log",
     params:
         metrics=SCORED_METRICS,
+        bleu_tokenize=bleu_tokenizer_of,
     threads: 1
     resources:
         mem_mb=1000,

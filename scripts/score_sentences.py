@@ -23,9 +23,10 @@ references = table["reference"].tolist()
 
 scores = pd.DataFrame({"segment_id": table["segment_id"]})
 record = {"system": snakemake.wildcards.system, "testset": snakemake.wildcards.testset, "segments": len(table)}
+tokenize = snakemake.params.bleu_tokenize  # the language pair's (nlp_robustness.studies.mt_studies)
 for metric in snakemake.params.metrics:
-    scores[metric] = sentence_scores(hypotheses, references, metric)
-    record[metric] = {"signature": metric_signature(metric), "corpus": corpus_score(hypotheses, references, metric),
+    scores[metric] = sentence_scores(hypotheses, references, metric, tokenize)
+    record[metric] = {"signature": metric_signature(metric, tokenize=tokenize), "corpus": corpus_score(hypotheses, references, metric, tokenize),
                       "sentence_mean": float(scores[metric].mean())}
     logging.info("%s: mean sentence %s %.2f", snakemake.wildcards.testset, metric, scores[metric].mean())
 

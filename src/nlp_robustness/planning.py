@@ -40,6 +40,7 @@ from nlp_robustness.data.testset_preparation import check_text_files
 from nlp_robustness.errors import InputError
 from nlp_robustness.perturbations.configuration import complete_perturbations
 from nlp_robustness.studies.metric_attacks import complete_metric_robustness
+from nlp_robustness.studies.mt_studies import complete_mt_studies
 from nlp_robustness.studies.natural_robustness import complete_natural_robustness
 from nlp_robustness.studies.profile import complete_profile
 
@@ -142,13 +143,15 @@ def prepare_config(config: MutableMapping[str, Any], workflow_dir: str | Path, c
     schema = _load_schema(schema_path)
     fill_schema_defaults(config, schema)
     fill_dependent_defaults(config)  # sentiment.epsilon, human.epsilon: robustness.epsilon unless given
-    complete_perturbations(config)  # families' functions, settings and options checked against their own schemas
-    complete_natural_robustness(config)  # its families, types, left-out types and systems checked
-    complete_profile(config)  # its metric and perturbation families checked
     try:
         manifest = load_manifest(workflow_dir / config["dataset_manifest"], workflow_dir / "schemas" / "datasets.schema.yaml")
     except InputError as error:
         raise InputError(f"config key 'dataset_manifest': {error}") from None
+    # studies first: a perturbation family's default test sets and systems are those of the studies it applies to
+    complete_mt_studies(config, {key: (dataset.source_language, dataset.target_language) for key, dataset in manifest.datasets.items()})
+    complete_perturbations(config)  # families' functions, settings and options checked against their own schemas
+    complete_natural_robustness(config)  # its families, types, left-out types and systems checked
+    complete_profile(config)  # its metric and perturbation families checked
     dataset_kinds = {key: dataset.kind for key, dataset in manifest.datasets.items()}
     validate_dataset_references(config, dataset_kinds, config["dataset_manifest"])
     validate_system_references(config, dataset_kinds, manifest.models, config["dataset_manifest"])

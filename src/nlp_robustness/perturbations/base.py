@@ -94,6 +94,12 @@ class PerturbationFamily(Protocol):
     """The sides it perturbs (default both, ``("source", "reference")``); a side left out is kept as it
     is (character attacks, natural perturbations and paraphrases perturb the source only)."""
 
+    def languages(self, options: Mapping[str, Any]) -> tuple[str | None, str | None]:
+        """The (source, target) languages its rules are written for, given its options (None: any; default
+        (None, None)). A family's test sets default to those of the MT studies whose language pair fits
+        (:func:`nlp_robustness.perturbations.configuration.family_applies`)."""
+        ...
+
     SAMPLE_GROUP: str
     """The name a family's seeded sample is drawn under (default: the family's own name). Families that
     share one (the natural perturbations and the paraphrases of paper 001) perturb the same records, so
@@ -147,7 +153,7 @@ REQUIRED_HOOKS: dict[str, bool] = {"FUNCTIONS": False, "CATEGORIES": False, "OPT
 OPTIONAL_HOOKS: dict[str, bool] = {
     "PERTURBED_SIDES": False, "SAMPLE_GROUP": False, "RESOURCE_DOWNLOADS": False, "load_context": True,
     "expand_functions": True, "instance_category": True, "perturb_batch": True, "attack_rate": True,
-    "parse_instance": True,
+    "parse_instance": True, "languages": True,
 }
 #: Optional members that only work together: a family defines both or neither.
 HOOK_PAIRS: tuple[tuple[str, str], ...] = (

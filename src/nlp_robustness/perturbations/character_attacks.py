@@ -64,6 +64,11 @@ DEFAULT_SYMBOLS = [".", ",", "/", ":", ";", "-", "+", "<", ">", "'", "*", "~", "
 VOWELS = frozenset("aeiouAEIOU")
 
 
+
+def languages(options: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """CMU pronunciations (phonetic), an English keyboard and the Zeroe resources: English sources."""
+    return "en", None
+
 def _schema(**properties: Any) -> dict[str, Any]:
     return {"type": "object", "additionalProperties": False, "properties": properties}
 

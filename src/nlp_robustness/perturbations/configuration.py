@@ -91,6 +91,31 @@ def _check_names(names: list[str], known: list[str], key: str, what: str) -> Non
             )
 
 
+def family_applies(module: Any, options: Mapping[str, Any], language_pair: str) -> bool:
+    """Whether a family (options filled) can perturb test sets of ``language_pair`` (``src-tgt``): its
+    ``languages`` hook (any language without one) names the pair's languages or None."""
+    source, target = language_pair.split("-", 1)
+    wanted = module.languages(options) if hasattr(module, "languages") else (None, None)
+    return wanted[0] in (None, source) and wanted[1] in (None, target)
+
+
+def _languages_text(module: Any, options: Mapping[str, Any]) -> str:
+    source, target = module.languages(options) if hasattr(module, "languages") else (None, None)
+    return f"{source or 'any'} -> {target or 'any'}"
+
+
+def _check_family_pairs(key: str, module: Any, spec: Mapping[str, Any], config: Mapping[str, Any]) -> None:
+    """A family's test sets must be of a language pair it applies to (the pair of the studies they are in)."""
+    pairs = {testset: study["language_pair"] for study in config["mt_studies"].values() for testset in study["testsets"]}
+    for index, testset in enumerate(spec["testsets"]):
+        pair = pairs.get(testset)
+        if pair is not None and not family_applies(module, spec["options"], pair):
+            raise InputError(
+                f"invalid configuration at key '{key}.testsets[{index}]': test set {testset} is {pair}, but the family's "
+                f"rules are written for {_languages_text(module, spec['options'])}"
+            )
+
+
 def complete_perturbations(config: MutableMapping[str, Any]) -> None:
     """Fill the ``perturbations`` section's remaining defaults and check it (in place; no-op without one).
 
@@ -111,8 +136,17 @@ def complete_perturbations(config: MutableMapping[str, Any]) -> None:
                 f"invalid configuration at key '{key}': unknown perturbation family (known: {', '.join(FAMILIES)})"
             )
         module = family_module(family)
-        spec.setdefault("testsets", list(testsets))
-        spec.setdefault("systems", [name for name in systems if config["systems"][name]["kind"] != "hypotheses"])
+        fill_schema_defaults(spec["options"], module.OPTIONS_SCHEMA, f"{key}.options")
+        fitting = [study for study in config["mt_studies"].values() if family_applies(module, spec["options"], study["language_pair"])]
+        spec.setdefault("testsets", list(dict.fromkeys(name for study in fitting for name in study["testsets"])))
+        spec.setdefault("systems", list(dict.fromkeys(
+            name for study in fitting for name in study["systems"] if config["systems"][name]["kind"] != "hypotheses")))
+        if not spec["testsets"] or not spec["systems"]:
+            raise InputError(
+                f"invalid configuration at key '{key}': no MT study has a language pair the family applies to "
+                f"(its languages: {_languages_text(module, spec['options'])}); give its testsets and systems, or remove it"
+            )
+        _check_family_pairs(key, module, spec, config)
         spec.setdefault("functions", {name: {} for name in module.FUNCTIONS})
         if "configured_functions" in spec:  # completed before: expand the configured functions again
             spec["functions"] = copy.deepcopy(spec["configured_functions"])
@@ -120,7 +154,6 @@ def complete_perturbations(config: MutableMapping[str, Any]) -> None:
         if "metrics" in section:  # the schema's default fills it in the workflow
             spec.setdefault("metrics", list(section["metrics"]))
             _check_names(spec["metrics"], list(section["metrics"]), f"{key}.metrics", "one of perturbations.metrics")
-        fill_schema_defaults(spec["options"], module.OPTIONS_SCHEMA, f"{key}.options")
         for function, settings in spec["functions"].items():
             if function not in module.FUNCTIONS:
                 raise InputError(

@@ -60,6 +60,11 @@ RESOURCE_DOWNLOADS: dict[str, str] = {"typos": "zeroe-en-natural"}
 CASING_STYLES: tuple[str, ...] = ("lower", "upper", "title", "first_letter")
 
 
+
+def languages(options: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """Zeroe's English natural typos and English casing and punctuation rules: English sources."""
+    return "en", None
+
 def _schema(**properties: Any) -> dict[str, Any]:
     return {"type": "object", "additionalProperties": False, "properties": properties}
 

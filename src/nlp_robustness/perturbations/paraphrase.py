@@ -90,6 +90,11 @@ SAMPLE_GROUP = "natural_robustness"
 logger = logging.getLogger(__name__)
 
 
+
+def languages(options: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """Apertium English round trips and English rewrites: English sources."""
+    return "en", None
+
 def _schema(**properties: Any) -> dict[str, Any]:
     return {"type": "object", "additionalProperties": False, "properties": properties}
 

@@ -119,6 +119,14 @@ OPTIONS_SCHEMA: dict[str, Any] = _schema(
     batch_size={"type": "integer", "minimum": 1, "default": 256, "description": "Texts per spaCy batch."},
 )
 
+
+
+def languages(options: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """The languages of the spaCy models that parse the two sides: a model's package name starts with its
+    language code (spaCy's convention, e.g. ``en_core_web_sm``, ``fr_core_news_sm``)."""
+    return options["source_model"].split("_", 1)[0], options["reference_model"].split("_", 1)[0]
+
+
 Order = list[int]
 Outcome = Order | Skipped
 

@@ -117,6 +117,15 @@ def _spec(metric: str) -> MetricSpec:
         ) from None
 
 
+def _scorer(metric: str, corpus: bool, tokenize: str | None) -> Metric:
+    """A metric object of ``metric``; ``tokenize`` (BLEU only) is sacrebleu's tokenizer (None: its default, 13a,
+    the same as ``"13a"``: scores and signatures are equal)."""
+    spec = _spec(metric)
+    if tokenize is not None and metric == "bleu":
+        return BLEU(tokenize=tokenize) if corpus else BLEU(effective_order=True, tokenize=tokenize)
+    return spec.corpus() if corpus else spec.sentence()
+
+
 def check_pairs(
     hypotheses: Sequence[str], references: Sequence[str], names: tuple[str, str] = ("hypotheses", "references")
 ) -> None:
@@ -136,13 +145,14 @@ def check_pairs(
                 raise InputError(f"{name}[{position}]: expected a string, got {type(value).__name__}")
 
 
-def sentence_scores(hypotheses: Sequence[str], references: Sequence[str], metric: str) -> np.ndarray:
+def sentence_scores(hypotheses: Sequence[str], references: Sequence[str], metric: str, tokenize: str | None = None) -> np.ndarray:
     """Score every hypothesis against its single reference.
 
     Args:
         hypotheses: System outputs, one segment each.
         references: Reference translations, aligned 1:1 with ``hypotheses``.
         metric: A name from :data:`SENTENCE_METRICS` (``"bleu"``, ``"chrf"``, ``"levenshtein"``).
+        tokenize: sacrebleu's BLEU tokenizer (ignored by the other metrics; None: 13a).
 
     Returns:
         A float64 array of scores in [0, 100], one per segment (empty hypotheses score 0).
@@ -150,9 +160,8 @@ def sentence_scores(hypotheses: Sequence[str], references: Sequence[str], metric
     Raises:
         InputError: Unknown metric, length mismatch or a non-string segment.
     """
-    spec = _spec(metric)
+    scorer = _scorer(metric, False, tokenize)
     check_pairs(hypotheses, references)
-    scorer = spec.sentence()
     return np.fromiter(
         (scorer.sentence_score(hypothesis, [reference]).score for hypothesis, reference in zip(hypotheses, references)),
         dtype=np.float64,
@@ -160,26 +169,25 @@ def sentence_scores(hypotheses: Sequence[str], references: Sequence[str], metric
     )
 
 
-def corpus_score(hypotheses: Sequence[str], references: Sequence[str], metric: str) -> float:
+def corpus_score(hypotheses: Sequence[str], references: Sequence[str], metric: str, tokenize: str | None = None) -> float:
     """Corpus-level score (standard sacrebleu ``BLEU()`` or ``CHRF()``, or pooled Levenshtein) of the whole list, 0-100.
 
     Raises:
         InputError: Unknown metric, length mismatch, a non-string segment or no segments at all.
     """
-    spec = _spec(metric)
+    scorer = _scorer(metric, True, tokenize)
     check_pairs(hypotheses, references)
     if not hypotheses:
         raise InputError("hypotheses: no segments to compute a corpus score on")
-    return float(spec.corpus().corpus_score(list(hypotheses), [list(references)]).score)
+    return float(scorer.corpus_score(list(hypotheses), [list(references)]).score)
 
 
-def metric_signature(metric: str, corpus: bool = False) -> str:
+def metric_signature(metric: str, corpus: bool = False, tokenize: str | None = None) -> str:
     """sacrebleu's signature of the sentence-level (default) or corpus-level configuration of ``metric``.
 
     E.g. ``"nrefs:1|case:mixed|eff:yes|tok:13a|smooth:exp|version:2.6.0"`` for sentence BLEU.
     """
-    spec = _spec(metric)
-    scorer = spec.corpus() if corpus else spec.sentence()
+    scorer = _scorer(metric, corpus, tokenize)
     # sacrebleu only knows the number of references once the metric has been used; score a dummy pair.
     scorer.corpus_score(["a"], [["a"]])
     return str(scorer.get_signature())

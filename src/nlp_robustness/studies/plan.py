@@ -28,7 +28,7 @@ from nlp_robustness.studies.metric_attacks import metric_variants
 from nlp_robustness.studies.natural_robustness import CRITERIA, perturbation_types
 from nlp_robustness.studies.sentiment import aggregation_of as sentiment_aggregation_of
 
-__all__ = ["human_leave_out", "mt_leave_out", "sentiment_leave_out", "mt_score_files", "pair_score_files", "review_response_files", "BlockSet", "GammaFigure", "RowStatistics", "Study", "StudyPlan", "StudyTable", "study_plan", "METRIC_AGREEMENT"]
+__all__ = ["human_leave_out", "mt_leave_out", "mt_study_directory", "sentiment_leave_out", "mt_score_files", "pair_score_files", "review_response_files", "BlockSet", "GammaFigure", "RowStatistics", "Study", "StudyPlan", "StudyTable", "study_plan", "METRIC_AGREEMENT"]
 
 #: The DARR agreement units of the metric-robustness study (written by its ``metric_tau`` rule).
 METRIC_AGREEMENT = "results/metric_robustness/agreement.tsv"
@@ -185,9 +185,14 @@ class StudyPlan:
         return tables + figures
 
 
-def mt_leave_out(config: Mapping[str, Any]) -> list[str]:
-    """Pools of the MT domain study: the whole pool, then each test set of ``robustness.leave_out``."""
-    return leave_out_labels(config["robustness"]["leave_out"])
+def mt_leave_out(study: Mapping[str, Any]) -> list[str]:
+    """Pools of an MT domain study (an entry of ``mt_studies``): the whole pool, then each test set of its ``leave_out``."""
+    return leave_out_labels(study["leave_out"])
+
+
+def mt_study_directory(study: str, metric: str) -> str:
+    """Where an MT study's tables and figures of one metric go (``results/tables/<this>/``, ``results/figures/<this>/``)."""
+    return f"{study}/{metric}"
 
 
 def sentiment_leave_out(config: Mapping[str, Any]) -> list[str]:
@@ -223,17 +228,23 @@ def review_response_files(types: Mapping[str, str]) -> dict[str, str]:
 
 
 def _mt_domains(plan: StudyPlan, config: Mapping[str, Any], sections: Mapping[str, str]) -> None:
-    testsets = list(config["testsets"])
-    systems = list(config["systems"])
-    plan.studies["domains"] = Study("domains", "domains", testsets, mt_leave_out(config), "unit", [], {}, dict(config["robustness"]["bagging"]))
-    plan.block_sets["domains"] = BlockSet("domains", "domains", {testset: f"results/testsets/{testset}.tsv" for testset in testsets})
-    for metric in config["metrics"]:
-        rows = {system: mt_score_files(system, testsets) for system in systems}
-        stems = plan.add_rows("domains", "domains", metric, rows, f"robustness/{metric}/{{row}}", config["robustness"]["epsilon"], "system")
-        plan.tables[metric] = StudyTable(
-            metric, stems, "system", mt_leave_out(config), "mt", f"Sentence {metric}", "test set", "",
-            f"robustness-{metric}", 2, "robustness_table", {"metric": metric}, sections["domains"], metric)
-        plan.gamma_figures[metric] = GammaFigure(metric, stems, metric, None, "gamma_curves", {"metric": metric}, sections["domains"], metric)
+    for name, spec in config["mt_studies"].items():
+        study = f"domains/{name}"
+        testsets, leave_out = list(spec["testsets"]), mt_leave_out(spec)
+        # namespace []: every MT study's blocks are seeded as the one MT study's were (its units differ)
+        plan.studies[study] = Study(study, "domains", testsets, leave_out, "unit", [], {}, dict(config["robustness"]["bagging"]))
+        plan.block_sets[study] = BlockSet(study, study, {testset: f"results/testsets/{testset}.tsv" for testset in testsets})
+        pair = spec["language_pair"]
+        for metric in config["metrics"]:
+            rows = {system: mt_score_files(system, testsets) for system in spec["systems"]}
+            stems = plan.add_rows(study, study, metric, rows, f"robustness/{name}/{metric}/{{row}}", config["robustness"]["epsilon"], "system")
+            directory = mt_study_directory(name, metric)
+            variables = {"metric": metric, "study": name, "language_pair": pair}
+            plan.tables[directory] = StudyTable(
+                directory, stems, "system", leave_out, "mt", f"Sentence {metric}, study {name} ({pair})", "test set", "",
+                f"robustness-{name}-{metric}", 2, "robustness_table", variables, sections["domains"], f"{name}: {metric}")
+            plan.gamma_figures[directory] = GammaFigure(directory, stems, metric, None, "gamma_curves", variables,
+                                                        sections["domains"], f"{name}: {metric}")
 
 
 def _sentiment(plan: StudyPlan, config: Mapping[str, Any], sections: Mapping[str, str]) -> None:

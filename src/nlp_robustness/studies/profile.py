@@ -182,17 +182,22 @@ def profile_plan(config: Mapping[str, Any], gamma_curves: Mapping[str, Mapping[s
     natural = config.get("natural_robustness")
     groups = []
 
-    systems = list(config["systems"])
-    measures = [
-        _measure(f"mean_{metric}", "quality", f"mean {display}", metric, "quality", "higher",
-                 {"kind": "table_column", "path": f"results/tables/{metric}/robustness_pool.csv", "column": f"{csv_group(WHOLE_POOL)}_Mean"}),
-        *_consistency("", metric, display, f"results/tables/{metric}", gamma_curves[metric]),
-    ]
-    for family, view in section["families"].items():
-        measures += _family_measures(family, view, metric, list(families[family]["functions"]), display)
-    if natural and natural["systems"]:
-        measures += _natural(["exact", "chrf"], natural["systems"])
-    groups.append({"name": "mt", "label": "MT systems", "scores": f"sentence {display}", "systems": systems, "measures": measures})
+    for index, (study, spec) in enumerate(config["mt_studies"].items()):
+        # one group per MT study (the first keeps the name "mt"); perturbation axes where its systems have them
+        systems = list(spec["systems"])
+        tables = f"results/tables/{study}/{metric}"
+        measures = [
+            _measure(f"mean_{metric}", "quality", f"mean {display}", metric, "quality", "higher",
+                     {"kind": "table_column", "path": f"{tables}/robustness_pool.csv", "column": f"{csv_group(WHOLE_POOL)}_Mean"}),
+            *_consistency("", metric, display, tables, gamma_curves[f"{study}/{metric}"]),
+        ]
+        for family, view in section["families"].items():
+            if set(families[family]["systems"]) & set(systems):
+                measures += _family_measures(family, view, metric, list(families[family]["functions"]), display)
+        if natural and set(natural["systems"]) & set(systems):
+            measures += _natural(["exact", "chrf"], natural["systems"])
+        groups.append({"name": "mt" if index == 0 else f"mt-{study}", "label": f"MT systems ({study}, {spec['language_pair']})",
+                       "scores": f"sentence {display}", "systems": systems, "measures": measures})
 
     sentiment = config.get("sentiment")
     if sentiment:
