@@ -100,7 +100,7 @@ def _config(manifest: Path | None, workdir: Path, mirror_dir: Path | None, **dow
     config["testsets"] = {name: {"dataset": key, "domain": "x"} for name, key in TESTSETS.items()}
     # the in-house ConvS2S would add its training data to the datasets acquired (test_fairseq covers it)
     config["systems"] = {name: spec for name, spec in config["systems"].items() if spec["kind"] == "apertium"}
-    config["robustness"]["leave_out"] = list(TESTSETS)
+    config["mt_studies"] = {"paper": {"leave_out": list(TESTSETS)}}  # every test set and system
     config["extra_datasets"] = ["amazon-sentiment-acl"]
     # the human-judgement files are plain downloads copied from the mirror (test_workflow runs them)
     config.pop("human")

@@ -60,7 +60,7 @@ def fairseq_config(mirror_dir: Path, systems: dict[str, Any], manifest: Path | N
     config["systems"] = systems
     config["metrics"] = ["bleu"]
     config["extra_datasets"] = []
-    config["robustness"]["leave_out"] = ["bio18"]
+    config["mt_studies"] = {"paper": {"leave_out": ["bio18"]}}  # every test set and system
     config["robustness"]["bagging"]["blocks"] = 10  # a pool needs at least as many units as blocks (25 here)
     # a --configfile is the whole config: these tests need the MT branch only (the shared small run has the
     # ConvS2S translate perturbed test sets; the metric branch has no MT system)
@@ -116,7 +116,7 @@ def test_inhouse_training_is_recorded(inhouse_run: Path) -> None:
     assert summary.at[0, "epochs"] == 2 and summary.at[0, "training_pairs"] == corpus["training_pairs"]
     # two epochs on Tatoeba translate Medline badly, but not into nothing
     assert 0 <= summary.at[0, "dev_bleu"] <= 100 and 0 < summary.at[0, "dev_chrf"] <= 100
-    robustness = pd.read_csv(inhouse_run / "results/tables/bleu/robustness_pool.csv", index_col="system")
+    robustness = pd.read_csv(inhouse_run / "results/tables/paper/bleu/robustness_pool.csv", index_col="system")
     assert list(robustness.index) == [INHOUSE]
 
 
@@ -185,8 +185,8 @@ def test_the_published_archive_layout_is_downloaded_verified_and_extracted(pretr
 def test_the_pretrained_path_translates_exactly_like_the_same_model_inhouse(pretrained_run: Path, inhouse_run: Path) -> None:
     for testset in TESTSETS:
         assert translations(pretrained_run, PRETRAINED, testset) == translations(inhouse_run, INHOUSE, testset)
-    pool = pd.read_csv(pretrained_run / "results/tables/bleu/robustness_pool.csv", index_col="system")
-    inhouse_pool = pd.read_csv(inhouse_run / "results/tables/bleu/robustness_pool.csv", index_col="system")
+    pool = pd.read_csv(pretrained_run / "results/tables/paper/bleu/robustness_pool.csv", index_col="system")
+    inhouse_pool = pd.read_csv(inhouse_run / "results/tables/paper/bleu/robustness_pool.csv", index_col="system")
     assert pool.loc[PRETRAINED].tolist() == inhouse_pool.loc[INHOUSE].tolist()
 
 

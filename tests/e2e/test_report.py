@@ -86,8 +86,8 @@ def test_snakemake_report_bundles_tables_and_figures(made_report: subprocess.Com
     # report shows HTML inline, a CSV only as a download)
     methods = ("pool", "bagging", "design_bagging")
     listed = [
-        *(f"results/tables/{metric}/robustness_{method}.html" for metric in ("bleu", "chrf") for method in methods),
-        "results/tables/bleu/testset_means.html", "results/tables/chrf/testset_means.html",
+        *(f"results/tables/paper/{metric}/robustness_{method}.html" for metric in ("bleu", "chrf") for method in methods),
+        "results/tables/paper/bleu/testset_means.html", "results/tables/paper/chrf/testset_means.html",
         "results/tables/datasets.html", "results/tables/models.html",
         *(f"results/tables/sentiment/robustness_{method}.html" for method in methods), "results/tables/sentiment/accuracy.html",
         *(f"results/tables/human/{score}/robustness_{method}.html" for score in ("human", "bleu", "chrf") for method in methods),
@@ -115,8 +115,8 @@ def test_snakemake_report_bundles_tables_and_figures(made_report: subprocess.Com
     reported = {path: (section, subsection) for section, subsections in categories.items()
                 for subsection, paths in subsections.items() for path in paths}
     assert all(path.endswith((".html", ".png")) for path in reported), sorted(reported)
-    assert set(categories[DOMAINS]) == {"bleu", "chrf"}
-    assert reported["results/tables/chrf/testset_means.html"] == (DOMAINS, "chrf")
+    assert set(categories[DOMAINS]) == {"paper: bleu", "paper: chrf"}
+    assert reported["results/tables/paper/chrf/testset_means.html"] == (DOMAINS, "paper: chrf")
     assert reported["results/tables/datasets.html"][0] == reported["results/tables/models.html"][0] == DATA
     assert reported["results/tables/human/bleu/robustness_pool.html"] == (HUMAN, "scored by bleu")
     assert reported["results/tables/perturbations/word_order/levenshtein/means.html"] == (WORD_ORDER, "levenshtein")

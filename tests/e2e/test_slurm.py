@@ -59,7 +59,7 @@ def small_real_config(mirror_dir: Path) -> dict:
     config["max_segments"] = 20
     config["systems"] = {"apertium-en-es-fr": config["systems"]["apertium-en-es-fr"]}
     config["metrics"] = ["bleu"]
-    config["robustness"]["leave_out"] = ["wmt14", "iwslt17"]
+    config["mt_studies"] = {"paper": {"leave_out": ["wmt14", "iwslt17"]}}  # every test set and system
     config["robustness"]["bagging"]["blocks"] = 10  # a pool needs at least as many units as blocks (20 here)
     config["extra_datasets"] = []
     # the perturbation and metric-robustness branches' rules are plain rules too; every sbatch job starts a
@@ -105,7 +105,7 @@ def test_slurm_profile_gives_the_local_results(slurm_cluster: str, tmp_path: Pat
     local_seconds = time.monotonic() - start
     assert local.returncode == 0, local.stdout[-5000:]
     on_cluster, here = _result_files(tmp_path / "slurm"), _result_files(tmp_path / "local")
-    assert sorted(on_cluster) == sorted(here) and "results/tables/bleu/robustness_design_bagging.csv" in here
+    assert sorted(on_cluster) == sorted(here) and "results/tables/paper/bleu/robustness_design_bagging.csv" in here
     for path, data in here.items():
         assert on_cluster[path] == data, path
     print(f"\nSLURM ({slurm_cluster}): {submitted} jobs in {cluster_seconds:.0f} s; local --cores 2: {local_seconds:.0f} s")

@@ -61,7 +61,7 @@ def test_every_testset_and_translation_is_aligned(finished_run: Path) -> None:
 
 
 def test_pool_table_matches_independent_computation(finished_run: Path) -> None:
-    table = pd.read_csv(finished_run / "results/tables/bleu/robustness_pool.csv", index_col="system")
+    table = pd.read_csv(finished_run / "results/tables/paper/bleu/robustness_pool.csv", index_col="system")
     assert list(table.index) == SYSTEMS
     for system in SYSTEMS:
         scores = {testset: sentence_bleu(finished_run, system, testset) for testset in TESTSETS}
@@ -74,20 +74,20 @@ def test_pool_table_matches_independent_computation(finished_run: Path) -> None:
 
 
 def test_apertium_beats_copying_the_source(finished_run: Path) -> None:
-    table = pd.read_csv(finished_run / "results/tables/bleu/robustness_pool.csv", index_col="system")
+    table = pd.read_csv(finished_run / "results/tables/paper/bleu/robustness_pool.csv", index_col="system")
     assert table.at["apertium-en-es-fr", "whole_pool_Mean"] > table.at["copy-source", "whole_pool_Mean"]
     assert table.at["apertium-en-ca-fr", "whole_pool_Mean"] > table.at["copy-source", "whole_pool_Mean"]
-    means = pd.read_csv(finished_run / "results/tables/chrf/testset_means.csv", index_col="system")
+    means = pd.read_csv(finished_run / "results/tables/paper/chrf/testset_means.csv", index_col="system")
     assert (means.loc["apertium-en-es-fr"] > means.loc["copy-source"]).all()
 
 
 @pytest.mark.parametrize("method", ["bagging", "design_bagging"])
 def test_blocks_are_auditable_and_drive_the_bagged_tables(finished_run: Path, method: str) -> None:
-    table = pd.read_csv(finished_run / f"results/tables/bleu/robustness_{method}.csv", index_col="system")
+    table = pd.read_csv(finished_run / f"results/tables/paper/bleu/robustness_{method}.csv", index_col="system")
     scores = {
         system: {testset: sentence_bleu(finished_run, system, testset) for testset in TESTSETS} for system in SYSTEMS
     }
-    all_blocks = pd.read_csv(finished_run / "results/blocks/domains.tsv", sep="\t", dtype=str, keep_default_na=False)
+    all_blocks = pd.read_csv(finished_run / "results/blocks/domains/paper.tsv", sep="\t", dtype=str, keep_default_na=False)
     assert list(all_blocks.columns) == ["method", "left_out", "block", "domain", "unit_id"]
     all_blocks["block"] = all_blocks["block"].astype(int)
     for left_out in ["none", *TESTSETS]:
@@ -114,7 +114,7 @@ def test_blocks_are_auditable_and_drive_the_bagged_tables(finished_run: Path, me
 
 def test_gamma_curves_follow_algorithm_4(finished_run: Path) -> None:
     for system in SYSTEMS:
-        gamma = pd.read_csv(finished_run / f"results/robustness/bleu/{system}.gamma.tsv", sep="\t", keep_default_na=False)
+        gamma = pd.read_csv(finished_run / f"results/robustness/paper/bleu/{system}.gamma.tsv", sep="\t", keep_default_na=False)
         assert set(gamma["epsilon"]) == set(range(1, 101))
         assert (gamma["gamma"] <= 1 + 1e-9).all() and (gamma["gamma"] >= 0).all()
         pool = np.concatenate([sentence_bleu(finished_run, system, t) for t in TESTSETS])
@@ -267,14 +267,14 @@ def test_human_rankings_and_agreement_follow_the_segment_scores(finished_run: Pa
 def test_reports_are_written_in_every_format(finished_run: Path) -> None:
     for metric in ("bleu", "chrf"):
         for method in ("pool", "bagging", "design_bagging"):
-            markdown = (finished_run / f"results/tables/{metric}/robustness_{method}.md").read_text(encoding="utf-8")
-            latex = (finished_run / f"results/tables/{metric}/robustness_{method}.tex").read_text(encoding="utf-8")
+            markdown = (finished_run / f"results/tables/paper/{metric}/robustness_{method}.md").read_text(encoding="utf-8")
+            latex = (finished_run / f"results/tables/paper/{metric}/robustness_{method}.tex").read_text(encoding="utf-8")
             for system in SYSTEMS:
                 assert system in markdown and system.replace("_", r"\_") in latex
             assert "Mean (w/o iwslt17)" in markdown and r"\multicolumn{3}{c}{w/o bio18}" in latex
             assert "Mean (whole pool)" in markdown and "w/o none" not in markdown
-        assert (finished_run / f"results/figures/{metric}/gamma_curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-        assert (finished_run / f"results/figures/{metric}/gamma_curves.pdf").read_bytes()[:5] == b"%PDF-"
+        assert (finished_run / f"results/figures/paper/{metric}/gamma_curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert (finished_run / f"results/figures/paper/{metric}/gamma_curves.pdf").read_bytes()[:5] == b"%PDF-"
     report = (finished_run / "results/translations/apertium-en-ca-fr/wmt14.report.json").read_text(encoding="utf-8")
     assert '"segments": 40' in report
 
@@ -283,9 +283,9 @@ def test_same_config_gives_identical_results_with_one_core(
     wait_for_finished_run: Callable[[], Path], tmp_path: Path, mirror_dir: Path
 ) -> None:
     compared = [
-        "results/blocks/domains.tsv", "results/blocks/human.tsv",
+        "results/blocks/domains/paper.tsv", "results/blocks/human.tsv",
         *(f"results/blocks/sentiment/{classifier}.tsv" for classifier in ACL_DOMAINS),
-        *(f"results/tables/{metric}/robustness_{method}.csv" for metric in ("bleu", "chrf")
+        *(f"results/tables/paper/{metric}/robustness_{method}.csv" for metric in ("bleu", "chrf")
           for method in ("pool", "bagging", "design_bagging")),
         *(f"results/translations/{system}/{testset}.txt" for system in SYSTEMS for testset in TESTSETS),
         *(f"results/tables/sentiment/robustness_{method}.csv" for method in ("pool", "bagging", "design_bagging")),

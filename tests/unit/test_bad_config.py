@@ -57,7 +57,15 @@ def _rename(path: str, old: str, new: str):
     # the schema and the config's own cross-references
     (_set("systems.apertium-en-es-fr.kind", "babelfish"), ["systems.apertium-en-es-fr.kind", "babelfish"]),
     (_rename("robustness.bagging", "blocks", "blocs"), ["robustness.bagging", "blocs"]),
-    (_set("robustness.leave_out", ["wmt14", "mtnt18"]), ["robustness.leave_out[1]", "mtnt18"]),
+    (_set("mt_studies.paper.leave_out", ["wmt14", "mtnt18"]), ["mt_studies.paper.leave_out[1]", "mtnt18"]),
+    (_set("mt_studies.paper.testsets", ["wmt14", "defr-news"]), ["mt_studies.paper.testsets", "different language pairs"]),
+    (_set("mt_studies.paper.language_pair", "de-fr"), ["mt_studies.paper.language_pair", "wmt14 is en-fr"]),
+    (_set("mt_studies.paper.systems", ["apertium-en-es-fr", "defr-LT22"]), ["mt_studies.paper.systems", "defr-LT22", "one language pair"]),
+    (_set("mt_studies.wmt22-de-fr.systems", ["defr-LT22", "nobody"]), ["mt_studies.wmt22-de-fr.systems[1]", "'nobody' is not a system"]),
+    (lambda config: config["systems"].update(mine={"kind": "hypotheses", "files": {"wmt14": "a.txt"}})
+     or config["mt_studies"]["paper"]["systems"].append("mine"), ["systems.mine.files", "wmt15", "mt_studies.paper"]),
+    (lambda config: config["perturbations"]["families"]["word_order"].update(testsets=["wmt14", "defr-news"]),
+     ["perturbations.families.word_order.testsets[1]", "defr-news is de-fr"]),
     (_set("systems", {}), ["invalid configuration at key 'systems'"]),
     (_set("testsets", {}), ["invalid configuration at key 'testsets'"]),
     # references into the dataset manifest
@@ -90,5 +98,5 @@ def test_a_bad_config_fails_in_planning_naming_its_key(edit, expected: list[str]
 
 def test_a_failed_plan_names_the_first_problem_only_once_and_changes_nothing_on_disk(tmp_path) -> None:
     before = sorted(path.name for path in tmp_path.iterdir())
-    _fails(_set("robustness.leave_out", ["nowhere"]))
+    _fails(_set("mt_studies.paper.leave_out", ["nowhere"]))
     assert sorted(path.name for path in tmp_path.iterdir()) == before

@@ -54,7 +54,7 @@ SYSTEM_KINDS = {rule["if"]["properties"]["kind"]["const"]: rule["then"]
 
 def test_default_config_is_valid() -> None:
     validate_config(DEFAULT, SCHEMA)
-    assert mt_leave_out(DEFAULT) == ["none", "wmt14", "wmt15", "iwslt17", "bio18"]
+    assert mt_leave_out({"leave_out": DEFAULT["mt_studies"]["paper"]["testsets"]}) == ["none", "wmt14", "wmt15", "iwslt17", "bio18"]
     assert human_leave_out(DEFAULT) == ["none", "news", "ted"]
 
 
@@ -69,9 +69,10 @@ def test_default_config_is_valid() -> None:
         (lambda c: c.update(metrics=["bleu", "ter"]), "metrics.1"),
         (lambda c: c["testsets"]["wmt14"].update(source="x.en"), "testsets.wmt14"),
         (lambda c: c["testsets"].update(none={"dataset": "x", "domain": "y"}), "testsets.none"),
-        (lambda c: c["robustness"].update(leave_out=["wmt14", "mtnt"]), "robustness.leave_out[1]"),
+        (lambda c: c["robustness"].update(leave_out=["wmt14", "mtnt"]), "robustness"),  # now mt_studies.<study>.leave_out
+        (lambda c: c["mt_studies"]["paper"].update(language_pair="english-french"), "mt_studies.paper.language_pair"),
         (lambda c: c["robustness"]["epsilon"].update(start=10, stop=5), "robustness.epsilon.stop"),
-        (lambda c: c["systems"].update(mine={"kind": "hypotheses", "files": {"wmt14": "a.txt"}}), "systems.mine.files"),
+        (lambda c: c["systems"].update(mine={"kind": "hypotheses", "files": {"mtnt": "a.txt"}}), "systems.mine.files"),
         (lambda c: c.update(systems={}), "systems"),  # a config names what it runs: nothing comes from elsewhere
         (lambda c: c.update(testsets={}), "testsets"),
     ],

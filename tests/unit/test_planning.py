@@ -83,27 +83,32 @@ def test_canonical_config_sorts_records_and_unordered_maps_only() -> None:
 def test_the_study_plan_of_the_default_config_keeps_every_branchs_paths() -> None:
     config = _prepared(DEFAULT_CONFIG)
     plan = study_plan(config, _sections(config))
-    assert list(plan.studies) == ["domains", "sentiment", "human", "perturbations/word_order", "perturbations/character_attacks",
+    assert list(plan.studies) == ["domains/paper", "domains/wmt22-de-fr", "domains/wmt22-fr-de", "sentiment", "human", "perturbations/word_order", "perturbations/character_attacks",
                                   "perturbations/natural", "perturbations/paraphrase", "metric_attacks",
                                   "natural_robustness/mt", "natural_robustness/sentiment"]
-    systems = list(config["systems"])
-    assert plan.table_summaries("bleu") == {system: f"results/robustness/bleu/{system}.summary.tsv" for system in systems}
+    systems = config["mt_studies"]["paper"]["systems"]
+    assert plan.table_summaries("paper/bleu") == {system: f"results/robustness/paper/bleu/{system}.summary.tsv" for system in systems}
+    wmt22 = config["mt_studies"]["wmt22-de-fr"]
+    assert plan.table_summaries("wmt22-de-fr/chrf") == {
+        system: f"results/robustness/wmt22-de-fr/chrf/{system}.summary.tsv" for system in wmt22["systems"]}
+    assert wmt22["language_pair"] == "de-fr" and len(wmt22["systems"]) == 6 and len(config["mt_studies"]["wmt22-fr-de"]["systems"]) == 7
     assert plan.table_summaries("sentiment") == {
         domain: f"results/sentiment/robustness/{domain}.summary.tsv" for domain in config["sentiment"]["training"]["domains"]}
-    assert set(plan.tables) == {"bleu", "chrf", "sentiment", "human/human", "human/bleu", "human/chrf",
+    assert set(plan.tables) == {f"{study}/{metric}" for study in config["mt_studies"] for metric in ("bleu", "chrf")} | {"sentiment", "human/human", "human/bleu", "human/chrf",
                                 "perturbations/word_order/bleu", "perturbations/word_order/chrf",
                                 "perturbations/word_order/levenshtein", "perturbations/character_attacks/bleu",
                                 "perturbations/character_attacks/chrf", "perturbations/character_attacks/levenshtein",
                                 "metric_robustness", "natural_robustness"} - _families_without_reports(config)
     assert set(plan.gamma_figures) == (set(plan.tables) - {"human/bleu", "human/chrf", "human/human"}) | {"human"}
     # the job of one MT row: its score tables by test set, the study's pools and the metric's epsilon grid
-    job = plan.statistics_job("robustness/bleu/apertium-en-es-fr")
-    assert job["unit_files"] == {testset: f"results/scores/apertium-en-es-fr/{testset}.tsv" for testset in config["testsets"]}
-    assert job["leave_out"] == [WHOLE_POOL, *config["robustness"]["leave_out"]] and job["epsilon"] == config["robustness"]["epsilon"]
-    assert plan.statistics_inputs("robustness/bleu/apertium-en-es-fr")["blocks"] == "results/blocks/domains.tsv"
+    job = plan.statistics_job("robustness/paper/bleu/apertium-en-es-fr")
+    paper = config["mt_studies"]["paper"]["testsets"]
+    assert job["unit_files"] == {testset: f"results/scores/apertium-en-es-fr/{testset}.tsv" for testset in paper}
+    assert job["leave_out"] == [WHOLE_POOL, *paper] and job["epsilon"] == config["robustness"]["epsilon"]
+    assert plan.statistics_inputs("robustness/paper/bleu/apertium-en-es-fr")["blocks"] == "results/blocks/domains/paper.tsv"
     # the metric-robustness study draws its own number and size of blocks
     assert plan.block_set_job("metric_attacks", 7)["blocks"] == config["metric_robustness"]["bagging"]["blocks"]
-    assert plan.block_set_job("domains", 7)["blocks"] == config["robustness"]["bagging"]["blocks"]
+    assert plan.block_set_job("domains/paper", 7)["blocks"] == config["robustness"]["bagging"]["blocks"]
     # Natural Robustness rows: each MT system under both criteria, each classifier under its label
     natural = plan.tables["natural_robustness"].rows
     assert [row for row in natural if row.endswith("(exact)")] == [f"{system} (exact)" for system in config["natural_robustness"]["systems"]]

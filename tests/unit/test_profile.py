@@ -45,11 +45,13 @@ def _config(**sections) -> dict:
     natural-robustness section (and optionally sentiment and human sections)."""
     config = {
         "systems": {name: {"kind": "apertium"} for name in SYSTEMS},
+        "mt_studies": {"paper": {"systems": SYSTEMS, "language_pair": "en-fr"}},
         "metrics": ["bleu", "chrf"],
         "perturbations": {"families": {
-            "word_order": {"metrics": ["bleu"], "functions": {"Reversed": {}, "WordShuffle": {}}},
-            "character_attacks": {"metrics": ["bleu", "chrf"], "functions": {"visual-p0.1": {}, "intrude-p0.1": {}}},
-            "natural": {"metrics": [], "functions": {"casing": {}}},
+            "word_order": {"metrics": ["bleu"], "functions": {"Reversed": {}, "WordShuffle": {}}, "systems": SYSTEMS},
+            "character_attacks": {"metrics": ["bleu", "chrf"], "functions": {"visual-p0.1": {}, "intrude-p0.1": {}},
+                                  "systems": SYSTEMS},
+            "natural": {"metrics": [], "functions": {"casing": {}}, "systems": SYSTEMS},
         }},
         "natural_robustness": {"systems": SYSTEMS},
         "robustness_profile": {"permutations": 1000, "seed": 0},
@@ -61,7 +63,7 @@ def _config(**sections) -> dict:
 
 def _gamma_curves(config: dict) -> dict[str, dict[str, str]]:
     """The gamma curves the study plan names for the tables the profile reads (its layout, written out)."""
-    curves = {metric: {system: f"results/robustness/{metric}/{system}.gamma.tsv" for system in config["systems"]}
+    curves = {f"paper/{metric}": {system: f"results/robustness/paper/{metric}/{system}.gamma.tsv" for system in config["systems"]}
               for metric in config["metrics"]}
     if "sentiment" in config:
         curves["sentiment"] = {domain: f"results/sentiment/robustness/{domain}.gamma.tsv" for domain in config["sentiment"]["training"]["domains"]}
@@ -127,7 +129,7 @@ def branch_outputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     means = {"good": 30.0, "weak": 10.0, "mid": 20.0}
     covs = {"good": 0.5, "weak": 1.5, "mid": 1.0}
     for method, shift in (("pool", 0.0), ("design_bagging", 0.01)):
-        _write(results / f"tables/bleu/robustness_{method}.csv", pd.DataFrame({
+        _write(results / f"tables/paper/bleu/robustness_{method}.csv", pd.DataFrame({
             "system": SYSTEMS, "whole_pool_Mean": [means[s] + shift for s in SYSTEMS],
             "whole_pool_COV": [covs[s] + shift for s in SYSTEMS], "wmt14_COV": [9.0, 9.0, 9.0],
         }))
@@ -141,7 +143,7 @@ def branch_outputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
                     gamma += 0.0 if (left_out, method) in (("none", "pool"), ("none", "design_bagging")) else 5.0
                     rows.append({"system": system, "left_out": left_out, "method": method, "epsilon": epsilon,
                                  "gamma": gamma, "sigma": 1.0})
-        _write(results / f"robustness/bleu/{system}.gamma.tsv", pd.DataFrame(rows))
+        _write(results / f"robustness/paper/bleu/{system}.gamma.tsv", pd.DataFrame(rows))
     word_order = []
     for system in SYSTEMS:
         for function, beta1, beta2 in (("Reversed", 5.0, 7.0), ("WordShuffle", math.nan, math.nan), ("TreeMirrorIn", 9.0, 8.0)):
@@ -230,10 +232,10 @@ def test_a_constant_column_has_no_tau() -> None:
 
 
 def test_missing_and_repeated_branch_rows_are_named(branch_outputs: Path) -> None:
-    (branch_outputs / "results/tables/bleu/robustness_pool.csv").unlink()
-    with pytest.raises(InputError, match="results/tables/bleu/robustness_pool.csv"):
+    (branch_outputs / "results/tables/paper/bleu/robustness_pool.csv").unlink()
+    with pytest.raises(InputError, match="results/tables/paper/bleu/robustness_pool.csv"):
         _profile()
-    _write(branch_outputs / "results/tables/bleu/robustness_pool.csv",
+    _write(branch_outputs / "results/tables/paper/bleu/robustness_pool.csv",
            pd.DataFrame({"system": ["good", "good"], "whole_pool_Mean": [1.0, 2.0], "whole_pool_COV": [1.0, 1.0]}))
     with pytest.raises(InputError, match="'good' appears twice"):
         _profile()
@@ -267,14 +269,14 @@ def test_the_document_holds_every_number_and_is_strict_json(branch_outputs: Path
     measures = {measure["key"]: measure for measure in loaded["groups"][0]["measures"]}
     assert len(measures) == len(plan["groups"][0]["measures"])
     assert measures["natural_exact"]["systems"]["mid"] == {"value": 0.5, "ci_low": 0.45, "ci_high": 0.55, "rank": 2}
-    assert measures["mean_bleu"]["source"] == "results/tables/bleu/robustness_pool.csv"
+    assert measures["mean_bleu"]["source"] == "results/tables/paper/bleu/robustness_pool.csv"
     assert loaded["config_hash"] == config_hash(config) and len(loaded["groups"][0]["kendall"]) == 12 * 11 // 2
 
 
 def test_the_reading_names_best_worst_and_disagreements(branch_outputs: Path) -> None:
     plan, profile, _, axes, axes_kendall = _profile()
     [paragraph] = reading(axes, axes_kendall, profile, {group["name"]: group for group in plan["groups"]})
-    assert paragraph.startswith("MT systems (3 systems; sentence BLEU).")
+    assert paragraph.startswith("MT systems (paper, en-fr) (3 systems; sentence BLEU).")
     assert "Quality: best good, worst weak." in paragraph
     assert "Test domains (4 columns): most robust good, least robust weak." in paragraph
     assert "quality vs character attacks (tau = -1.00)" in paragraph
