@@ -84,7 +84,7 @@ def test_csv_and_markdown_headers_and_rounding(table: pd.DataFrame) -> None:
     markdown = to_markdown_text(table, "caption", decimals=2)
     assert markdown.splitlines()[0].endswith(
         "| COV (w/o wmt15) | Between SD (whole pool) | Between % (whole pool) | Between SD (w/o wmt15) | Between % (w/o wmt15) |")
-    assert "| sys_a | 10.00 | 100.00 | 1.00 | 11.00 | 101.00 | 1.10 | 2.00 | 4.6 | 3.00 | 4.6 |" in markdown
+    assert "| sys_a | 10.00 | 100.00 | 1.00 | 11.00 | 101.00 | 1.10 | 2.00 | 4.57 | 3.00 | 4.57 |" in markdown
 
 
 def test_latex_names_both_parts_with_their_pools(table: pd.DataFrame) -> None:
@@ -97,7 +97,7 @@ def test_latex_names_both_parts_with_their_pools(table: pd.DataFrame) -> None:
                               r"\multicolumn{2}{c}{whole pool} & \multicolumn{2}{c}{w/o wmt15} \\")
     assert lines[top + 4] == r"\cmidrule(lr){2-4} \cmidrule(lr){5-7} \cmidrule(lr){8-9} \cmidrule(lr){10-11}"
     assert lines[top + 5] == r" & Mean & Var & COV & Mean & Var & COV & SD & Share (\%) & SD & Share (\%) \\"
-    assert r"sys\_a & 10.00 & 100.00 & 1.00 & 11.00 & 101.00 & 1.10 & 2.00 & 4.6 & 3.00 & 4.6 \\" in lines
+    assert r"sys\_a & 10.00 & 100.00 & 1.00 & 11.00 & 101.00 & 1.10 & 2.00 & 4.57 & 3.00 & 4.57 \\" in lines
     assert r"\begin{tabular}{lrrrrrrrrrr}" in lines
 
 
@@ -107,4 +107,4 @@ def test_html_heads_the_parts_and_the_caption_says_what_they_hold(table: pd.Data
     document = to_html_text(table, caption, 2)
     assert '<th scope="colgroup" colspan="6">Test pool</th><th scope="colgroup" colspan="4">Between domains</th>' in document
     assert '<th scope="colgroup" colspan="2">w/o wmt15</th>' in document and "<th scope=\"col\">Share (%)</th>" in document
-    assert '<td class="number">4.6</td>' in document and '<td class="number">2.00</td>' in document
+    assert '<td class="number">4.57</td>' in document and '<td class="number">2.00</td>' in document

@@ -45,7 +45,7 @@ _SHARE = BETWEEN_STATISTICS["between_share"]
 _BETWEEN_SHORT = {"Between SD": "SD", _SHARE: "Share (%)"}
 _BETWEEN_CSV = {"Between SD": "between_SD", "Between %": "between_share_pct"}
 #: Decimals of the share in percent, whatever the table's.
-_SHARE_DECIMALS = 1
+_SHARE_DECIMALS = 2
 #: What the Between domains part holds, for the captions of the tables that have it.
 BETWEEN_NOTE = (
     "Between domains: the between-domain SD of the unit scores and its share (%) of their variance, "
@@ -141,7 +141,7 @@ def to_markdown_text(table: pd.DataFrame, caption: str, decimals: int = 2) -> st
     """GitHub Markdown: one header row naming the left-out set and statistic (Markdown has no column spans).
 
     Values are rounded to ``decimals`` places (2 as the paper prints BLEU; accuracies' COV needs 3), the
-    between-domain share (%) to one.
+    between-domain share (%) to two.
     """
     flat = table.copy()
     flat.columns = [f"{statistic} ({pool_label(left_out)})" for left_out, statistic in table.columns]
