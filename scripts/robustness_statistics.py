@@ -12,12 +12,14 @@ from nlp_robustness.statistics.robustness_metrics import epsilon_grid  # noqa: E
 from nlp_robustness.studies.registry import study_module  # noqa: E402
 
 job = snakemake.params.job
-units = study_module(job["study"]).units(job["unit_files"], job["domains"], job["row"], job["score"], job["options"])
+study = study_module(job["study"])
+units = study.units(job["unit_files"], job["domains"], job["row"], job["score"], job["options"])
 epsilon = job["epsilon"]
 evaluation = evaluate_study(
     units, job["domains"], job["leave_out"], read_blocks(snakemake.input.blocks),
     epsilon_grid(epsilon["start"], epsilon["stop"], epsilon["step"]), job["aggregation"],
     study=f"{job['label']} study, {job['row']} ({job['score']})",
+    variance_components=study.has_variance_components(job["options"]),
 )
 outputs = {"summary": evaluation.summary, "gamma": evaluation.gamma, "block_scores": evaluation.block_scores}
 for name, frame in outputs.items():

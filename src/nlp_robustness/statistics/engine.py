@@ -17,6 +17,11 @@ Tables 3/4) and design bagging (Algorithm 6, Tables 5/6). Blocks are drawn over 
 (:func:`block_positions`), so every row of a study (every system, every metric) is measured on the same
 blocks and a reader can audit them.
 
+With ``variance_components`` (studies whose sample values are means of unit scores by domain), the
+whole-pool row of every pool also gets the decomposition of the pool's unit scores into between- and
+within-domain variance (:mod:`.variance_components`, :data:`BETWEEN_COLUMNS`); it is NaN for the
+bagging methods, for a pool of one domain, and for studies where it does not apply.
+
 Pools too small for the statistics are errors, never a "perfect" score: a sample of fewer than two
 values has variance 0 and gamma 0 whatever the system does, and blocks need at least two units each and
 at least as many units in the pool as there are blocks.
@@ -40,10 +45,12 @@ from nlp_robustness.statistics.bagging import (
     draw_blocks,
 )
 from nlp_robustness.statistics.robustness_metrics import gamma_curve, summarize
+from nlp_robustness.statistics.variance_components import variance_components as decompose
 
 __all__ = [
     "AGGREGATIONS",
     "BAGGING_METHODS",
+    "BETWEEN_COLUMNS",
     "BLOCK_COLUMNS",
     "BLOCK_SCORE_COLUMNS",
     "GAMMA_COLUMNS",
@@ -61,7 +68,9 @@ __all__ = [
     "pool_label",
     "pool_units",
     "read_blocks",
+    "read_summary",
     "units_from_tables",
+    "whole_pool_between_domains",
 ]
 
 #: Left-out label of the whole pool (nothing left out), as written in every summary and block file.
@@ -75,7 +84,10 @@ AGGREGATIONS = ("unit", "domain")
 
 UNIT_COLUMNS = ("domain", "unit_id", "score")
 BLOCK_COLUMNS = ("method", "left_out", "block", "domain", "unit_id")
-SUMMARY_COLUMNS = ("left_out", "method", "domains", "units", "blocks", "block_size", "mean", "variance", "cov")
+#: The variance decomposition of a pool's unit scores by domain (appended to the summary, pool rows only).
+BETWEEN_COLUMNS = ("between_variance", "between_sd", "within_sd", "between_share", "domain_mean_sd")
+SUMMARY_COLUMNS = ("left_out", "method", "domains", "units", "blocks", "block_size", "mean", "variance", "cov",
+                   *BETWEEN_COLUMNS)
 GAMMA_COLUMNS = ("left_out", "method", "epsilon", "gamma", "sigma")
 BLOCK_SCORE_COLUMNS = ("left_out", "method", "block", "domain", "units", "score")
 
@@ -226,11 +238,24 @@ def _domain_means(scores: NDArray[np.float64], codes: NDArray[np.int64], n_domai
     return means, counts
 
 
+def _between_domains(scores: NDArray[np.float64], codes: NDArray[np.int64], n_domains: int, where: str) -> dict[str, float]:
+    """The :data:`BETWEEN_COLUMNS` of one pool's unit scores; NaN for a pool of one domain (no between part)."""
+    if n_domains < 2:
+        return dict.fromkeys(BETWEEN_COLUMNS, np.nan)
+    components = decompose(scores, codes, where)
+    return {
+        "between_variance": components.between_variance, "between_sd": components.between_sd,
+        "within_sd": components.within_sd, "between_share": components.between_share,
+        "domain_mean_sd": components.domain_mean_sd,
+    }
+
+
 @dataclass(frozen=True)
 class StudyEvaluation:
     """What :func:`evaluate_study` returns for one row of a study (e.g. one system and metric).
 
-    ``summary`` has :data:`SUMMARY_COLUMNS` (the shape the table writers read), ``gamma`` has
+    ``summary`` has :data:`SUMMARY_COLUMNS` (the shape the table writers read; :data:`BETWEEN_COLUMNS`
+    NaN but in the pool method's rows of a study with variance components), ``gamma`` has
     :data:`GAMMA_COLUMNS` (sigma: the pool's sample standard deviation the whole-pool curve is
     normalised by; NaN for the bagged curves), ``block_scores`` has :data:`BLOCK_SCORE_COLUMNS` with
     every domain score every block contributed (``domain`` aggregation only; empty otherwise).
@@ -249,16 +274,20 @@ def evaluate_study(
     epsilons: NDArray[np.float64],
     aggregation: str = "unit",
     study: str = "study",
+    variance_components: bool = False,
 ) -> StudyEvaluation:
     """Metrics I-III of one row of a study on every pool (``leave_out``: :func:`leave_out_labels`) and method.
 
     ``units`` has :data:`UNIT_COLUMNS`; ``blocks`` is the study's block table (:func:`draw_study_blocks`).
     The bagged mean and variance are averaged over the blocks and COV is formed from those averages
-    (:func:`.bagging.average_over_blocks`).
+    (:func:`.bagging.average_over_blocks`). ``variance_components``: whether the pool rows get the
+    between/within-domain decomposition of the unit scores (a study whose domain values are means of its
+    unit scores; see the module docstring).
 
     Raises:
         InputError: A pool or block sample has fewer than two values, a block unit is not in the pool,
-            or ``aggregation`` is unknown (``study`` names the study).
+            ``aggregation`` is unknown, or a pool of several domains has no within-domain spread to
+            decompose (``study`` names the study).
     """
     if aggregation not in AGGREGATIONS:
         raise InputError(f"{study}: aggregation must be one of {', '.join(AGGREGATIONS)}, got {aggregation!r}")
@@ -286,6 +315,7 @@ def evaluate_study(
         summary_rows.append({
             "left_out": left_out, "method": "pool", "domains": len(members), "units": len(pool), "blocks": 1,
             "block_size": len(pool), "mean": statistics.mean, "variance": statistics.variance, "cov": statistics.cov,
+            **(_between_domains(scores, codes, len(members), where) if variance_components else {}),
         })
         gamma_frames.append(pd.DataFrame({
             "left_out": left_out, "method": "pool", "epsilon": epsilons, "gamma": gamma_curve(whole, epsilons),
@@ -321,7 +351,33 @@ def evaluate_study(
     block_scores = (pd.concat(block_frames, ignore_index=True) if block_frames
                     else pd.DataFrame(columns=list(BLOCK_SCORE_COLUMNS)))
     return StudyEvaluation(
-        summary=pd.DataFrame(summary_rows, columns=list(SUMMARY_COLUMNS)),
+        summary=pd.DataFrame(summary_rows, columns=list(SUMMARY_COLUMNS)).astype(dict.fromkeys(BETWEEN_COLUMNS, np.float64)),
         gamma=pd.concat(gamma_frames, ignore_index=True)[list(GAMMA_COLUMNS)],
         block_scores=block_scores[list(BLOCK_SCORE_COLUMNS)],
     )
+
+
+def read_summary(path: str) -> pd.DataFrame:
+    """Read a row's summary (written from :attr:`StudyEvaluation.summary`); a missing value is NaN.
+
+    Raises:
+        InputError: The columns are not :data:`SUMMARY_COLUMNS` (the path is named).
+    """
+    frame = pd.read_csv(path, sep="\t", dtype={"left_out": str, "method": str}, keep_default_na=False, na_values=[""])
+    if tuple(frame.columns[1:]) != SUMMARY_COLUMNS:
+        raise InputError(f"{path}: expected a row column, then {list(SUMMARY_COLUMNS)}; found {list(frame.columns)}")
+    return frame
+
+
+def whole_pool_between_domains(path: str) -> tuple[float, float]:
+    """The whole-pool between-domain SD and its share of the variance (0 to 1) of one row's summary
+    (``path``); NaN for a study without the decomposition.
+
+    Raises:
+        InputError: Not a summary, or it has no whole-pool row of the pool method.
+    """
+    summary = read_summary(path)
+    selected = summary[(summary["left_out"] == WHOLE_POOL) & (summary["method"] == "pool")]
+    if len(selected) != 1:
+        raise InputError(f"{path}: expected one whole-pool row of method pool, found {len(selected)}")
+    return float(selected["between_sd"].iloc[0]), float(selected["between_share"].iloc[0])

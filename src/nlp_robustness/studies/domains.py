@@ -17,7 +17,7 @@ from nlp_robustness.data.testsets import read_testset_table
 from nlp_robustness.fileio import atomic_write
 from nlp_robustness.statistics.engine import units_from_tables
 
-__all__ = ["read_score_table", "testset_means", "unit_keys", "units", "write_score_table"]
+__all__ = ["has_variance_components", "read_score_table", "testset_means", "unit_keys", "units", "write_score_table"]
 
 
 def write_score_table(scores: pd.DataFrame, path: str) -> None:
@@ -34,6 +34,14 @@ def write_score_table(scores: pd.DataFrame, path: str) -> None:
 def read_score_table(path: str) -> pd.DataFrame:
     """A sentence score table (written by :func:`write_score_table`), its floats parsed round-trip exact."""
     return pd.read_csv(path, sep="\t", dtype={"segment_id": str}, keep_default_na=False, float_precision="round_trip")
+
+
+def has_variance_components(options: Mapping[str, Any]) -> bool:
+    """Whether the engine decomposes this study's unit scores into between- and within-domain variance.
+
+    Segment scores decompose by test set: the between-domain part is the spread of the test sets' true means.
+    """
+    return True
 
 
 def unit_keys(files: Mapping[str, str], domains: Sequence[str], options: Mapping[str, Any]) -> pd.DataFrame:

@@ -37,7 +37,7 @@ from nlp_robustness.errors import InputError
 from nlp_robustness.statistics.engine import WHOLE_POOL, units_from_tables
 from nlp_robustness.statistics.rankings import agreement_table, pairwise_table, rank_values
 
-__all__ = [
+__all__ = ["has_variance_components", 
     "SEGMENT_COLUMNS",
     "domain_segments",
     "gamma_name",
@@ -66,6 +66,14 @@ def units_of_system(segments: Mapping[str, pd.DataFrame], system: str, score: st
         {domain: frame[frame["system"] == system].reset_index(drop=True) for domain, frame in segments.items()},
         "segment_id", score,
     )
+
+
+def has_variance_components(options: Mapping[str, Any]) -> bool:
+    """Whether the engine decomposes this study's unit scores into between- and within-domain variance.
+
+    Segment scores decompose by domain (a pool of one domain has no between part).
+    """
+    return True
 
 
 def unit_keys(files: Mapping[str, str], domains: Sequence[str], options: Mapping[str, Any]) -> pd.DataFrame:

@@ -43,7 +43,7 @@ from nlp_robustness.errors import InputError
 from nlp_robustness.fileio import read_table
 from nlp_robustness.statistics.engine import UNIT_COLUMNS
 
-__all__ = [
+__all__ = ["has_variance_components", 
     "AGREEMENT_KEY_COLUMNS",
     "DARR_COLUMNS",
     "aggregation_of",
@@ -201,6 +201,16 @@ def aggregation_of(bagging_unit: str) -> str:
     if bagging_unit not in aggregations:
         raise InputError(f"unknown bagging unit {bagging_unit!r} (known: {', '.join(aggregations)})")
     return aggregations[bagging_unit]
+
+
+def has_variance_components(options: Mapping[str, Any]) -> bool:
+    """Whether the engine decomposes this study's unit scores into between- and within-domain variance.
+
+    With ``bagging_unit: judgement`` a condition's tau is the mean of its +1 / -1 judgements, which
+    decompose by condition; with ``condition`` each condition is one unit (its tau) and there is no
+    within-condition part.
+    """
+    return options["bagging_unit"] == "judgement"
 
 
 def unit_keys(files: Mapping[str, str], domains: Sequence[str], options: Mapping[str, Any]) -> pd.DataFrame:

@@ -53,7 +53,7 @@ from nlp_robustness.statistics.natural_robustness import (
     same_exact,
 )
 
-__all__ = [
+__all__ = ["has_variance_components", 
     "CRITERIA", "MT_CRITERIA", "MT_RESPONSE_COLUMNS", "RECORD_COLUMNS", "SENTIMENT_RESPONSE_COLUMNS",
     "KINDS", "SCORE_COLUMNS", "complete_natural_robustness", "mt_records", "mt_responses", "natural_scores",
     "perturbation_types", "read_responses",
@@ -293,6 +293,14 @@ def read_responses(path: str) -> pd.DataFrame:
 
 
 # ---- the engine study: perturbation types as domains ----------------------------------------------------
+
+
+def has_variance_components(options: Mapping[str, Any]) -> bool:
+    """Whether the engine decomposes this study's unit scores into between- and within-domain variance.
+
+    A type's share unchanged is the mean of its 0/100 units, so the units decompose by type.
+    """
+    return True
 
 
 def unit_keys(files: Mapping[str, str], domains: Sequence[str], options: Mapping[str, Any]) -> pd.DataFrame:

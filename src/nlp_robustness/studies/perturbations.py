@@ -19,12 +19,20 @@ from nlp_robustness.fileio import read_table
 from nlp_robustness.perturbations.pair_scores import read_pair_scores
 from nlp_robustness.statistics.engine import UNIT_COLUMNS
 
-__all__ = ["unit_id", "unit_keys", "units"]
+__all__ = ["has_variance_components", "unit_id", "unit_keys", "units"]
 
 
 def unit_id(testset: pd.Series, segment_id: pd.Series) -> pd.Series:
     """The key of a segment across test sets: ``<test set>/<segment id>``."""
     return testset.astype(str) + "/" + segment_id.astype(str)
+
+
+def has_variance_components(options: Mapping[str, Any]) -> bool:
+    """Whether the engine decomposes this study's unit scores into between- and within-domain variance.
+
+    Pair scores (beta1) decompose by perturbation function.
+    """
+    return True
 
 
 def unit_keys(files: Mapping[str, str], domains: Sequence[str], options: Mapping[str, Any]) -> pd.DataFrame:

@@ -5,7 +5,10 @@ or by role; ``options`` are the study's settings from the config):
 
 * ``unit_keys(files, domains, options)``: the keys ``domain, unit_id`` that blocks are drawn over;
 * ``units(files, domains, row, score, options)``: the units ``domain, unit_id, score`` of one row (a
-  system under a metric, a classifier, ...).
+  system under a metric, a classifier, ...);
+* ``has_variance_components(options)``: whether a domain's value is the mean of its unit scores, so the
+  engine decomposes them into between- and within-domain variance
+  (:mod:`nlp_robustness.statistics.variance_components`).
 
 A new study writes such a module and adds one line here; the
 rule ``study_blocks``, the script ``robustness_statistics.py``, the engine and the table writers serve
@@ -21,7 +24,7 @@ from nlp_robustness.errors import InputError
 
 __all__ = ["STUDIES", "study_module"]
 
-#: Study name -> the module with its ``unit_keys`` and ``units``.
+#: Study name -> the module with its ``unit_keys``, ``units`` and ``has_variance_components``.
 STUDIES: dict[str, str] = {
     "domains": "nlp_robustness.studies.domains",  # MT test sets as domains, sentence scores
     "human": "nlp_robustness.studies.human",  # human-rated domains, MQM and sentence scores
@@ -33,7 +36,7 @@ STUDIES: dict[str, str] = {
 
 
 def study_module(study: str) -> ModuleType:
-    """The module of ``study`` (it has ``unit_keys`` and ``units``).
+    """The module of ``study`` (it has ``unit_keys``, ``units`` and ``has_variance_components``).
 
     Raises:
         InputError: No such study.

@@ -28,7 +28,7 @@ import pandas as pd
 from nlp_robustness.errors import InputError
 from nlp_robustness.statistics.engine import UNIT_COLUMNS
 
-__all__ = [
+__all__ = ["has_variance_components", 
     "ACCURACY_COLUMNS",
     "BAGGING_UNITS",
     "accuracy_by_domain",
@@ -80,6 +80,15 @@ def units_of_predictions(predictions: pd.DataFrame, test_domains: Sequence[str],
         accuracy = units.groupby("domain", sort=False)["score"].mean()
         units = pd.DataFrame({"domain": accuracy.index, "unit_id": accuracy.index, "score": accuracy.to_numpy()})
     return units
+
+
+def has_variance_components(options: Mapping[str, Any]) -> bool:
+    """Whether the engine decomposes this study's unit scores into between- and within-domain variance.
+
+    With ``bagging_unit: review`` a domain's accuracy is the mean of its 0/100 reviews, which decompose by
+    domain; with ``domain`` each domain is one unit and there is no within-domain part.
+    """
+    return options["bagging_unit"] == "review"
 
 
 def unit_keys(files: Mapping[str, str], domains: Sequence[str], options: Mapping[str, Any]) -> pd.DataFrame:

@@ -1,0 +1,105 @@
+"""The engine's between/within-domain columns: pool rows only, every pool, NaN where they do not apply."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from nlp_robustness.errors import InputError
+from nlp_robustness.statistics.engine import (
+    BETWEEN_COLUMNS,
+    BLOCK_COLUMNS,
+    SUMMARY_COLUMNS,
+    WHOLE_POOL,
+    draw_study_blocks,
+    evaluate_study,
+    read_summary,
+    units_from_tables,
+    whole_pool_between_domains,
+)
+from nlp_robustness.statistics.variance_components import variance_components
+from nlp_robustness.studies.registry import STUDIES, study_module
+
+DOMAINS = ["a", "b", "c"]
+UNITS = units_from_tables(
+    {
+        "a": pd.DataFrame({"segment_id": ["1", "2", "3", "4"], "bleu": [0.0, 10.0, 20.0, 14.0]}),
+        "b": pd.DataFrame({"segment_id": ["1", "2", "3"], "bleu": [30.0, 40.0, 47.0]}),
+        "c": pd.DataFrame({"segment_id": ["1", "2"], "bleu": [50.0, 61.0]}),
+    },
+    "segment_id",
+    "bleu",
+)
+POOLS = [WHOLE_POOL, "a", "c"]
+
+
+def evaluate(units: pd.DataFrame = UNITS, domains: list[str] = DOMAINS, pools: list[str] = POOLS, **options: object):
+    blocks = draw_study_blocks(units[["domain", "unit_id"]], domains, pools, seed=1, namespace=[], n_blocks=2, fraction=0.8)
+    return evaluate_study(units, domains, pools, blocks, np.array([5.0]), **options)
+
+
+def test_pool_rows_of_every_pool_hold_the_decomposition_of_their_units() -> None:
+    summary = evaluate(variance_components=True).summary
+    assert tuple(summary.columns) == SUMMARY_COLUMNS and SUMMARY_COLUMNS[-len(BETWEEN_COLUMNS):] == BETWEEN_COLUMNS
+    indexed = summary.set_index(["left_out", "method"])
+    for left_out in POOLS:
+        pool = UNITS[UNITS["domain"] != left_out]
+        expected = variance_components(pool["score"], pool["domain"])
+        row = indexed.loc[(left_out, "pool")]
+        assert row["between_variance"] == pytest.approx(expected.between_variance, rel=1e-12)
+        assert row["between_sd"] == pytest.approx(expected.between_sd, rel=1e-12)
+        assert row["within_sd"] == pytest.approx(expected.within_sd, rel=1e-12)
+        assert row["between_share"] == pytest.approx(expected.between_share, rel=1e-12)
+        assert row["domain_mean_sd"] == pytest.approx(expected.domain_mean_sd, rel=1e-12)
+    # whole pool by hand: domain means 11, 39, 55.5 -> their SD
+    assert indexed.loc[(WHOLE_POOL, "pool"), "domain_mean_sd"] == pytest.approx(np.std([11.0, 39.0, 55.5], ddof=1))
+    assert 0.5 < indexed.loc[(WHOLE_POOL, "pool"), "between_share"] < 1.0
+    assert summary.loc[summary["method"] != "pool", list(BETWEEN_COLUMNS)].isna().all().all()
+
+
+def test_other_columns_do_not_change_and_studies_without_components_get_nan() -> None:
+    with_components = evaluate(variance_components=True).summary
+    without = evaluate().summary
+    pd.testing.assert_frame_equal(with_components.drop(columns=list(BETWEEN_COLUMNS)), without.drop(columns=list(BETWEEN_COLUMNS)))
+    assert without[list(BETWEEN_COLUMNS)].isna().all().all()
+    assert (without[list(BETWEEN_COLUMNS)].dtypes == np.float64).all()
+
+
+def test_a_pool_of_one_domain_has_no_between_part() -> None:
+    summary = evaluate(domains=["a", "b"], pools=[WHOLE_POOL, "a"], variance_components=True).summary.set_index(["left_out", "method"])
+    assert summary.loc[("a", "pool"), list(BETWEEN_COLUMNS)].isna().all()
+    assert not math.isnan(summary.loc[(WHOLE_POOL, "pool"), "between_sd"])
+
+
+def test_pools_without_within_domain_spread_are_errors_naming_the_pool() -> None:
+    one_each = units_from_tables({domain: pd.DataFrame({"id": ["1"], "s": [float(index)]}) for index, domain in enumerate(DOMAINS)}, "id", "s")
+    blocks = pd.DataFrame(columns=list(BLOCK_COLUMNS))
+    with pytest.raises(InputError, match="bleu study, sys, whole pool: every domain has a single unit"):
+        evaluate_study(one_each, DOMAINS, [WHOLE_POOL], blocks, np.array([1.0]), study="bleu study, sys", variance_components=True)
+
+
+def test_the_profile_reads_the_whole_pool_components_back(tmp_path: Path) -> None:
+    summary = evaluate(variance_components=True).summary
+    path = tmp_path / "sys.summary.tsv"
+    summary.insert(0, "system", "sys")
+    summary.to_csv(path, sep="\t", index=False, lineterminator="\n")
+    between_sd, share = whole_pool_between_domains(str(path))
+    whole = summary[(summary["left_out"] == WHOLE_POOL) & (summary["method"] == "pool")].iloc[0]
+    assert (between_sd, share) == (whole["between_sd"], whole["between_share"])  # full precision round trip
+    assert read_summary(str(path))["between_sd"].isna().sum() == 6  # two bagging rows per pool
+    evaluate().summary.assign(system="sys")[["system", *SUMMARY_COLUMNS]].to_csv(path, sep="\t", index=False)
+    assert all(math.isnan(value) for value in whole_pool_between_domains(str(path)))
+    pd.DataFrame({"system": ["sys"], "left_out": [WHOLE_POOL]}).to_csv(path, sep="\t", index=False)
+    with pytest.raises(InputError, match="sys.summary.tsv: expected a row column"):
+        whole_pool_between_domains(str(path))
+
+
+def test_every_study_says_whether_its_units_decompose() -> None:
+    decides = {name: study_module(name).has_variance_components for name in STUDIES}
+    assert decides["domains"]({}) and decides["human"]({}) and decides["perturbations"]({}) and decides["natural_robustness"]({})
+    assert decides["sentiment"]({"bagging_unit": "review"}) and not decides["sentiment"]({"bagging_unit": "domain"})
+    assert not decides["metric_attacks"]({"bagging_unit": "condition"}) and decides["metric_attacks"]({"bagging_unit": "judgement"})
