@@ -103,7 +103,7 @@ def test_the_plan_has_a_group_per_branch_configured() -> None:
     keys = [measure["key"] for measure in plan["groups"][0]["measures"]]
     assert keys == [
         "mean_bleu", "cov_bleu_pool", "gamma_area_bleu_pool", "cov_bleu_design_bagging", "gamma_area_bleu_design_bagging",
-        "beta1_bleu", "beta2_bleu", "beta2_minus_beta1_bleu", "drop_visual-p0.1_bleu", "drop_intrude-p0.1_bleu",
+        "var_bleu_pool", "between_sd_bleu", "between_share_bleu", "beta1_bleu", "beta2_bleu", "beta2_minus_beta1_bleu", "drop_visual-p0.1_bleu", "drop_intrude-p0.1_bleu",
         "natural_exact", "natural_chrf",
     ]
     human = {"systems": {"A": "A", "B": "B"}}
@@ -128,10 +128,16 @@ def branch_outputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     results = tmp_path / "results"
     means = {"good": 30.0, "weak": 10.0, "mid": 20.0}
     covs = {"good": 0.5, "weak": 1.5, "mid": 1.0}
+    between_sds = {"good": 1.0, "mid": 2.0, "weak": 3.0}
+    variances = {"good": 100.0, "mid": 200.0, "weak": 300.0}
     for method, shift in (("pool", 0.0), ("design_bagging", 0.01)):
         _write(results / f"tables/paper/bleu/robustness_{method}.csv", pd.DataFrame({
             "system": SYSTEMS, "whole_pool_Mean": [means[s] + shift for s in SYSTEMS],
             "whole_pool_COV": [covs[s] + shift for s in SYSTEMS], "wmt14_COV": [9.0, 9.0, 9.0],
+            "whole_pool_Var": [variances[s] for s in SYSTEMS],
+            **({"whole_pool_between_SD": [between_sds[s] for s in SYSTEMS],
+                "whole_pool_between_share_pct": [between_sds[s] ** 2 / variances[s] * 100 for s in SYSTEMS]}
+               if method == "pool" else {}),
         }))
     for system in SYSTEMS:
         rows = []
@@ -270,7 +276,7 @@ def test_the_document_holds_every_number_and_is_strict_json(branch_outputs: Path
     assert len(measures) == len(plan["groups"][0]["measures"])
     assert measures["natural_exact"]["systems"]["mid"] == {"value": 0.5, "ci_low": 0.45, "ci_high": 0.55, "rank": 2}
     assert measures["mean_bleu"]["source"] == "results/tables/paper/bleu/robustness_pool.csv"
-    assert loaded["config_hash"] == config_hash(config) and len(loaded["groups"][0]["kendall"]) == 12 * 11 // 2
+    assert loaded["config_hash"] == config_hash(config) and len(loaded["groups"][0]["kendall"]) == 15 * 14 // 2
 
 
 def test_the_reading_names_best_worst_and_disagreements(branch_outputs: Path) -> None:
@@ -278,7 +284,7 @@ def test_the_reading_names_best_worst_and_disagreements(branch_outputs: Path) ->
     [paragraph] = reading(axes, axes_kendall, profile, {group["name"]: group for group in plan["groups"]})
     assert paragraph.startswith("MT systems (paper, en-fr) (3 systems; sentence BLEU).")
     assert "Quality: best good, worst weak." in paragraph
-    assert "Test domains (4 columns): most robust good, least robust weak." in paragraph
+    assert "Test domains (7 columns): most robust good, least robust weak." in paragraph
     assert "quality vs character attacks (tau = -1.00)" in paragraph
     assert "Character attacks measure an absolute drop" in paragraph
     assert "1 of 6 orderings" in paragraph

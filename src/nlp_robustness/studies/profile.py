@@ -7,8 +7,9 @@ best quality), per group of systems a Kendall tau between every two column ranki
 
 Groups of systems are the rows that share axes:
 
-* **MT systems** (``systems``): mean quality; consistency across the test domains (COV and gamma-area, on
-  the whole pool and by design bagging); per configured perturbation family either word-order robustness and
+* **MT systems**, one group per MT study (``mt_studies``; the first is named ``mt``, the others ``mt-<study>``):
+  mean quality; consistency across the test domains (COV and gamma-area, on the whole pool and by design
+  bagging; Var, and the between-domain SD and its share of the variance, on the whole pool); per configured perturbation family either word-order robustness and
   faithfulness (mean beta1, beta2 and beta2 - beta1 over the functions, paper 004) or the drop beta - beta1
   under each function (character attacks at each p, paper 002); the Natural Robustness score with its
   interval (paper 001, both same-response criteria).
@@ -137,6 +138,21 @@ def _consistency(prefix: str, score: str, label: str, tables: str, gammas: Mappi
     return measures
 
 
+def _between_domains(prefix: str, score: str, label: str, tables: str) -> list[dict]:
+    """Var on the whole pool, and the between-domain SD and share of the variance (the decomposition of
+    :mod:`nlp_robustness.statistics.variance_components`; axis: test domains)."""
+    path = f"{tables}/robustness_pool.csv"
+    pool = csv_group(WHOLE_POOL)
+    return [
+        _measure(f"{prefix}var_{score}_pool", "test domains", f"Var {label} (whole pool)", score, "robustness", "lower",
+                 {"kind": "table_column", "path": path, "column": f"{pool}_Var"}),
+        _measure(f"{prefix}between_sd_{score}", "test domains", f"between-domain SD {label}", score, "robustness", "lower",
+                 {"kind": "table_column", "path": path, "column": f"{pool}_between_SD"}),
+        _measure(f"{prefix}between_share_{score}", "test domains", f"between-domain share {label} (%)", score, "robustness",
+                 "lower", {"kind": "table_column", "path": path, "column": f"{pool}_between_share_pct"}),
+    ]
+
+
 def _natural(criteria: Sequence[str], rows: Sequence[str]) -> list[dict]:
     path = "results/tables/natural_robustness/scores.csv"
     return [
@@ -190,6 +206,7 @@ def profile_plan(config: Mapping[str, Any], gamma_curves: Mapping[str, Mapping[s
             _measure(f"mean_{metric}", "quality", f"mean {display}", metric, "quality", "higher",
                      {"kind": "table_column", "path": f"{tables}/robustness_pool.csv", "column": f"{csv_group(WHOLE_POOL)}_Mean"}),
             *_consistency("", metric, display, tables, gamma_curves[f"{study}/{metric}"]),
+            *_between_domains("", metric, display, tables),
         ]
         for family, view in section["families"].items():
             if set(families[family]["systems"]) & set(systems):
