@@ -1,0 +1,73 @@
+"""The WMT22 de->fr study of the shared small run, recomputed from the organisers' XML with sacrebleu.
+
+Independent of the workflow's reader: the XML is parsed here with ElementTree, each domain's first
+``max_segments`` segments are scored with sacrebleu's sentence BLEU, and the per-domain means, the pooled
+Mean/Var/COV and the between-domain SD (method of moments, written out here) must equal the run's tables.
+"""
+
+from __future__ import annotations
+
+import math
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from sacrebleu.metrics import BLEU
+
+from tests.e2e.workflow_runner import small_config
+
+pytestmark = pytest.mark.e2e
+
+STUDY = "wmt22-de-fr"
+
+
+def _segments_by_domain(xml_path: Path, systems: list[str]) -> dict[str, dict[str, list[str]]]:
+    """domain -> {"reference": [...], system: [...]} in file order."""
+    found: dict[str, dict[str, list[str]]] = {}
+    for document in ElementTree.parse(xml_path).getroot().iter("doc"):
+        texts = found.setdefault(document.get("domain"), {"reference": [], **{system: [] for system in systems}})
+        texts["reference"] += [(segment.text or "").strip() for segment in document.find("ref").iter("seg")]
+        for hypothesis in document.findall("hyp"):
+            if hypothesis.get("system") in systems:
+                texts[hypothesis.get("system")] += [(segment.text or "").strip() for segment in hypothesis.iter("seg")]
+    return found
+
+
+def _between_sd(groups: list[np.ndarray]) -> float:
+    """One-way random-effects between-group SD by the method of moments (ANOVA estimator, truncated at 0)."""
+    sizes = np.array([len(group) for group in groups], dtype=float)
+    total, k = sizes.sum(), len(groups)
+    grand = np.concatenate(groups).mean()
+    msb = sum(n * (group.mean() - grand) ** 2 for n, group in zip(sizes, groups)) / (k - 1)
+    msw = sum(((group - group.mean()) ** 2).sum() for group in groups) / (total - k)
+    n0 = (total - (sizes ** 2).sum() / total) / (k - 1)
+    return math.sqrt(max(0.0, (msb - msw) / n0))
+
+
+def test_the_wmt22_study_recomputes_from_the_xml(finished_run: Path, mirror_dir: Path) -> None:
+    config = small_config(mirror_dir)
+    study = config["mt_studies"][STUDY]
+    limit = config["max_segments"]
+    submissions = {name: config["systems"][name]["submission"] for name in study["systems"]}
+    xml = _segments_by_domain(mirror_dir / "wmt22-general-defr-frde/xml/wmttest2022.de-fr.all.xml", list(submissions.values()))
+    testsets = {name: config["testsets"][name]["select"]["domain"] for name in study["testsets"]}
+    means = pd.read_csv(finished_run / f"results/tables/{STUDY}/bleu/testset_means.csv", index_col="system")
+    pool = pd.read_csv(finished_run / f"results/tables/{STUDY}/bleu/robustness_pool.csv", index_col="system")
+    bleu = BLEU(effective_order=True)
+    for system, submission in submissions.items():
+        scores = []
+        for testset, domain in testsets.items():
+            references, hypotheses = xml[domain]["reference"][:limit], xml[domain][submission][:limit]
+            domain_scores = np.array([bleu.sentence_score(h, [r]).score for h, r in zip(hypotheses, references)])
+            assert means.at[system, testset] == pytest.approx(domain_scores.mean(), abs=1e-4), (system, testset)
+            scores.append(domain_scores)
+        pooled = np.concatenate(scores)
+        assert pool.at[system, "whole_pool_Mean"] == pytest.approx(pooled.mean(), rel=1e-9)
+        assert pool.at[system, "whole_pool_Var"] == pytest.approx(pooled.var(), rel=1e-9)
+        assert pool.at[system, "whole_pool_COV"] == pytest.approx(pooled.std() / pooled.mean(), rel=1e-9)
+        assert pool.at[system, "whole_pool_between_SD"] == pytest.approx(_between_sd(scores), rel=1e-6, abs=1e-9)
+    # the study is its own profile group, ranked on quality, the paper's measures and the between-domain SD
+    profile = pd.read_csv(finished_run / "results/tables/profile/mt-wmt22-de-fr.csv")
+    assert set(profile["system"]) == set(study["systems"])
