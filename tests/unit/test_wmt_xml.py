@@ -10,8 +10,9 @@ import sacrebleu
 
 from nlp_robustness.data.wmt_xml import hypothesis_column, read_declared_wmt_xml, read_wmt_xml, wmt_xml_table
 from nlp_robustness.errors import InputError
+from tests.paths import MIRROR as DATA_MIRROR
 
-MIRROR = Path(__file__).resolve().parents[3] / "shared" / "data" / "wmt22-general-defr-frde"
+MIRROR = DATA_MIRROR / "wmt22-general-defr-frde"
 
 
 def _side(tag: str, attributes: str, texts: list[str], ids: list[str] | None = None) -> str:
