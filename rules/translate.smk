@@ -8,7 +8,9 @@ from functools import partial
 from nlp_robustness.systems.registry import KINDS, SystemContext, TranslationJobs, system_kind
 
 
-SYSTEM_CONTEXT = SystemContext(MANIFEST, DOWNLOAD_DIR, MAX_SEGMENTS, frozenset(DERIVED_TESTSETS))
+# Test set -> its manifest dataset, where a hypotheses system's submission is read from.
+TESTSET_DATASETS = {name: spec["dataset"] for name, spec in config["testsets"].items() if "dataset" in spec}
+SYSTEM_CONTEXT = SystemContext(MANIFEST, DOWNLOAD_DIR, MAX_SEGMENTS, frozenset(DERIVED_TESTSETS), TESTSET_DATASETS)
 # Families whose perturbed test sets a system of a batching kind translates in one job.
 FAMILY_TRANSLATION_JOBS = {
     family: derived_testsets(family, spec) for family, spec in FAMILIES.items() if spec["translation_jobs"] == "per_family"

@@ -35,6 +35,8 @@ table, counts = prepare_testset(
     allow_empty_segments=spec["allow_empty_segments"],
     drop_source_equals_reference=spec["drop_source_equals_reference"],
     files=files,
+    select=spec.get("select"),
+    where=f"test set {name} ({snakemake.input[0]})",
 )
 if counts["empty_segments"]:
     logging.warning("%s: %d segment(s) with an empty source or reference, kept and scored", name, counts["empty_segments"])
@@ -48,6 +50,7 @@ provenance = {
         "allow_empty_segments": spec["allow_empty_segments"],
         "drop_source_equals_reference": spec["drop_source_equals_reference"],
         "max_segments": snakemake.params.max_segments,
+        **({"select": dict(spec["select"])} if spec.get("select") else {}),  # absent when not set: other provenance files unchanged
     },
     **counts,
 }

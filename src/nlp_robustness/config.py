@@ -28,6 +28,7 @@ from nlp_robustness.statistics.engine import WHOLE_POOL
 _ONE_OF_DETAILS = {
     "testsets": "give either 'dataset' or all of 'source', 'reference' and 'format'",
     "systems": "a fairseq system gives either 'pretrained' (a manifest model) or 'training' (an in-house model)",
+    "systems.hypotheses": "a hypotheses system gives either 'files' (a file per test set) or 'submission' (a system of its test sets' dataset)",
     "training.dev": "give either 'datasets' (manifest datasets) or 'holdout' (segments held out of the training data)",
 }
 
@@ -52,7 +53,10 @@ def validate_config(config: Mapping[str, Any], schema_path: str | Path) -> None:
         error = jsonschema.exceptions.best_match(errors)
         detail = error.message
         if error.validator == "oneOf":
-            detail = _ONE_OF_DETAILS.get(_schema_branch(error.absolute_path), detail)
+            branch = _schema_branch(error.absolute_path)
+            if branch == "systems" and isinstance(error.instance, Mapping) and error.instance.get("kind") == "hypotheses":
+                branch = "systems.hypotheses"
+            detail = _ONE_OF_DETAILS.get(branch, detail)
         raise InputError(f"invalid configuration at key '{_key_path(error.absolute_path)}': {detail}")
 
     testsets = list(config["testsets"])
@@ -66,10 +70,10 @@ def validate_config(config: Mapping[str, Any], schema_path: str | Path) -> None:
         if epsilon["stop"] < epsilon["start"]:
             raise InputError(f"invalid configuration at key '{key}.stop': must be >= start")
     for system, spec in config["systems"].items():
-        if spec["kind"] == "hypotheses":
+        if spec["kind"] == "hypotheses" and "files" in spec:  # a submission is checked by hypotheses.check_submissions
             # the test sets of its studies are checked with them (nlp_robustness.studies.mt_studies), perturbed
             # test sets (perturbed/<family>/<function>/<part>) with their family
-            unknown = [name for name in spec.get("files", {}) if name not in testsets and not name.startswith("perturbed/")]
+            unknown = [name for name in spec["files"] if name not in testsets and not name.startswith("perturbed/")]
             if unknown:
                 raise InputError(
                     f"invalid configuration at key 'systems.{system}.files': unknown test set(s) {', '.join(unknown)}"

@@ -37,12 +37,14 @@ from nlp_robustness.config import (
 )
 from nlp_robustness.data.manifest import Manifest, load_manifest
 from nlp_robustness.data.testset_preparation import check_text_files
+from nlp_robustness.data.testset_selection import check_testset_selections
 from nlp_robustness.errors import InputError
 from nlp_robustness.perturbations.configuration import complete_perturbations
 from nlp_robustness.studies.metric_attacks import complete_metric_robustness
 from nlp_robustness.studies.mt_studies import complete_mt_studies
 from nlp_robustness.studies.natural_robustness import complete_natural_robustness
 from nlp_robustness.studies.profile import complete_profile
+from nlp_robustness.systems.kinds.hypotheses import check_submissions
 
 __all__ = ["canonical_config", "fill_schema_defaults", "prepare_config"]
 
@@ -149,6 +151,10 @@ def prepare_config(config: MutableMapping[str, Any], workflow_dir: str | Path, c
         raise InputError(f"config key 'dataset_manifest': {error}") from None
     # studies first: a perturbation family's default test sets and systems are those of the studies it applies to
     complete_mt_studies(config, {key: (dataset.source_language, dataset.target_language) for key, dataset in manifest.datasets.items()})
+    check_testset_selections(config["testsets"], manifest)  # a select names a field value the dataset declares
+    for study in config["mt_studies"].values():  # a submission system has its submission in every test set of its studies
+        for system in study["systems"]:
+            check_submissions(system, config["systems"][system], study["testsets"], config["testsets"], manifest)
     complete_perturbations(config)  # families' functions, settings and options checked against their own schemas
     complete_natural_robustness(config)  # its families, types, left-out types and systems checked
     complete_profile(config)  # its metric and perturbation families checked

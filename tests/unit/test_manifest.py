@@ -17,6 +17,7 @@ from nlp_robustness.data.acquisition import (
     missing_mirror_files,
     plan_dataset,
     plan_from_params,
+    read_dataset,
 )
 from nlp_robustness.errors import InputError
 from nlp_robustness.data.manifest import load_manifest, sacrebleu_download, sacrebleu_langpair_files
@@ -146,6 +147,15 @@ def _edited(edit) -> dict:
          r"must contain both \{domain\} and \{label\}"),
         (lambda d: d["datasets"]["amazon-sentiment-acl"].update(labels=["positive", "great"]),
          r"datasets\.amazon-sentiment-acl\.labels\.1"),
+        (lambda d: d["datasets"]["wmt22-general-defr"].pop("reference_translator"),
+         r"datasets\.wmt22-general-defr: format 'wmt-xml' needs 'reference_translator'"),
+        (lambda d: d["datasets"]["wmt22-general-defr"].pop("domains"), r"datasets\.wmt22-general-defr: format 'wmt-xml' needs 'domains'"),
+        (lambda d: d["datasets"]["wmt14-newstest2014-enfr"].update(systems=["X"]),
+         r"datasets\.wmt14-newstest2014-enfr\.systems: applies only to a dataset of format 'wmt-xml'"),
+        (lambda d: d["datasets"]["wmt22-general-defr"]["mirror"]["reference"].update(path="other.xml"),
+         r"datasets\.wmt22-general-defr\.mirror: format 'wmt-xml' reads source and reference from one file"),
+        (lambda d: d["datasets"]["wmt22-general-defr"]["mirror"].update(format="plain"),
+         r"datasets\.wmt22-general-defr: the download and mirror copies must both be of format 'wmt-xml', or neither"),
         (lambda d: d["models"]["wmt14-enfr-fconv"].update(download="fairseq-wmt14"),
          r"models\.wmt14-enfr-fconv\.download: 'fairseq-wmt14' is not a key of the downloads section"),
         (lambda d: d["models"]["wmt14-enfr-fconv"].update(download="biomedical-medline18-en"),
@@ -196,6 +206,7 @@ def test_plans_read_the_mirror_when_it_holds_every_file(manifest) -> None:
     expected_mirror = {
         "wmt14-newstest2014-enfr", "wmt15-newsdiscusstest2015-enfr", "iwslt17-tst2017-enfr",
         "wmt18-biomedical-medline-enfr", "wmt17-biomedical-edp-enfr", "amazon-sentiment-acl", "tatoeba-v2021-08-07-enfr",
+        "wmt22-general-defr", "wmt22-general-frde",
     }
     plans = {key: plan_dataset(dataset, manifest, MIRROR, "dl") for key, dataset in manifest.datasets.items()}
     assert {key for key, plan in plans.items() if plan.origin == "mirror"} == expected_mirror
@@ -228,3 +239,27 @@ def test_partial_or_absent_mirror_falls_back_to_downloads(manifest, tmp_path: Pa
     assert plan_dataset(medline, manifest, None, "dl").origin == "download"
     # the IWSLT archives themselves are in the mirror
     assert mirror_download_file(manifest.downloads["iwslt17-test-en-fr"], MIRROR) == str(MIRROR / "iwslt17-ted-enfr/en-fr.tgz")
+
+
+@needs_mirror
+def test_wmt_xml_datasets_read_with_their_declared_columns_and_checked(manifest, tmp_path: Path) -> None:
+    plan = plan_dataset(manifest.datasets["wmt22-general-frde"], manifest, MIRROR, "dl")
+    assert plan.origin == "mirror" and plan.format == "wmt-xml"
+    assert plan.declared == {
+        "reference_translator": "A",
+        "domains": ["conversation", "ecommerce", "news", "social"],
+        "systems": ["Lan-Bridge", "Online-A", "Online-B", "Online-G", "Online-W", "Online-Y", "eTranslation"],
+    }
+    rebuilt = plan_from_params(plan.as_params())
+    assert rebuilt.declared == plan.declared
+    table = read_dataset(rebuilt)
+    assert len(table) == 2006
+    assert list(table.columns) == [
+        "segment_id", "doc_id", "source", "reference", "domain",
+        *(f"hypothesis:{system}" for system in plan.declared["systems"]),
+    ]
+    # other datasets' params (and so their jobs) are as they were: no 'declared' key
+    assert "declared" not in plan_dataset(manifest.datasets["wmt14-newstest2014-enfr"], manifest, MIRROR, "dl").as_params()
+    wrong = plan_from_params({**plan.as_params(), "declared": {**plan.as_params()["declared"], "systems": ["Online-A"]}})
+    with pytest.raises(InputError, match=r"dataset wmt22-general-frde: .*wmttest2022\.fr-de\.all\.xml holds the systems .* not declared: Lan-Bridge"):
+        read_dataset(wrong)

@@ -107,6 +107,15 @@ def test_a_hypotheses_system_must_give_every_perturbed_test_set() -> None:
     assert "copy" not in word_order(completed(lambda config: edit(config) or word_order(config).pop("systems")))["systems"]
 
 
+def test_a_submission_system_cannot_translate_perturbed_test_sets() -> None:
+    def edit(config):
+        config["systems"]["online-b"] = {"kind": "hypotheses", "submission": "Online-B"}
+        word_order(config)["systems"] = ["online-b"]
+
+    with pytest.raises(InputError, match=r"'perturbations\.families\.word_order\.systems': online-b is a dataset's submission"):
+        completed(edit)
+
+
 def test_a_family_writes_its_reports_for_the_metrics_it_names() -> None:
     config = completed()
     assert word_order(config)["metrics"] == ["bleu", "chrf", "levenshtein"]  # default: every perturbation metric

@@ -93,6 +93,9 @@ def loaded(manifest: Manifest) -> dict[str, pd.DataFrame]:
 
 def test_mirrored_parallel_datasets(manifest: Manifest) -> None:
     mirrored = [key for key, dataset in manifest.datasets.items() if dataset.kind == "parallel" and dataset.mirror]
+    # the WMT'22 submissions (format wmt-xml, de<->fr) are tested in test_wmt_xml.py and test_manifest.py
+    assert [key for key in mirrored if manifest.datasets[key].mirror.format == "wmt-xml"] == ["wmt22-general-defr", "wmt22-general-frde"]
+    mirrored = [key for key in mirrored if manifest.datasets[key].mirror.format != "wmt-xml"]
     assert mirrored == list(EXPECTED_COUNTS)
     domains = {WMT14: "news", WMT15: "discussion", IWSLT17: "ted", MEDLINE18: "biomedical", EDP17: "biomedical",
                TATOEBA: "everyday"}
@@ -116,7 +119,7 @@ def test_mirror_sha256_all_verify(manifest: Manifest) -> None:
             assert _sha256(path) == ref.sha256, path
             verify_checksum(path, ref.sha256)
             checked += 1
-    assert checked == 2 * len(EXPECTED_COUNTS) + 8
+    assert checked == 2 * len(EXPECTED_COUNTS) + 8 + 4  # + the two WMT'22 XML files, named by both roles
 
 
 @needs_mirror

@@ -27,9 +27,10 @@ from typing import Any
 import pandas as pd
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.data.manifest import Dataset, DatasetCopy, Download, Manifest
+from nlp_robustness.data.manifest import WMT_XML_FORMAT, Dataset, DatasetCopy, Download, Manifest
 from nlp_robustness.data.reviews import REVIEW_COLUMNS, read_blitzer_reviews
 from nlp_robustness.data.testsets import TABLE_COLUMNS, build_parallel_table, sha256_of, verify_checksum
+from nlp_robustness.data.wmt_xml import read_declared_wmt_xml
 
 PathLike = str | os.PathLike[str]
 
@@ -92,6 +93,8 @@ class AcquisitionPlan:
         files: The files by role (``source``/``reference``, or ``<domain>/<label>``).
         inputs: What the parse job depends on (mirror files, or download files and extraction directories).
         downloads: The download keys involved (empty in mirror mode).
+        declared: What a ``wmt-xml`` dataset declares (``reference_translator``, ``domains``, ``systems``),
+            checked against its file when it is read; ``None`` for other formats.
     """
 
     dataset: str
@@ -102,10 +105,12 @@ class AcquisitionPlan:
     files: Mapping[str, PlannedFile]
     inputs: tuple[str, ...]
     downloads: tuple[str, ...] = ()
+    declared: Mapping[str, Any] | None = None
 
     def as_params(self) -> dict[str, Any]:
-        """A plain, JSON-able description (Snakemake ``params``) that :func:`plan_from_params` reads back."""
-        return {
+        """A plain, JSON-able description (Snakemake ``params``) that :func:`plan_from_params` reads back
+        (``declared`` only where there is one, so other datasets' params are as they were)."""
+        params = {
             "dataset": self.dataset,
             "kind": self.kind,
             "origin": self.origin,
@@ -114,6 +119,9 @@ class AcquisitionPlan:
             "files": {role: {"path": f.path, "sha256": f.sha256, "column": f.column} for role, f in self.files.items()},
             "downloads": list(self.downloads),
         }
+        if self.declared is not None:
+            params["declared"] = {key: list(value) if isinstance(value, tuple) else value for key, value in self.declared.items()}
+        return params
 
 
 def plan_from_params(params: Mapping[str, Any]) -> AcquisitionPlan:
@@ -130,7 +138,15 @@ def plan_from_params(params: Mapping[str, Any]) -> AcquisitionPlan:
         files={role: PlannedFile(**spec) for role, spec in params["files"].items()},
         inputs=(),
         downloads=tuple(params.get("downloads", ())),
+        declared=params.get("declared"),
     )
+
+
+def _declared(dataset: Dataset) -> dict[str, Any] | None:
+    """What a ``wmt-xml`` dataset declares about its file (see :attr:`AcquisitionPlan.declared`)."""
+    if WMT_XML_FORMAT not in (dataset.download.format, dataset.mirror.format if dataset.mirror else None):
+        return None
+    return {"reference_translator": dataset.reference_translator, "domains": list(dataset.domains), "systems": list(dataset.systems)}
 
 
 def _download_plan(dataset: Dataset, manifest: Manifest, download_dir: PathLike) -> AcquisitionPlan:
@@ -151,7 +167,9 @@ def _download_plan(dataset: Dataset, manifest: Manifest, download_dir: PathLike)
             inputs.append(dependency)
         if download.key not in used:
             used.append(download.key)
-    return AcquisitionPlan(dataset.key, dataset.kind, "download", copy.format, dataset.segments, files, tuple(inputs), tuple(used))
+    return AcquisitionPlan(
+        dataset.key, dataset.kind, "download", copy.format, dataset.segments, files, tuple(inputs), tuple(used), _declared(dataset)
+    )
 
 
 def plan_dataset(dataset: Dataset, manifest: Manifest, mirror_dir: PathLike | None, download_dir: PathLike) -> AcquisitionPlan:
@@ -162,16 +180,19 @@ def plan_dataset(dataset: Dataset, manifest: Manifest, mirror_dir: PathLike | No
             for role, ref in dataset.mirror.files.items()
         }
         inputs = tuple(dict.fromkeys(planned.path for planned in files.values()))
-        return AcquisitionPlan(dataset.key, dataset.kind, "mirror", dataset.mirror.format, dataset.segments, files, inputs)
+        return AcquisitionPlan(
+            dataset.key, dataset.kind, "mirror", dataset.mirror.format, dataset.segments, files, inputs, declared=_declared(dataset)
+        )
     return _download_plan(dataset, manifest, download_dir)
 
 
 def read_dataset(plan: AcquisitionPlan) -> pd.DataFrame:
     """Read a planned dataset into a table, verifying every known checksum and the expected size.
 
-    Parallel datasets give the columns of :data:`nlp_robustness.data.testsets.TABLE_COLUMNS`; review
-    datasets those of :data:`nlp_robustness.data.reviews.REVIEW_COLUMNS`, in the manifest's order of
-    domains and labels.
+    Parallel datasets give the columns of :data:`nlp_robustness.data.testsets.TABLE_COLUMNS` (a ``wmt-xml``
+    dataset then ``domain`` and one ``hypothesis:<system>`` per declared system, see
+    :mod:`nlp_robustness.data.wmt_xml`); review datasets those of
+    :data:`nlp_robustness.data.reviews.REVIEW_COLUMNS`, in the manifest's order of domains and labels.
 
     Raises:
         InputError: A file is missing, fails its sha256, cannot be parsed, the sides are misaligned,
@@ -182,7 +203,12 @@ def read_dataset(plan: AcquisitionPlan) -> pd.DataFrame:
             verify_checksum(planned.path, planned.sha256, dataset=plan.dataset)
         elif not Path(planned.path).is_file():
             raise InputError(f"dataset {plan.dataset}: file not found: {planned.path}")
-    if plan.kind == "parallel":
+    if plan.kind == "parallel" and plan.format == WMT_XML_FORMAT:
+        if plan.declared is None:
+            raise InputError(f"dataset {plan.dataset}: format {WMT_XML_FORMAT!r} needs its declared domains, systems and reference translator")
+        table = read_declared_wmt_xml(plan.files["source"].path, plan.declared, plan.dataset)
+        columns = tuple(table.columns)
+    elif plan.kind == "parallel":
         source, reference = plan.files["source"], plan.files["reference"]
         table = build_parallel_table(
             source.path, reference.path, plan.format, source_column=source.column, reference_column=reference.column

@@ -57,6 +57,11 @@ PARALLEL_ROLES: tuple[str, ...] = ("source", "reference")
 #: Formats whose files are read column by column (a ``column`` is required for each file).
 COLUMN_FORMATS: tuple[str, ...] = ("tsv",)
 
+#: The format of the organisers' WMT XML files (:mod:`nlp_robustness.data.wmt_xml`): source, references and
+#: system outputs in one file, which the dataset's source and reference both name. Such a dataset declares
+#: its ``domains``, ``systems`` and ``reference_translator``.
+WMT_XML_FORMAT = "wmt-xml"
+
 
 @dataclass(frozen=True)
 class Download:
@@ -135,7 +140,10 @@ class Dataset:
         description, domain, licence, notes: Free text.
         segments: Expected number of segments (reviews), or ``None`` when unknown before download.
         source_language, target_language: ISO codes (parallel datasets).
-        domains, labels: The review domains and labels (review datasets).
+        domains, labels: The review domains and labels (review datasets); the document domains of a
+            ``wmt-xml`` parallel dataset.
+        systems: The systems whose submissions a ``wmt-xml`` dataset holds (its table's ``hypothesis:<system>`` columns).
+        reference_translator: The reference read from a ``wmt-xml`` dataset (its ``translator`` attribute).
         download: The canonical copy.
         mirror: The copy in the mirror directory, if any.
     """
@@ -153,6 +161,8 @@ class Dataset:
     domains: tuple[str, ...] = ()
     labels: tuple[str, ...] = ()
     notes: str | None = None
+    systems: tuple[str, ...] = ()
+    reference_translator: str | None = None
 
 
 #: The files of a pretrained model, in the order they are listed.
@@ -330,13 +340,37 @@ def _parse_parallel(key: str, entry: Mapping[str, Any], downloads: Mapping[str, 
             },
         )
         _check_columns(mirror_copy, f"{where}.mirror")
+    _check_wmt_xml(entry, [copy for copy in (download_copy, mirror_copy) if copy is not None], where)
     return Dataset(
         **_common_fields(key, entry),
         download=download_copy,
         mirror=mirror_copy,
         source_language=entry["source_language"],
         target_language=entry["target_language"],
+        domains=tuple(entry.get("domains", ())),
+        systems=tuple(entry.get("systems", ())),
+        reference_translator=entry.get("reference_translator"),
     )
+
+
+def _check_wmt_xml(entry: Mapping[str, Any], copies: list[DatasetCopy], where: str) -> None:
+    """A ``wmt-xml`` copy reads one file for both roles and its dataset declares what the file holds;
+    the declarations belong to that format only."""
+    xml_copies = [copy for copy in copies if copy.format == WMT_XML_FORMAT]
+    declared = [name for name in ("domains", "systems", "reference_translator") if name in entry]
+    if not xml_copies:
+        if declared:
+            raise InputError(f"{where}.{declared[0]}: applies only to a dataset of format {WMT_XML_FORMAT!r}")
+        return
+    if len(xml_copies) != len(copies):
+        raise InputError(f"{where}: the download and mirror copies must both be of format {WMT_XML_FORMAT!r}, or neither")
+    for name, meaning in (("reference_translator", "the translator attribute of the reference to read"), ("domains", "the domains of its documents")):
+        if name not in entry:
+            raise InputError(f"{where}: format {WMT_XML_FORMAT!r} needs '{name}' ({meaning})")
+    for copy in xml_copies:
+        source, reference = copy.files["source"], copy.files["reference"]
+        if (source.path, source.download) != (reference.path, reference.download):
+            raise InputError(f"{where}.{copy.origin}: format {WMT_XML_FORMAT!r} reads source and reference from one file; name the same file for both")
 
 
 def _expand(template: str, domain: str, label: str, where: str) -> str:

@@ -17,7 +17,15 @@ from typing import Any
 
 import pandas as pd
 
-from nlp_robustness.data.testsets import build_parallel_table, limit_segments, read_iwslt_xml, read_plain_lines, read_wmt_sgml
+from nlp_robustness.data.testset_selection import select_rows
+from nlp_robustness.data.testsets import (
+    TABLE_COLUMNS,
+    build_parallel_table,
+    limit_segments,
+    read_iwslt_xml,
+    read_plain_lines,
+    read_wmt_sgml,
+)
 from nlp_robustness.errors import InputError
 from nlp_robustness.fileio import read_text_lines
 
@@ -95,10 +103,16 @@ def prepare_testset(
     allow_empty_segments: bool,
     drop_source_equals_reference: bool,
     files: tuple[PathLike, PathLike, str] | None = None,
+    select: Mapping[str, str] | None = None,
+    where: str = "test set",
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """The segments of a test set that are translated and scored, and counts for its provenance file.
 
     In this order:
+
+    0. With ``select`` (``{column: value}``, a manifest dataset's test set), only the rows holding those
+       values are kept, with their ids (:func:`~nlp_robustness.data.testset_selection.select_rows`;
+       ``where`` names the table in its errors); everything below counts and acts on them.
 
     1. Empty segments (an empty source or reference after stripping) are counted. For a pair of
        files given in the config (``files`` = source path, reference path, format), one is an error
@@ -113,20 +127,28 @@ def prepare_testset(
     3. The first ``max_segments`` segments are kept (``None``: all), after the drop.
 
     Returns:
-        The table (columns of :data:`TABLE_COLUMNS`, rows renumbered from 0, ``segment_id`` kept) and
-        a dict of counts: ``segments_read``, ``empty_source``, ``empty_reference``,
+        The table (the columns of :data:`TABLE_COLUMNS` only: a dataset's other columns, such as
+        ``domain`` or ``hypothesis:<system>``, are dropped; rows renumbered from 0, ``segment_id`` kept) and
+        a dict of counts: ``segments_read``, ``segments_selected`` (with ``select`` only), ``empty_source``, ``empty_reference``,
         ``empty_segments`` (either side), ``source_equals_reference`` (all counted on the segments
         read), ``dropped_source_equals_reference``, ``segments`` and ``documents`` (of the result).
 
     Raises:
-        InputError: An empty segment of a file pair (not allowed), or no segment left after the drop.
+        InputError: An empty segment of a file pair (not allowed), no segment selected, or no segment
+            left after the drop.
     """
+    segments_read = len(table)
+    selected: dict[str, int] = {}
+    if select:
+        table = select_rows(table, select, where)
+        selected["segments_selected"] = len(table)
     empty_source, empty_reference = _is_empty(table["source"]), _is_empty(table["reference"])
     if files is not None and not allow_empty_segments:
         _refuse_empty_segments(empty_source, empty_reference, files)
     identical = table["source"] == table["reference"]
     counts: dict[str, Any] = {
-        "segments_read": len(table),
+        "segments_read": segments_read,
+        **selected,
         "empty_source": int(empty_source.sum()),
         "empty_reference": int(empty_reference.sum()),
         "empty_segments": int((empty_source | empty_reference).sum()),
@@ -141,7 +163,7 @@ def prepare_testset(
             )
         table = table.loc[~identical].reset_index(drop=True)
         counts["dropped_source_equals_reference"] = int(identical.sum())
-    table = limit_segments(table, max_segments)
+    table = limit_segments(table[list(TABLE_COLUMNS)], max_segments)
     counts["segments"] = len(table)
     counts["documents"] = int(table["doc_id"].nunique())
     return table, counts
@@ -213,7 +235,7 @@ def check_text_files(
     for system, spec in systems.items():
         if spec.get("kind") != "hypotheses":
             continue
-        for testset, path in spec["files"].items():
+        for testset, path in spec.get("files", {}).items():  # a submission (no files) is checked by check_submissions
             if not os.path.isfile(path):
                 continue
             key = f"systems.{system}.files.{testset}"

@@ -181,6 +181,11 @@ def complete_perturbations(config: MutableMapping[str, Any]) -> None:
             system_spec = config["systems"][system]
             if system_spec["kind"] != "hypotheses":
                 continue
+            if "submission" in system_spec:
+                raise InputError(
+                    f"invalid configuration at key '{key}.systems': {system} is a dataset's submission, which cannot "
+                    "translate perturbed test sets; leave it out"
+                )
             missing = [name for name in derived_testsets(family, spec) if name not in system_spec["files"]]
             if missing:
                 raise InputError(

@@ -47,7 +47,7 @@ __all__ = [
 #: Kind (the config's ``systems.<name>.kind``) -> the module that implements it (see :class:`SystemKind`).
 KINDS: dict[str, str] = {
     "apertium": "nlp_robustness.systems.kinds.apertium",  # Apertium pivot chains (the paper's RBMT systems)
-    "hypotheses": "nlp_robustness.systems.kinds.hypotheses",  # existing translations, one file per test set
+    "hypotheses": "nlp_robustness.systems.kinds.hypotheses",  # existing translations: a file per test set, or a dataset's submission
     "fairseq": "nlp_robustness.systems.kinds.fairseq",  # ConvS2S: pretrained from the manifest, or in-house
 }
 
@@ -61,12 +61,15 @@ class SystemContext:
         download_dir: Where downloads are fetched and archives extracted (``resources/downloads``).
         max_segments: The config's ``max_segments`` (how many lines of a hypotheses file a test set takes).
         derived_testsets: Every perturbed test set of the config.
+        testset_datasets: Test set -> the manifest dataset it is made from (the test sets given as a
+            dataset; a ``hypotheses`` system with ``submission`` reads its translations from that dataset).
     """
 
     manifest: Manifest
     download_dir: str
     max_segments: int | None
     derived_testsets: frozenset[str] = frozenset()
+    testset_datasets: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

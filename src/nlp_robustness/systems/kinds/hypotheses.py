@@ -1,48 +1,172 @@
-"""Kind ``hypotheses``: existing translations, one file per test set (``files``), checked to align with it."""
+"""Kind ``hypotheses``: existing translations, from one file per test set (``files``) or from the submissions
+a manifest dataset holds (``submission``), checked to align with the test set.
+
+``submission: <name>`` reads the column ``hypothesis:<name>`` of the parsed table of the test set's dataset
+(``results/datasets/<dataset>.tsv``; a ``wmt-xml`` dataset such as WMT'22 General MT holds every submitted
+system's output). Rows are matched by ``segment_id``, so a test set that selects a domain, drops segments
+or is cut to ``max_segments`` gets exactly its own segments' hypotheses. A perturbed test set has no
+submission: nobody translated its perturbed sources.
+"""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nlp_robustness.errors import InputError
 from nlp_robustness.systems.registry import JobNeeds, SystemContext, TranslationBatch, write_report, write_translations
+
+if TYPE_CHECKING:
+    from nlp_robustness.data.manifest import Manifest
 
 RULE = "import_hypotheses"
 CONDA_ENV = "python.yaml"
 BATCHES_FAMILIES = False
 GPU = False
 
+#: The parsed table of a manifest dataset (rules/datasets.smk, prepare_dataset).
+DATASET_TABLE = "results/datasets/{dataset}.tsv"
+
+
+def _submission_dataset(system: str, spec: Mapping[str, Any], testset: str, context: SystemContext) -> str:
+    """The manifest dataset whose table holds the submission's translation of ``testset``."""
+    key = f"systems.{system}.submission"
+    if testset in context.derived_testsets:
+        raise InputError(
+            f"{key}: the perturbed test set {testset} cannot be translated by a submission ({spec['submission']!r} "
+            f"translated only the dataset's own sources); leave {system} out of that family's systems"
+        )
+    if testset not in context.testset_datasets:
+        raise InputError(f"{key}: test set {testset} is not made from a manifest dataset, so it has no submissions")
+    return context.testset_datasets[testset]
+
 
 def needs(system: str, spec: Mapping[str, Any], testsets: Sequence[str], context: SystemContext) -> JobNeeds:
-    """The test set's file of ``files``, and how many of its lines the test set takes: ``max_segments``
-    for a test set (its file translates the whole test set), all of them for a perturbed one (its file
-    has one line per kept row)."""
+    """With ``files``: the test set's file, and how many of its lines the test set takes (``max_segments``
+    for a test set, whose file translates the whole test set; all of them for a perturbed one, whose
+    file has one line per kept row). With ``submission``: the parsed table of the test set's dataset and
+    the submission's name.
+
+    Raises:
+        InputError: A submission asked to translate a perturbed test set or one not made from a manifest
+            dataset (names ``systems.<system>.submission``).
+    """
     (testset,) = testsets
+    if "submission" in spec:
+        dataset = _submission_dataset(system, spec, testset, context)
+        return JobNeeds(
+            inputs={"dataset": DATASET_TABLE.format(dataset=dataset)},
+            params={"submission": spec["submission"], "dataset": dataset},
+            threads=1,
+            mem_mb=1000,
+            runtime=10,
+        )
     max_segments = None if testset in context.derived_testsets else context.max_segments
     return JobNeeds(inputs={"hypotheses": spec["files"][testset]}, params={"max_segments": max_segments}, threads=1, mem_mb=1000, runtime=10)
 
 
-def translate(batch: TranslationBatch) -> None:
-    """Copy the hypotheses of the batch's one test set, cut to ``max_segments``.
+def submission_hypotheses(dataset_table: Any, testset_table: Any, submission: str, where: str) -> list[str]:
+    """The submission's hypotheses of the test set's segments, in the test set's order, matched by ``segment_id``.
+
+    Args:
+        dataset_table: The parsed dataset table (``segment_id``, ``source``, ``hypothesis:<submission>``).
+        testset_table: The prepared test set table.
+        where: The dataset table's file, for errors.
 
     Raises:
-        InputError: A file whose line count differs from the test set's segment count, naming both.
+        InputError: The dataset has no such submission, a segment id of the test set is not in it, or a
+            segment's source differs from the dataset's (the test set was made from another dataset).
     """
-    from nlp_robustness.data.testsets import read_plain_lines, read_testset_table
+    from nlp_robustness.data.wmt_xml import HYPOTHESIS_PREFIX, hypothesis_column
+
+    column = hypothesis_column(submission)
+    if column not in dataset_table.columns:
+        systems = [name[len(HYPOTHESIS_PREFIX):] for name in dataset_table.columns if name.startswith(HYPOTHESIS_PREFIX)]
+        raise InputError(f"{where}: no submission {submission!r} (its submissions: {', '.join(systems) or 'none'})")
+    rows = dataset_table.set_index("segment_id")
+    missing = [segment for segment in testset_table["segment_id"] if segment not in rows.index]
+    if missing:
+        raise InputError(f"{where}: the test set's segment id(s) {', '.join(missing[:5])} are not in the dataset")
+    matched = rows.loc[list(testset_table["segment_id"])]
+    differ = [segment for segment, ours, theirs in zip(testset_table["segment_id"], testset_table["source"], matched["source"]) if ours != theirs]
+    if differ:
+        raise InputError(f"{where}: segment {differ[0]} of the test set has another source than the dataset's; is it made from this dataset?")
+    return matched[column].tolist()
+
+
+def translate(batch: TranslationBatch) -> None:
+    """Copy the hypotheses of the batch's one test set: a file's lines cut to ``max_segments``, or a
+    submission's segments of the test set.
+
+    Raises:
+        InputError: A file whose line count differs from the test set's segment count, naming both; a
+            submission the dataset lacks, or test set segments it does not have.
+    """
+    from nlp_robustness.data.testsets import TABLE_COLUMNS, read_plain_lines, read_testset_table
+    from nlp_robustness.fileio import read_table
 
     (testset,), (testset_file,) = batch.testsets, batch.testset_files
-    hypotheses_file = batch.inputs["hypotheses"]
     table = read_testset_table(testset_file)
-    hypotheses = read_plain_lines(hypotheses_file)
-    if batch.params["max_segments"] is not None:
-        hypotheses = hypotheses[: batch.params["max_segments"]]
-    if len(hypotheses) != len(table):
-        raise InputError(f"{hypotheses_file}: {len(hypotheses)} lines but test set {testset} has {len(table)} segments")
+    if "submission" in batch.params:
+        dataset_file = batch.inputs["dataset"]
+        hypotheses = submission_hypotheses(
+            read_table(dataset_file, TABLE_COLUMNS, "dataset table"), table, batch.params["submission"], dataset_file
+        )
+        origin = {"dataset": batch.params["dataset"], "submission": batch.params["submission"], "dataset_file": dataset_file}
+    else:
+        hypotheses_file = batch.inputs["hypotheses"]
+        hypotheses = read_plain_lines(hypotheses_file)
+        if batch.params["max_segments"] is not None:
+            hypotheses = hypotheses[: batch.params["max_segments"]]
+        if len(hypotheses) != len(table):
+            raise InputError(f"{hypotheses_file}: {len(hypotheses)} lines but test set {testset} has {len(table)} segments")
+        origin = {"hypotheses_file": hypotheses_file}
     write_translations(hypotheses, batch.translation_files[0])
-    write_report(
-        {"system": batch.system, "testset": testset, "hypotheses_file": hypotheses_file, "segments": len(hypotheses)},
-        batch.report_files[0],
-    )
-    logging.info("%d hypotheses imported from %s", len(hypotheses), hypotheses_file)
+    write_report({"system": batch.system, "testset": testset, **origin, "segments": len(hypotheses)}, batch.report_files[0])
+    logging.info("%d hypotheses imported from %s", len(hypotheses), next(iter(origin.values())))
+
+
+def check_submissions(
+    system: str,
+    spec: Mapping[str, Any],
+    testsets: Sequence[str],
+    testset_specs: Mapping[str, Mapping[str, Any]],
+    manifest: Manifest,
+) -> None:
+    """Check, when the workflow is planned, that a ``submission`` system can translate ``testsets``: each is
+    a configured test set made from a manifest dataset that declares that system (``systems`` of a
+    ``wmt-xml`` dataset). A system with ``files`` (or of another kind) passes.
+
+    Args:
+        system: Its name (``systems.<system>``).
+        spec: Its config entry.
+        testsets: The test sets it translates (a study's, a family's perturbed ones included).
+        testset_specs: The config's ``testsets`` section.
+
+    Raises:
+        InputError: One line naming ``systems.<system>.submission``: a perturbed or unknown test set, one
+            made from a pair of files, a dataset with no submissions, or one without this system.
+    """
+    if spec.get("kind") != "hypotheses" or "submission" not in spec:
+        return
+    key, submission = f"systems.{system}.submission", spec["submission"]
+    for testset in testsets:
+        if testset not in testset_specs:
+            raise InputError(
+                f"{key}: test set {testset} is not a configured test set (a perturbed one?); a submission translates "
+                f"only the test sets made from its dataset"
+            )
+        dataset_key = testset_specs[testset].get("dataset")
+        if dataset_key is None:
+            raise InputError(f"{key}: test set {testset} is a pair of files, not a manifest dataset, so it has no submissions")
+        dataset = manifest.datasets.get(dataset_key)
+        if dataset is None:
+            continue  # an unknown dataset is reported by the check of testsets.<name>.dataset
+        if not dataset.systems:
+            raise InputError(f"{key}: dataset {dataset_key} of test set {testset} holds no submissions")
+        if submission not in dataset.systems:
+            raise InputError(
+                f"{key}: {submission!r} is not a system of dataset {dataset_key} (test set {testset}; its systems: "
+                f"{', '.join(dataset.systems)})"
+            )

@@ -1,0 +1,338 @@
+"""The WMT XML format of the organisers (WMT'21 onwards): sources, references and system outputs in one file.
+
+::
+
+    <dataset id="wmttest2022">
+      <collection id="general">
+        <doc id="..." origlang="de" domain="news">
+          <src lang="de"><p><seg id="1">...</seg> ...</p></src>
+          <ref lang="fr" translator="A"><p><seg id="1">...</seg> ...</p></ref>
+          <hyp system="Online-B" lang="fr"><p><seg id="1">...</seg> ...</p></hyp>
+          ...
+
+:func:`read_wmt_xml` reads one file with expat (so entities such as ``&amp;`` are decoded and every
+element's line is known) and checks the alignment a table of segments relies on: in every document
+the source, the chosen reference and every hypothesis have the same number of segments, numbered
+1..n in order (across the document's paragraphs); every document has a domain and the chosen
+reference; every system translates every document. Each error is an :class:`InputError` naming the
+file, the line, and the document (and system). Segment texts are stripped of leading and trailing
+whitespace, as the other XML format (``iwslt-xml``) is.
+
+:func:`wmt_xml_table` turns the parsed file into a test-set table: the columns of
+:data:`~nlp_robustness.data.testsets.TABLE_COLUMNS`, then ``domain`` and one ``hypothesis:<system>``
+per system. ``segment_id`` is the 1-based position of the segment in the whole file, so a test set
+made of one domain's rows keeps ids that are unique across the file (with gaps).
+"""
+
+from __future__ import annotations
+
+import os
+import xml.parsers.expat
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from nlp_robustness.data.testsets import TABLE_COLUMNS
+from nlp_robustness.errors import InputError
+
+PathLike = str | os.PathLike[str]
+
+#: Prefix of the column of a system's hypotheses in a table (``hypothesis:Online-B``).
+HYPOTHESIS_PREFIX = "hypothesis:"
+
+#: The column of each segment's document domain.
+DOMAIN_COLUMN = "domain"
+
+_SIDES = ("src", "ref", "hyp")
+
+
+def hypothesis_column(system: str) -> str:
+    """The table column of ``system``'s hypotheses."""
+    return f"{HYPOTHESIS_PREFIX}{system}"
+
+
+@dataclass(frozen=True)
+class _Side:
+    """One ``<src>``/``<ref>``/``<hyp>`` block of a document while it is read."""
+
+    kind: str
+    name: str  # translator (ref) or system (hyp); "" for src
+    line: int
+    segments: list[str] = field(default_factory=list)
+    ids: list[tuple[str, int]] = field(default_factory=list)  # (id attribute, line)
+
+
+@dataclass(frozen=True)
+class WmtDocument:
+    """One ``<doc>`` of a WMT XML file.
+
+    Attributes:
+        doc_id: Its ``id``.
+        domain: Its ``domain`` (``news``, ``conversation``, ...).
+        origlang: Its ``origlang`` ("" when absent).
+        line: The line of its ``<doc>`` tag.
+        source: Its source segments, in order.
+        reference: The segments of the chosen translator's reference.
+        hypotheses: System -> its segments.
+    """
+
+    doc_id: str
+    domain: str
+    origlang: str
+    line: int
+    source: tuple[str, ...]
+    reference: tuple[str, ...]
+    hypotheses: Mapping[str, tuple[str, ...]]
+
+
+@dataclass(frozen=True)
+class WmtXmlFile:
+    """A parsed WMT XML file.
+
+    Attributes:
+        path: The file.
+        translator: The reference translator read (``"A"``).
+        documents: In file order.
+        systems: Every system, in the order of its first ``<hyp>``.
+        domains: Every domain, in the order of its first document.
+    """
+
+    path: str
+    translator: str
+    documents: tuple[WmtDocument, ...]
+    systems: tuple[str, ...]
+    domains: tuple[str, ...]
+
+    @property
+    def segments(self) -> int:
+        """The number of segments in the file."""
+        return sum(len(document.source) for document in self.documents)
+
+    def documents_of_domain(self, domain: str) -> list[WmtDocument]:
+        """The documents of ``domain``, in file order.
+
+        Raises:
+            InputError: The file has no document of that domain (names the file and its domains).
+        """
+        if domain not in self.domains:
+            raise InputError(f"{self.path}: no document of domain {domain!r} (its domains: {', '.join(self.domains)})")
+        return [document for document in self.documents if document.domain == domain]
+
+    def hypotheses_of(self, system: str) -> list[str]:
+        """Every segment of ``system``, in file order.
+
+        Raises:
+            InputError: The file has no such system (names the file and its systems).
+        """
+        if system not in self.systems:
+            raise InputError(f"{self.path}: no system {system!r} (its systems: {', '.join(self.systems)})")
+        return [text for document in self.documents for text in document.hypotheses[system]]
+
+
+class _Reader:
+    """Expat handlers that collect the documents of one file (see :func:`read_wmt_xml`)."""
+
+    def __init__(self, path: str, translator: str, parser: xml.parsers.expat.XMLParserType) -> None:
+        self.path = path
+        self.translator = translator
+        self.parser = parser
+        self.documents: list[WmtDocument] = []
+        self.systems: dict[str, None] = {}
+        self.domains: dict[str, None] = {}
+        self.translators_seen: set[str] = set()
+        self._doc: dict[str, object] | None = None
+        self._sides: list[_Side] = []
+        self._side: _Side | None = None
+        self._text: list[str] | None = None
+
+    def _fail(self, message: str, line: int | None = None) -> InputError:
+        line = self.parser.CurrentLineNumber if line is None else line
+        document = f" document {self._doc['id']!r}:" if self._doc is not None else ""
+        return InputError(f"{self.path}: line {line}:{document} {message}")
+
+    def start(self, name: str, attributes: dict[str, str]) -> None:
+        line = self.parser.CurrentLineNumber
+        if name == "doc":
+            if "id" not in attributes:
+                raise self._fail("<doc> without an id attribute")
+            self._doc = {"id": attributes["id"], "line": line, **attributes}
+            self._sides = []
+            if not attributes.get("domain"):
+                raise self._fail("<doc> without a domain attribute")
+        elif name in _SIDES:
+            if self._doc is None:
+                raise self._fail(f"<{name}> outside every <doc>")
+            if name == "hyp" and not attributes.get("system"):
+                raise self._fail("<hyp> without a system attribute")
+            label = {"src": "", "ref": attributes.get("translator", ""), "hyp": attributes.get("system", "")}[name]
+            self._side = _Side(name, label, line)
+            self._sides.append(self._side)
+        elif name == "seg":
+            if self._side is None:
+                raise self._fail("<seg> outside every <src>, <ref> or <hyp>")
+            if "id" not in attributes:
+                raise self._fail(f"{self._describe(self._side)}: <seg> without an id attribute")
+            self._side.ids.append((attributes["id"], line))
+            self._text = []
+
+    def characters(self, data: str) -> None:
+        if self._text is not None:
+            self._text.append(data)
+
+    def end(self, name: str) -> None:
+        if name == "seg" and self._side is not None and self._text is not None:
+            self._side.segments.append("".join(self._text).strip())
+            self._text = None
+        elif name in _SIDES:
+            self._side = None
+        elif name == "doc" and self._doc is not None:
+            self.documents.append(self._finish_document())
+            self._doc = None
+
+    def _describe(self, side: _Side) -> str:
+        return {"src": "source", "ref": f"reference of translator {side.name!r}", "hyp": f"system {side.name!r}"}[side.kind]
+
+    def _finish_document(self) -> WmtDocument:
+        assert self._doc is not None
+        doc_line = int(self._doc["line"])  # type: ignore[call-overload]
+        sources = [side for side in self._sides if side.kind == "src"]
+        if len(sources) != 1:
+            raise self._fail(f"{len(sources)} <src> blocks (need exactly one)", doc_line)
+        source = sources[0]
+        references = [side for side in self._sides if side.kind == "ref"]
+        self.translators_seen.update(side.name for side in references)
+        chosen = [side for side in references if side.name == self.translator]
+        if len(chosen) != 1:
+            found = ", ".join(repr(side.name) for side in references) or "none"
+            raise self._fail(f"{len(chosen)} references of translator {self.translator!r} (need one; translators here: {found})", doc_line)
+        hypotheses: dict[str, tuple[str, ...]] = {}
+        for side in [source, chosen[0]] + [side for side in self._sides if side.kind == "hyp"]:
+            expected = [str(number) for number in range(1, len(side.ids) + 1)]
+            wrong = next((index for index, (seg_id, _) in enumerate(side.ids) if seg_id != expected[index]), None)
+            if wrong is not None:
+                seg_id, seg_line = side.ids[wrong]
+                raise self._fail(
+                    f"{self._describe(side)}: segment ids must be 1..n in order; segment {wrong + 1} has id {seg_id!r}", seg_line
+                )
+            if len(side.segments) != len(source.segments):
+                raise self._fail(
+                    f"{self._describe(side)} has {len(side.segments)} segments, the source has {len(source.segments)}", side.line
+                )
+            if side.kind == "hyp":
+                if side.name in hypotheses:
+                    raise self._fail(f"system {side.name!r} has two <hyp> blocks", side.line)
+                hypotheses[side.name] = tuple(side.segments)
+        domain = str(self._doc["domain"])
+        self.domains.setdefault(domain, None)
+        for system in hypotheses:
+            if system not in self.systems:
+                if self.documents:
+                    raise self._fail(f"system {system!r} has no <hyp> in the documents before this one", doc_line)
+                self.systems[system] = None
+        missing = [system for system in self.systems if system not in hypotheses]
+        if missing:
+            raise self._fail(f"no <hyp> of system(s) {', '.join(map(repr, missing))}, which the first document has", doc_line)
+        return WmtDocument(
+            doc_id=str(self._doc["id"]),
+            domain=domain,
+            origlang=str(self._doc.get("origlang", "")),
+            line=doc_line,
+            source=tuple(source.segments),
+            reference=tuple(chosen[0].segments),
+            hypotheses=hypotheses,
+        )
+
+
+def read_wmt_xml(path: PathLike, translator: str = "A") -> WmtXmlFile:
+    """Read and check one WMT XML file (see the module docstring).
+
+    Args:
+        path: The file.
+        translator: The ``translator`` attribute of the ``<ref>`` to read.
+
+    Raises:
+        InputError: The file is missing, not well-formed XML, or not aligned: a document without an id
+            or a domain, without exactly one ``<src>`` or one reference of ``translator``, a source,
+            reference or hypothesis whose segment count differs from the source's or whose ids are
+            not 1..n in order, a system missing from some document; or the file has no document.
+            Each names the file, the line and the document (and side).
+    """
+    parser = xml.parsers.expat.ParserCreate()
+    reader = _Reader(str(path), translator, parser)
+    parser.StartElementHandler = reader.start
+    parser.EndElementHandler = reader.end
+    parser.CharacterDataHandler = reader.characters
+    try:
+        with open(path, "rb") as handle:
+            parser.ParseFile(handle)
+    except FileNotFoundError:
+        raise InputError(f"file not found: {path}") from None
+    except xml.parsers.expat.ExpatError as error:
+        raise InputError(f"{path}: line {error.lineno}, column {error.offset}: not well-formed XML ({xml.parsers.expat.ErrorString(error.code)})") from None
+    except OSError as error:
+        raise InputError(f"cannot read {path}: {error.strerror or error}") from None
+    if not reader.documents:
+        raise InputError(f"{path}: no <doc> in the file")
+    return WmtXmlFile(
+        path=str(path),
+        translator=translator,
+        documents=tuple(reader.documents),
+        systems=tuple(reader.systems),
+        domains=tuple(reader.domains),
+    )
+
+
+def wmt_xml_table(parsed: WmtXmlFile, systems: Sequence[str] | None = None) -> pd.DataFrame:
+    """The file as a table: :data:`TABLE_COLUMNS`, ``domain``, then ``hypothesis:<system>`` per system.
+
+    Args:
+        parsed: From :func:`read_wmt_xml`.
+        systems: The systems whose columns to write, in this order (``None``: every system, in file order).
+
+    Raises:
+        InputError: A system of ``systems`` that the file lacks.
+    """
+    systems = list(parsed.systems if systems is None else systems)
+    columns: dict[str, list[str]] = {name: [] for name in (*TABLE_COLUMNS, DOMAIN_COLUMN)}
+    hypotheses = {system: parsed.hypotheses_of(system) for system in systems}
+    for document in parsed.documents:
+        columns["doc_id"] += [document.doc_id] * len(document.source)
+        columns["source"] += document.source
+        columns["reference"] += document.reference
+        columns[DOMAIN_COLUMN] += [document.domain] * len(document.source)
+    columns["segment_id"] = [str(position) for position in range(1, len(columns["source"]) + 1)]
+    table = pd.DataFrame(columns, dtype=str)
+    for system, texts in hypotheses.items():
+        table[hypothesis_column(system)] = pd.Series(texts, dtype=str)
+    return table
+
+
+def read_declared_wmt_xml(path: PathLike, declared: Mapping[str, object], dataset: str) -> pd.DataFrame:
+    """The table of a manifest dataset's WMT XML file, checked against what the manifest declares.
+
+    Args:
+        path: The file.
+        declared: ``reference_translator``, ``domains`` and ``systems`` of the dataset's manifest entry.
+        dataset: Its manifest key, for errors.
+
+    Returns:
+        :func:`wmt_xml_table` with the declared systems' columns in the declared order.
+
+    Raises:
+        InputError: The file's malformed (:func:`read_wmt_xml`), or its domains or systems differ from the
+            declared ones (names the dataset, the file and both lists).
+    """
+    parsed = read_wmt_xml(path, str(declared["reference_translator"]))
+    for what, found in (("domains", parsed.domains), ("systems", parsed.systems)):
+        listed = list(declared.get(what) or [])  # type: ignore[call-overload]
+        if sorted(found) != sorted(listed):
+            missing = [name for name in listed if name not in found]
+            extra = [name for name in found if name not in listed]
+            raise InputError(
+                f"dataset {dataset}: {path} holds the {what} {', '.join(found) or '(none)'}, but the manifest declares "
+                f"{', '.join(listed) or '(none)'}"
+                + (f"; not in the file: {', '.join(missing)}" if missing else "")
+                + (f"; not declared: {', '.join(extra)}" if extra else "")
+            )
+    return wmt_xml_table(parsed, list(declared.get("systems") or []))  # type: ignore[call-overload]
