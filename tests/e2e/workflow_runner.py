@@ -42,7 +42,7 @@ def for_working_directory(config: dict[str, Any], mirror_dir: Path = MIRROR) -> 
     if written_mirror is not None:
         config["mirror_dir"] = str(mirror_dir)
     for spec in config["systems"].values():
-        if spec["kind"] == "hypotheses":
+        if spec["kind"] == "hypotheses" and "files" in spec:  # a submission is read from its dataset
             spec["files"] = {testset: absolute(path) for testset, path in spec["files"].items()}
     for spec in config["testsets"].values():
         for side in ("source", "reference"):
