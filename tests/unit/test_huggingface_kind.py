@@ -174,3 +174,30 @@ def test_an_edited_model_changes_the_report_hashes(tiny_marian_dir: Path, tmp_pa
     original = HuggingfaceTranslator.load(system_entry(model=str(tiny_marian_dir)), "systems.tiny").report(0, 0.0)
     assert report["files"]["config.json"] != original["files"]["config.json"]
     assert report["files"]["model.safetensors"] == original["files"]["model.safetensors"]
+
+
+def test_the_readme_entry_for_opus_mt_is_a_valid_system() -> None:
+    readme = (REPOSITORY / "README.md").read_text(encoding="utf-8")
+    snippet = next(block for block in readme.split("```yaml\n")[1:] if "kind: huggingface" in block.split("```")[0])
+    (name, entry), = yaml.safe_load(snippet.split("```")[0])["systems"].items()
+    assert (name, system_entry(**{key: value for key, value in entry.items() if key != "kind"})["model"]) == (
+        "opus-mt-en-fr", "Helsinki-NLP/opus-mt-en-fr")
+
+
+def _per_family_families(node: object) -> set[str]:
+    """Names of the mappings anywhere in a config with ``translation_jobs: per_family``."""
+    if isinstance(node, dict):
+        found = {key for key, value in node.items() if isinstance(value, dict) and value.get("translation_jobs") == "per_family"}
+        return found.union(*(_per_family_families(value) for value in node.values()))
+    return set().union(*(_per_family_families(value) for value in node)) if isinstance(node, list) else set()
+
+
+def test_the_slurm_profile_sends_every_translation_job_of_a_gpu_kind_to_the_gpu_partition() -> None:
+    profile = yaml.safe_load((REPOSITORY / "profiles" / "slurm" / "config.yaml").read_text(encoding="utf-8"))
+    families = _per_family_families(yaml.safe_load((REPOSITORY / "config.yaml").read_text(encoding="utf-8")))
+    assert families  # the default config batches at least one family
+    for kind in ("fairseq", "huggingface"):
+        module = system_kind(kind)
+        assert module.GPU and module.BATCHES_FAMILIES
+        for rule in [module.RULE, *(f"{module.RULE}_{family}" for family in sorted(families))]:
+            assert profile["set-resources"][rule]["slurm_partition"] == "gpu", rule
