@@ -1,9 +1,8 @@
 """Tiny translation models built by the tests, never downloaded: a 2-layer MarianMT with a SentencePiece
-vocabulary trained on the mirror's Tatoeba English-French pairs, and an M2M-100 configuration (a model type
-that needs language codes).
+vocabulary trained on the mirror's Tatoeba English-French pairs.
 
 The Marian model is seeded and trained for a few steps on CPU so that it writes something other than one
-token repeated (about 5 s on one core): enough to tell sentences apart, order and batching, not to translate.
+token repeated (about 5 s on one core; the SentencePiece training about 1 s): enough to tell sentences apart, order and batching, not to translate.
 Everything is deterministic: one seed gives the same vocabulary, weights and files.
 """
 
@@ -132,13 +131,3 @@ def _train(model, tokenizer, pairs: list[tuple[str, str]]) -> None:
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-
-
-def build_tiny_m2m100_config(directory: Path) -> Path:
-    """Write only the config.json of a tiny M2M-100 model (a model type that needs language codes) into
-    ``directory``: enough for the check that asks for them, which reads the config before anything else."""
-    directory.mkdir(parents=True, exist_ok=True)
-    config = {"model_type": "m2m_100", "architectures": ["M2M100ForConditionalGeneration"], "vocab_size": 128,
-              "d_model": 16, "encoder_layers": 1, "decoder_layers": 1}
-    (directory / "config.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
-    return directory

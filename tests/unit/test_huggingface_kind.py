@@ -20,7 +20,8 @@ from nlp_robustness.errors import InputError
 from nlp_robustness.systems.huggingface import HuggingfaceTranslator, is_local_model
 from nlp_robustness.systems.registry import SystemContext, TranslationBatch, system_kind
 from tests.paths import MANIFEST, MANIFEST_SCHEMA, REPOSITORY
-from tests.tiny_models.marian import build_tiny_m2m100_config, tatoeba_pairs
+from tests.tiny_models.m2m100 import build_tiny_m2m100, build_tiny_m2m100_config
+from tests.tiny_models.marian import tatoeba_pairs
 
 SCHEMA = REPOSITORY / "schemas" / "config.schema.yaml"
 CONTEXT = SystemContext(load_manifest(MANIFEST, MANIFEST_SCHEMA), "resources/downloads", None)
@@ -102,6 +103,24 @@ def test_a_model_needing_language_codes_without_them_is_a_named_error(tmp_path: 
         HuggingfaceTranslator.load(system_entry(model=str(directory)), "systems.tiny")
     with pytest.raises(InputError, match=r"systems\.tiny\.target_language: .* needs a target language code"):
         HuggingfaceTranslator.load(system_entry(model=str(directory), source_language="en"), "systems.tiny")
+
+
+@pytest.fixture(scope="module")
+def tiny_m2m100_dir(tiny_marian_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_tiny_m2m100(tmp_path_factory.mktemp("tiny-m2m100") / "model", tiny_marian_dir)
+
+
+def test_language_codes_mark_the_source_and_force_the_first_target_token(tiny_m2m100_dir: Path) -> None:
+    entry = system_entry(model=str(tiny_m2m100_dir), source_language="en", target_language="fr", max_length=6)
+    to_french = HuggingfaceTranslator.load(entry, "systems.tiny")
+    tokenizer = to_french.tokenizer
+    assert to_french.forced_bos_token_id == tokenizer.get_lang_id("fr")
+    assert tokenizer(["Hello."])["input_ids"][0][0] == tokenizer.get_lang_id("en")
+    to_german = HuggingfaceTranslator.load({**entry, "target_language": "de"}, "systems.tiny")
+    assert to_french.translate(SOURCES[:3]) != to_german.translate(SOURCES[:3])  # the forced code steers the decoder
+    for side in ("source", "target"):
+        with pytest.raises(InputError, match=rf"systems\.tiny\.{side}_language: model .* \(m2m_100\) has no language code 'xx'"):
+            HuggingfaceTranslator.load({**entry, f"{side}_language": "xx"}, "systems.tiny")
 
 
 def test_a_hub_model_not_cached_while_offline_says_how_to_fetch_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -237,6 +237,9 @@ class HuggingfaceTranslator:
                 indices = order[start : start + batch_size]
                 encoded = self.tokenizer([texts[index] for index in indices], return_tensors="pt", padding=True, truncation=True)
                 output = self.model.generate(**encoded.to(self.device), **generation)
+                if self.forced_bos_token_id is not None:
+                    # the decoder start, then the forced target code: not every tokenizer counts the code special
+                    output = torch.cat([output[:, :1], output[:, 2:]], dim=1)
                 for index, text in zip(indices, self.tokenizer.batch_decode(output, skip_special_tokens=True), strict=True):
                     translations[index] = " ".join(text.split())
         return translations
@@ -264,24 +267,33 @@ class HuggingfaceTranslator:
         }
 
 
+def _language_code_id(tokenizer: Any, code: str) -> int | None:
+    """The token id of a language code (M2M-100's ``__fr__`` through ``get_lang_id``; NLLB's and mBART's
+    codes are tokens themselves), or None when the tokenizer does not know it."""
+    try:
+        token_id = tokenizer.get_lang_id(code) if hasattr(tokenizer, "get_lang_id") else tokenizer.convert_tokens_to_ids(code)
+    except (KeyError, ValueError):
+        return None
+    return None if token_id is None or token_id == tokenizer.unk_token_id else int(token_id)
+
+
 def _set_language_codes(tokenizer: Any, model_type: str, settings: Mapping[str, Any], key: str, model: str) -> int | None:
     """Set the tokenizer's source language; the id generation must start with (the target's code), if any.
 
     Raises:
-        InputError: A code the model's tokenizer does not know, naming the config key.
+        InputError: A code the model's tokenizer does not know, naming its config key.
     """
     if model_type not in LANGUAGE_CODE_MODEL_TYPES:
         return None
-    source, target = settings["source_language"], settings["target_language"]
-    try:
-        tokenizer.src_lang = source
-        tokenizer.tgt_lang = target
-        target_id = tokenizer.get_lang_id(target) if hasattr(tokenizer, "get_lang_id") else tokenizer.convert_tokens_to_ids(target)
-    except (KeyError, ValueError) as error:
-        raise InputError(f"{key}: model {model} ({model_type}) does not know the language code {error}") from error
-    if target_id is None or target_id == tokenizer.unk_token_id:
-        raise InputError(f"{key}.target_language: model {model} ({model_type}) has no language code {target!r}")
-    return int(target_id)
+    ids = {}
+    for side in ("source", "target"):
+        code = settings[f"{side}_language"]
+        ids[side] = _language_code_id(tokenizer, code)
+        if ids[side] is None:
+            raise InputError(f"{key}.{side}_language: model {model} ({model_type}) has no language code {code!r}")
+    tokenizer.src_lang = settings["source_language"]
+    tokenizer.tgt_lang = settings["target_language"]
+    return ids["target"]
 
 
 def timed_translation(translator: HuggingfaceTranslator, sources: Sequence[str]) -> tuple[list[str], dict[str, Any]]:
