@@ -36,13 +36,17 @@ def tatoeba_pairs(count: int = PAIRS) -> list[tuple[str, str]]:
     return list(zip(english, french, strict=True))
 
 
-def _train_sentencepiece(lines: list[str], prefix: Path) -> Path:
-    """A unigram SentencePiece model of ``lines`` (one thread, input in order: the same model every time)."""
+def _train_sentencepiece(lines: list[str], model_file: Path) -> Path:
+    """A unigram SentencePiece model of ``lines`` written to ``model_file`` (one thread, input in order, no
+    path kept in the model: the same bytes every time)."""
+    import io
+
     import sentencepiece
 
+    model = io.BytesIO()
     sentencepiece.SentencePieceTrainer.train(
         sentence_iterator=iter(lines),
-        model_prefix=str(prefix),
+        model_writer=model,
         vocab_size=VOCABULARY_SIZE,
         model_type="unigram",
         character_coverage=1.0,
@@ -54,7 +58,8 @@ def _train_sentencepiece(lines: list[str], prefix: Path) -> Path:
         shuffle_input_sentence=False,
         minloglevel=2,
     )
-    return prefix.with_suffix(".model")
+    model_file.write_bytes(model.getvalue())
+    return model_file
 
 
 def build_tiny_marian(directory: Path, *, train: bool = True) -> Path:
@@ -71,7 +76,7 @@ def build_tiny_marian(directory: Path, *, train: bool = True) -> Path:
     pairs = tatoeba_pairs()
     directory.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as scratch:
-        spm_file = _train_sentencepiece([line for pair in pairs for line in pair], Path(scratch) / "spm")
+        spm_file = _train_sentencepiece([line for pair in pairs for line in pair], Path(scratch) / "spm.model")
         pieces = sentencepiece.SentencePieceProcessor(model_file=str(spm_file))
         # Marian maps SentencePiece pieces to ids through vocab.json: </s> first, <pad> last (its decoder start)
         vocabulary = {"</s>": 0, "<unk>": 1}

@@ -220,3 +220,11 @@ def test_the_slurm_profile_sends_every_translation_job_of_a_gpu_kind_to_the_gpu_
         assert module.GPU and module.BATCHES_FAMILIES
         for rule in [module.RULE, *(f"{module.RULE}_{family}" for family in sorted(families))]:
             assert profile["set-resources"][rule]["slurm_partition"] == "gpu", rule
+
+
+def test_the_tiny_marian_is_built_to_the_same_bytes(tiny_marian_dir: Path, tmp_path: Path) -> None:
+    from tests.tiny_models.marian import build_tiny_marian
+
+    first, second = (build_tiny_marian(tmp_path / name, train=False) for name in ("first", "second"))
+    assert {path.name: path.read_bytes() for path in first.iterdir()} == {path.name: path.read_bytes() for path in second.iterdir()}
+    assert (first / "source.spm").read_bytes() == (tiny_marian_dir / "source.spm").read_bytes()  # the trained one's vocabulary
