@@ -46,6 +46,15 @@ def repository() -> Path:
     return REPOSITORY
 
 
+@pytest.fixture(scope="session")
+def tiny_marian_dir(mirror_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny MarianMT English->French model saved with save_pretrained (tests/tiny_models/marian.py), built
+    once per session (and per worker) from the mirror's Tatoeba pairs."""
+    from tests.tiny_models.marian import build_tiny_marian
+
+    return build_tiny_marian(tmp_path_factory.mktemp("tiny-marian") / "model")
+
+
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
     """Without pytest-xdist (not installed, or ``-p no:xdist``) pyproject.toml's ``--numprocesses`` and
     ``--dist`` are accepted and ignored: the tests run in this process."""

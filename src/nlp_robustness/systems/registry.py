@@ -49,6 +49,7 @@ KINDS: dict[str, str] = {
     "apertium": "nlp_robustness.systems.kinds.apertium",  # Apertium pivot chains (the paper's RBMT systems)
     "hypotheses": "nlp_robustness.systems.kinds.hypotheses",  # existing translations: a file per test set, or a dataset's submission
     "fairseq": "nlp_robustness.systems.kinds.fairseq",  # ConvS2S: pretrained from the manifest, or in-house
+    "huggingface": "nlp_robustness.systems.kinds.huggingface",  # a transformers seq2seq model: hub id or directory
 }
 
 
