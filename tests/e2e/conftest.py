@@ -1,4 +1,5 @@
-"""The one full run of the small test configuration (tests/config/small.yaml), shared by the end-to-end tests."""
+"""The one full run of the small test configuration (tests/config/small.yaml) with the tiny Hugging Face models
+the tests build, shared by the end-to-end tests."""
 
 from __future__ import annotations
 
@@ -13,8 +14,32 @@ from nlp_robustness.fileio import locked_directory
 from tests.e2e.workflow_runner import run_workflow, small_config
 
 
+def _session_directory(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The session's directory, above the pytest-xdist workers' own (one per session, shared by the workers)."""
+    session_directory = tmp_path_factory.getbasetemp()
+    if hasattr(request.config, "workerinput"):  # a pytest-xdist worker: its basetemp is one per worker
+        session_directory = session_directory.parent
+    return session_directory
+
+
 @pytest.fixture(scope="session")
-def finished_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, mirror_dir: Path) -> Path:
+def tiny_models(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, mirror_dir: Path) -> Path:
+    """The tiny Hugging Face models of the shared run (``marian/``: tests/tiny_models/marian.py), built once per
+    session in the session's directory (every worker's runs name the same files)."""
+    from tests.tiny_models.marian import build_tiny_marian
+
+    session_directory = _session_directory(request, tmp_path_factory)
+    directory, built = session_directory / "tiny-models", session_directory / "tiny-models.built"
+    with locked_directory(session_directory):
+        if not built.exists():
+            build_tiny_marian(directory / "marian")
+            built.touch()
+    return directory
+
+
+@pytest.fixture(scope="session")
+def finished_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, mirror_dir: Path,
+                 tiny_models: Path) -> Path:
     """A temporary working directory in which the whole workflow ran on the small test configuration
     (its config.yaml, results/, logs/, resources/downloads/ and .snakemake/). Tests read it and dry-run
     edited configs beside it (as edited.yaml); whatever changes files works on a copy.
@@ -26,15 +51,13 @@ def finished_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPa
     on another, at the same time as it."""
     if shutil.which("apertium") is None:
         pytest.skip("apertium is not installed (make setup installs it)")
-    session_directory = tmp_path_factory.getbasetemp()
-    if hasattr(request.config, "workerinput"):  # a pytest-xdist worker: its basetemp is one per worker
-        session_directory = session_directory.parent
+    session_directory = _session_directory(request, tmp_path_factory)
     workdir, outcome = session_directory / "workflow", session_directory / "workflow.outcome.json"
     with locked_directory(session_directory):  # the other workers wait here
         if not outcome.exists():
             recorded = {"returncode": None, "output": "the run raised (see the first test that needed it)"}
             try:
-                result = run_workflow(workdir, small_config(mirror_dir), cores=2)
+                result = run_workflow(workdir, small_config(mirror_dir, tiny_models), cores=2)
                 recorded = {"returncode": result.returncode, "output": result.stdout[-5000:]}
             finally:  # recorded even when it raises (a timeout): nobody waits to start it again
                 outcome.write_text(json.dumps(recorded), encoding="utf-8")

@@ -51,11 +51,30 @@ def for_working_directory(config: dict[str, Any], mirror_dir: Path = MIRROR) -> 
     return config
 
 
-def small_config(mirror_dir: Path = MIRROR) -> dict[str, Any]:
+def small_config(mirror_dir: Path = MIRROR, tiny_models: Path | None = None) -> dict[str, Any]:
     """The small test configuration (tests/config/small.yaml: the default config on the first 40
     segments of each test set, a seconds-long ConvS2S training and a copy-source system), made to
-    run in a temporary directory on ``mirror_dir``."""
-    return for_working_directory(yaml.safe_load(SMALL_CONFIG_FILE.read_text(encoding="utf-8")), mirror_dir)
+    run in a temporary directory on ``mirror_dir``; with ``tiny_models`` (the directory the e2e fixture
+    ``tiny_models`` builds) also the bring-your-own-model systems of :func:`with_tiny_models`."""
+    config = for_working_directory(yaml.safe_load(SMALL_CONFIG_FILE.read_text(encoding="utf-8")), mirror_dir)
+    return config if tiny_models is None else with_tiny_models(config, tiny_models)
+
+
+#: The Hugging Face translator of the shared run (a tiny MarianMT the tests build: tests/tiny_models/marian.py).
+TINY_TRANSLATOR = "tiny-marian"
+
+
+def with_tiny_models(config: dict[str, Any], tiny_models: Path) -> dict[str, Any]:
+    """``config`` with the tiny Hugging Face models the tests build (``tiny_models``: ``marian/``) as a user
+    brings their own: the translator a system of the paper's study, so it joins every branch that
+    translates (its perturbation families and Natural Robustness take every system by default)."""
+    config = copy.deepcopy(config)
+    config["systems"][TINY_TRANSLATOR] = {
+        "kind": "huggingface", "model": str(tiny_models / "marian"), "batch_size": 8, "beam": 2, "max_length": 64,
+        "cpu_threads": 1, "device": "auto",
+    }
+    config["mt_studies"]["paper"]["systems"].append(TINY_TRANSLATOR)
+    return config
 
 
 def run_workflow(
