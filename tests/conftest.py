@@ -46,6 +46,15 @@ def repository() -> Path:
     return REPOSITORY
 
 
+@pytest.fixture(scope="session")
+def tiny_classifier(tmp_path_factory: pytest.TempPathFactory, mirror_dir: Path) -> Path:
+    """A tiny BERT sentiment classifier built from mirror reviews (tests/tiny_models/classifier.py), once per
+    session (per worker): its ``save_pretrained`` directory."""
+    from tests.tiny_models.classifier import build_tiny_classifier  # torch and transformers only where needed
+
+    return build_tiny_classifier(tmp_path_factory.mktemp("tiny_classifier") / "model", mirror=mirror_dir)
+
+
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
     """Without pytest-xdist (not installed, or ``-p no:xdist``) pyproject.toml's ``--numprocesses`` and
     ``--dist`` are accepted and ignored: the tests run in this process."""
