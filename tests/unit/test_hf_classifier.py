@@ -17,6 +17,7 @@ from nlp_robustness.errors import InputError
 from nlp_robustness.planning import prepare_config
 from nlp_robustness.studies.natural_robustness import sentiment_responses
 from nlp_robustness.studies.plan import natural_rows, study_plan
+from nlp_robustness.studies.profile import profile_plan
 from nlp_robustness.studies.sentiment import accuracy_by_domain, sentiment_classifiers
 from nlp_robustness.systems.hf_classifier import (
     ModelSettings,
@@ -214,6 +215,8 @@ def test_a_model_is_one_more_row_of_the_sentiment_and_natural_studies(tiny_class
     assert plan.tables["sentiment"].row_label == "classifier (training domain or model)"
     assert natural_rows(config)["label"] == [*domains, "tiny"]
     assert "tiny (label)" in plan.tables["natural_robustness"].rows
+    groups = {group["name"]: group for group in profile_plan(config, plan.gamma_curves())["groups"]}
+    assert groups["sentiment"]["systems"] == [*domains, "tiny"]
 
 
 @pytest.mark.parametrize(("name", "entry", "expected"), [
