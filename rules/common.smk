@@ -39,6 +39,7 @@ from nlp_robustness.studies.plan import mt_score_files as study_score_files
 from nlp_robustness.studies.plan import pair_score_files as family_pair_score_files
 from nlp_robustness.studies.plan import review_response_files
 from nlp_robustness.studies.profile import config_hash, plan_files, profile_plan
+from nlp_robustness.studies.sentiment import sentiment_classifiers, sentiment_models
 
 
 # The config is checked, completed (every default is written once, in the schema, and filled in here) and
@@ -84,9 +85,12 @@ def _workflow_path(path):
 # script's directory. An absolute path of the checkout in its params would rerun every download, and
 # all that follows, of a project copied to another directory with its results/ and .snakemake/.
 CHECKSUM_LOCK = DOWNLOAD["checksum_lock"]
-# The sentiment branch (optional): classifiers are named after their training domains.
+# The sentiment branch (optional): TF-IDF classifiers trained here are named after their training domains;
+# Hugging Face models (sentiment.models) by their config names. The study's rows are both.
 SENTIMENT = config.get("sentiment")
 SENTIMENT_CLASSIFIERS = list(SENTIMENT["training"]["domains"]) if SENTIMENT else []
+SENTIMENT_MODELS = sentiment_models(config)
+SENTIMENT_ROWS = sentiment_classifiers(config)
 # Robustness of evaluation metrics to attacked references (optional; rules/metric_robustness.smk):
 # WMT19 to-English pairs, conditions = clean + attack x level, rows = metric variants.
 METRIC_ROBUSTNESS = config.get("metric_robustness")
@@ -150,6 +154,7 @@ wildcard_constraints:
     study_table=_alternation(STUDY_PLAN.tables),
     gamma_figure=_alternation(STUDY_PLAN.gamma_figures),
     classifier=_alternation(SENTIMENT_CLASSIFIERS),
+    sentiment_model=_alternation(SENTIMENT_MODELS),
     human_domain=_alternation(HUMAN_DOMAINS),
     wmt19_pair=_alternation(WMT19_PAIRS),
     condition=_alternation(METRIC_CONDITIONS),

@@ -92,6 +92,27 @@ rule natural_responses_sentiment:
         "../scripts/natural_responses_sentiment.py"
 
 
+rule natural_responses_sentiment_model:
+    """One Hugging Face model's label for every perturbed review against its label for the original review."""
+    input:
+        unpack(natural_sentiment_model_response_inputs),
+    output:
+        "results/natural_robustness/responses/sentiment/{sentiment_model}.tsv",
+    log:
+        "logs/natural_responses_sentiment_model/{sentiment_model}.log",
+    params:
+        job=natural_sentiment_response_job,
+        model=sentiment_model_spec,
+    threads: lambda wildcards: sentiment_model_spec(wildcards)["cpu_threads"]
+    resources:
+        mem_mb=8000,
+        runtime=60,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/natural_responses_sentiment.py"
+
+
 rule natural_robustness_scores:
     """The Natural Robustness score (share unchanged, 1.0 = robust) of every system and classifier, per
     perturbation type and overall, on every record sample, with cluster-bootstrap intervals."""

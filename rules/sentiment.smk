@@ -1,5 +1,6 @@
 # Sentiment branch (paper Section 5, Tables 2, 4, 6): one classifier per training domain of the Amazon
-# reviews, tested on every test domain; robustness = consistency of its domain-level accuracies.
+# reviews, tested on every test domain, and every Hugging Face model of sentiment.models, tested on every
+# review of every test domain; robustness = consistency of each one's domain-level accuracies.
 
 from nlp_robustness.outputs.report_sections import SENTIMENT as SENTIMENT_SECTION
 
@@ -54,11 +55,36 @@ rule sentiment_evaluate:
         "../scripts/sentiment_evaluate.py"
 
 
+rule sentiment_evaluate_model:
+    """Predict every review of every test domain with a Hugging Face sequence classifier (trained elsewhere:
+    every domain is cross-domain for it); accuracy per domain and a report of the model's files and run."""
+    input:
+        unpack(sentiment_model_evaluation_inputs),
+    output:
+        predictions="results/sentiment/predictions/{sentiment_model}.tsv",
+        accuracy="results/sentiment/accuracy/{sentiment_model}.tsv",
+        report="results/sentiment/predictions/{sentiment_model}.report.json",
+    log:
+        "logs/sentiment_evaluate_model/{sentiment_model}.log",
+    params:
+        model=sentiment_model_spec,
+        test_domains=lambda wildcards: SENTIMENT["test"]["domains"],
+    threads: lambda wildcards: sentiment_model_spec(wildcards)["cpu_threads"]
+    resources:
+        mem_mb=8000,
+        runtime=120,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/sentiment_evaluate_model.py"
+
+
 rule sentiment_accuracy_table:
-    """Each classifier's chosen C, validation accuracy and accuracy on every test domain."""
+    """Each classifier's chosen C, validation accuracy and accuracy on every test domain (a Hugging Face
+    model: its accuracies only)."""
     input:
         training=expand("results/sentiment/models/{classifier}/training.json", classifier=SENTIMENT_CLASSIFIERS),
-        accuracy=expand("results/sentiment/accuracy/{classifier}.tsv", classifier=SENTIMENT_CLASSIFIERS),
+        accuracy=expand("results/sentiment/accuracy/{classifier}.tsv", classifier=SENTIMENT_ROWS),
     output:
         csv="results/tables/sentiment/accuracy.csv",
         html=report(
@@ -69,7 +95,7 @@ rule sentiment_accuracy_table:
     log:
         "logs/sentiment_accuracy_table.log",
     params:
-        accuracy=row_files("results/sentiment/accuracy/{row}.tsv", SENTIMENT_CLASSIFIERS),
+        accuracy=row_files("results/sentiment/accuracy/{row}.tsv", SENTIMENT_ROWS),
         test_domains=lambda wildcards: SENTIMENT["test"]["domains"],
     threads: 1
     resources:

@@ -29,7 +29,7 @@ same_dataset = snakemake.params.training_dataset == snakemake.params.test_datase
 test_reviews = training_reviews if same_dataset else read_reviews(snakemake.input.test_reviews)
 predictions, excluded = predict_test_domains(
     pipeline, test_reviews, snakemake.params.test_domains, snakemake.wildcards.classifier,
-    validation if same_dataset else None, seen, settings, snakemake.input.test_reviews,
+    validation if same_dataset else None, seen, settings.fields, snakemake.input.test_reviews,
 )
 accuracy = accuracy_by_domain(predictions, snakemake.params.test_domains, excluded)
 write_table(predictions, snakemake.output.predictions, list(PREDICTION_COLUMNS))

@@ -55,6 +55,15 @@ def tiny_marian_dir(mirror_dir: Path, tmp_path_factory: pytest.TempPathFactory) 
     return build_tiny_marian(tmp_path_factory.mktemp("tiny-marian") / "model")
 
 
+@pytest.fixture(scope="session")
+def tiny_classifier(tmp_path_factory: pytest.TempPathFactory, mirror_dir: Path) -> Path:
+    """A tiny BERT sentiment classifier built from mirror reviews (tests/tiny_models/classifier.py), once per
+    session (per worker): its ``save_pretrained`` directory."""
+    from tests.tiny_models.classifier import build_tiny_classifier  # torch and transformers only where needed
+
+    return build_tiny_classifier(tmp_path_factory.mktemp("tiny_classifier") / "model", mirror=mirror_dir)
+
+
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
     """Without pytest-xdist (not installed, or ``-p no:xdist``) pyproject.toml's ``--numprocesses`` and
     ``--dist`` are accepted and ignored: the tests run in this process."""

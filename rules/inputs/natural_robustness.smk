@@ -4,7 +4,7 @@
 NATURAL = config.get("natural_robustness")
 NATURAL_TYPES = perturbation_types(NATURAL, FAMILIES) if NATURAL else {}  # type -> family
 NATURAL_SYSTEMS = list(NATURAL["systems"]) if NATURAL else []
-NATURAL_CLASSIFIERS = SENTIMENT_CLASSIFIERS if NATURAL else []
+NATURAL_CLASSIFIERS = SENTIMENT_ROWS if NATURAL else []  # TF-IDF classifiers, then Hugging Face models
 
 
 def natural_review_files():
@@ -78,6 +78,15 @@ def natural_sentiment_response_job(wildcards):
 def natural_sentiment_response_inputs(wildcards):
     return {
         "model": f"results/sentiment/models/{wildcards.classifier}/model.joblib",
+        "records": "results/natural_robustness/sentiment/records.tsv",
+        "perturbed": list(natural_review_files().values()),
+    }
+
+
+def natural_sentiment_model_response_inputs(wildcards):
+    """A Hugging Face model's files (a local directory's), the records and the perturbed reviews."""
+    return {
+        "model_files": sentiment_model_files(wildcards),
         "records": "results/natural_robustness/sentiment/records.tsv",
         "perturbed": list(natural_review_files().values()),
     }

@@ -22,6 +22,8 @@ import yaml
 
 from nlp_robustness.errors import InputError
 from nlp_robustness.statistics.engine import WHOLE_POOL
+from nlp_robustness.studies.sentiment import sentiment_classifiers
+from nlp_robustness.systems.hf_classifier import is_local_model, looks_like_path
 
 
 #: What to say when a config entry matches none of the alternatives of a ``oneOf``.
@@ -222,6 +224,29 @@ def validate_sentiment_references(
         raise InputError("invalid configuration at key 'sentiment.leave_out': leaving out the only test domain leaves no pool")
     if WHOLE_POOL in test_domains:
         raise InputError(f"invalid configuration at key 'sentiment.test.domains': the name '{WHOLE_POOL}' is reserved")
+    validate_sentiment_models(config)
+
+
+def validate_sentiment_models(config: Mapping[str, Any]) -> None:
+    """Check ``sentiment.models``: no name of a training domain, a local directory that exists, and (with
+    Natural Robustness, whose perturbed reviews are made of ``sentiment.classifier.fields``) the same fields.
+
+    Raises:
+        InputError: Naming ``sentiment.models.<name>`` or one of its keys.
+    """
+    sentiment_classifiers(config)  # a model named like a training domain
+    section = config["sentiment"]
+    for name, spec in (section.get("models") or {}).items():
+        if looks_like_path(spec["model"]) and not is_local_model(spec["model"]):
+            raise InputError(f"invalid configuration at key 'sentiment.models.{name}.model': no model directory {spec['model']}")
+        fields = list(spec.get("fields", []))
+        classifier_fields = list(section.get("classifier", {}).get("fields", fields))
+        if config.get("natural_robustness") and fields != classifier_fields:
+            raise InputError(
+                f"invalid configuration at key 'sentiment.models.{name}.fields': {fields} differ from "
+                f"sentiment.classifier.fields {classifier_fields}, of which natural_robustness makes the perturbed "
+                "reviews every classifier answers"
+            )
 
 
 def validate_human_references(config: Mapping[str, Any], downloads: Iterable[str], manifest: str) -> None:

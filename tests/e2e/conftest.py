@@ -24,8 +24,9 @@ def _session_directory(request: pytest.FixtureRequest, tmp_path_factory: pytest.
 
 @pytest.fixture(scope="session")
 def tiny_models(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, mirror_dir: Path) -> Path:
-    """The tiny Hugging Face models of the shared run (``marian/``: tests/tiny_models/marian.py), built once per
+    """The tiny Hugging Face models of the shared run (``marian/``, ``classifier/``: tests/tiny_models/), built once per
     session in the session's directory (every worker's runs name the same files)."""
+    from tests.tiny_models.classifier import build_tiny_classifier
     from tests.tiny_models.marian import build_tiny_marian
 
     session_directory = _session_directory(request, tmp_path_factory)
@@ -33,6 +34,7 @@ def tiny_models(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
     with locked_directory(session_directory):
         if not built.exists():
             build_tiny_marian(directory / "marian")
+            build_tiny_classifier(directory / "classifier", mirror=mirror_dir)
             built.touch()
     return directory
 

@@ -60,20 +60,26 @@ def small_config(mirror_dir: Path = MIRROR, tiny_models: Path | None = None) -> 
     return config if tiny_models is None else with_tiny_models(config, tiny_models)
 
 
-#: The Hugging Face translator of the shared run (a tiny MarianMT the tests build: tests/tiny_models/marian.py).
-TINY_TRANSLATOR = "tiny-marian"
+#: The Hugging Face translator and sentiment classifier of the shared run (tiny models the tests build:
+#: tests/tiny_models/marian.py, tests/tiny_models/classifier.py).
+TINY_TRANSLATOR, TINY_CLASSIFIER = "tiny-marian", "tiny-bert"
 
 
 def with_tiny_models(config: dict[str, Any], tiny_models: Path) -> dict[str, Any]:
-    """``config`` with the tiny Hugging Face models the tests build (``tiny_models``: ``marian/``) as a user
-    brings their own: the translator a system of the paper's study, so it joins every branch that
-    translates (its perturbation families and Natural Robustness take every system by default)."""
+    """``config`` with the tiny Hugging Face models the tests build (``tiny_models``: ``marian/``, ``classifier/``)
+    as a user brings their own: the translator a system of the paper's study, so it joins every branch that
+    translates (its perturbation families and Natural Robustness take every system by default); the
+    classifier a row of the sentiment study and of Natural Robustness."""
     config = copy.deepcopy(config)
     config["systems"][TINY_TRANSLATOR] = {
         "kind": "huggingface", "model": str(tiny_models / "marian"), "batch_size": 8, "beam": 2, "max_length": 64,
         "cpu_threads": 1, "device": "auto",
     }
     config["mt_studies"]["paper"]["systems"].append(TINY_TRANSLATOR)
+    config["sentiment"]["models"] = {TINY_CLASSIFIER: {
+        "kind": "huggingface", "model": str(tiny_models / "classifier"), "labels": {"negative": "NEGATIVE", "positive": "POSITIVE"},
+        "max_length": 64, "batch_size": 32,
+    }}
     return config
 
 

@@ -129,7 +129,7 @@ def test_test_domains_use_the_held_out_split_and_drop_seen_reviews() -> None:
     validation, seen = training_side(reviews, split, settings, "split.tsv")
     assert len(validation) == 4 and len(seen) == 16
     predictions, excluded = predict_test_domains(
-        trained.pipeline, reviews, ["dvd", "books"], "books", validation, seen, settings, "t.tsv"
+        trained.pipeline, reviews, ["dvd", "books"], "books", validation, seen, settings.fields, "t.tsv"
     )
     # dvd reviews "great good" and "awful" are also books reviews: dropped and counted
     assert excluded == {"dvd": 2, "books": 0}
@@ -140,10 +140,14 @@ def test_test_domains_use_the_held_out_split_and_drop_seen_reviews() -> None:
     assert dvd["review_id"].tolist() == ["dvd/positive/1", "dvd/negative/2"]
     assert (dvd["correct"] == (dvd["label"] == dvd["predicted"])).all()
     # another dataset holding the training domain: tested there as "in-domain"
-    in_domain, _ = predict_test_domains(trained.pipeline, reviews, ["books"], "books", None, set(), settings, "t.tsv")
+    in_domain, _ = predict_test_domains(trained.pipeline, reviews, ["books"], "books", None, set(), settings.fields, "t.tsv")
     assert set(in_domain["source"]) == {"in-domain"} and len(in_domain) == 16
+    # a model trained elsewhere (no training domain): every review of every test domain, all cross-domain
+    elsewhere, dropped = predict_test_domains(trained.pipeline, reviews, ["dvd", "books"], None, None, set(), settings.fields, "t.tsv")
+    assert set(elsewhere["source"]) == {"cross-domain"} and dropped == {"dvd": 0, "books": 0}
+    assert elsewhere["test_domain"].value_counts().to_dict() == {"books": 16, "dvd": int((reviews["domain"] == "dvd").sum())}
     with pytest.raises(InputError, match="t.tsv: no reviews of test domain 'music'"):
-        predict_test_domains(trained.pipeline, reviews, ["music"], "books", validation, seen, settings, "t.tsv")
+        predict_test_domains(trained.pipeline, reviews, ["music"], "books", validation, seen, settings.fields, "t.tsv")
     with pytest.raises(InputError, match="no reviews of training domain 'music'"):
         train_domain_classifier(reviews, "music", validation_fraction=0.25, seed=0, settings=settings, source="t.tsv")
 
@@ -163,6 +167,26 @@ def test_accuracy_by_domain_and_summary() -> None:
     assert summary.loc[0, ["x", "y", "cross_domain_mean"]].tolist() == [75.0, 50.0, 50.0]
     markdown = accuracy_summary_markdown(summary, {"x": table}, ["x", "y"])
     assert "| 75.00 (held-out) | 50.00 | 50.00 |" in markdown
+    assert "Hugging Face" not in markdown
+
+
+def test_accuracy_summary_with_a_model_row() -> None:
+    """A classifier without a training record (a Hugging Face model) follows the trained ones, training columns
+    missing, counts still integers; the CSV and Markdown say so."""
+    trained = pd.DataFrame({"test_domain": ["x", "y"], "source": ["held-out", "cross-domain"], "reviews": [4, 2],
+                            "correct": [3, 1], "accuracy": [75.0, 50.0], "excluded_duplicates": [0, 0]})
+    model = trained.assign(source="cross-domain", accuracy=[100.0, 50.0])
+    record = {"classifier": "x", "training_reviews": 10, "validation_reviews": 4, "vocabulary_size": 7,
+              "chosen_c": 1.0, "validation_accuracy": 75.0}
+    summary = accuracy_summary([record], {"tiny": model, "x": trained}, ["x", "y"])
+    assert summary["classifier"].tolist() == ["x", "tiny"]
+    assert summary.loc[1, ["x", "y", "cross_domain_mean"]].tolist() == [100.0, 50.0, 75.0]
+    assert summary["training_reviews"].isna().tolist() == [False, True]
+    csv = summary.to_csv(index=False, float_format="%.6g", lineterminator="\n").splitlines()
+    assert csv[1] == "x,10,4,7,1,75,75,50,50" and csv[2] == "tiny,,,,,,100,50,75"
+    markdown = accuracy_summary_markdown(summary, {"tiny": model, "x": trained}, ["x", "y"])
+    assert "| tiny | – | – | – | – | 100.00 | 50.00 | 75.00 |" in markdown
+    assert "Hugging Face model (sentiment.models)" in markdown
 
 
 # --------------------------------------------------------------------------------------------
@@ -304,7 +328,7 @@ def test_real_classifier_beats_a_floor_and_is_deterministic(real_reviews: pd.Dat
     assert trained.validation_accuracy >= 76.0
     validation, seen = training_side(real_reviews, split, settings, "split")
     predictions, excluded = predict_test_domains(
-        trained.pipeline, real_reviews, ["books", "electronics"], "books", validation, seen, settings, "mirror"
+        trained.pipeline, real_reviews, ["books", "electronics"], "books", validation, seen, settings.fields, "mirror"
     )
     accuracy = accuracy_by_domain(predictions, ["books", "electronics"], excluded).set_index("test_domain")
     assert accuracy.at["books", "accuracy"] == pytest.approx(trained.validation_accuracy)
@@ -316,7 +340,7 @@ def test_real_classifier_beats_a_floor_and_is_deterministic(real_reviews: pd.Dat
     )
     pd.testing.assert_frame_equal(split, resplit)
     again, _ = predict_test_domains(
-        retrained.pipeline, real_reviews, ["books", "electronics"], "books", validation, seen, settings, "mirror"
+        retrained.pipeline, real_reviews, ["books", "electronics"], "books", validation, seen, settings.fields, "mirror"
     )
     pd.testing.assert_frame_equal(predictions, again)
     _, other_split, _ = train_domain_classifier(

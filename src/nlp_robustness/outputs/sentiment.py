@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from nlp_robustness.outputs.table_writer import format_value, markdown_table
+from nlp_robustness.outputs.table_writer import MISSING, format_value, is_missing, markdown_table
 
 __all__ = ["SOURCE_MARKS", "accuracy_summary_markdown"]
 
@@ -24,11 +24,15 @@ def accuracy_summary_markdown(summary: pd.DataFrame, accuracies: Mapping[str, pd
     rows = []
     for _, row in summary.iterrows():
         sources = accuracies[row["classifier"]].set_index("test_domain")["source"]
+        chosen_c = MISSING if is_missing(row["chosen_c"]) else f"{row['chosen_c']:g}"
         cells = [format_value(row["classifier"]), format_value(row["training_reviews"]), format_value(row["validation_reviews"]),
-                 f"{row['chosen_c']:g}", format_value(row["validation_accuracy"], 2)]
+                 chosen_c, format_value(row["validation_accuracy"], 2)]
         cells += [format_value(row[domain], 2) + SOURCE_MARKS[sources[domain]] for domain in test_domains]
         cells.append(format_value(row["cross_domain_mean"], 2))
         rows.append(cells)
     note = ("Accuracy in percent of each classifier (rows: training domain) on each test domain. "
             "(held-out): the classifier's own validation split, which also chose C, so slightly optimistic.")
+    if summary["training_reviews"].isna().any():
+        note += (" A row without training columns is a Hugging Face model (sentiment.models), trained elsewhere and "
+                 "tested on every review of every test domain.")
     return markdown_table(pd.DataFrame(rows, columns=header), caption=note, align="l" + "r" * (len(header) - 1))

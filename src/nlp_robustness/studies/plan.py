@@ -27,6 +27,7 @@ from nlp_robustness.studies.metric_attacks import conditions as metric_condition
 from nlp_robustness.studies.metric_attacks import metric_variants
 from nlp_robustness.studies.natural_robustness import CRITERIA, perturbation_types
 from nlp_robustness.studies.sentiment import aggregation_of as sentiment_aggregation_of
+from nlp_robustness.studies.sentiment import sentiment_classifiers, sentiment_models
 
 __all__ = ["human_leave_out", "mt_leave_out", "mt_study_directory", "sentiment_leave_out", "mt_score_files", "pair_score_files", "review_response_files", "BlockSet", "GammaFigure", "RowStatistics", "Study", "StudyPlan", "StudyTable", "study_plan", "METRIC_AGREEMENT"]
 
@@ -251,20 +252,22 @@ def _sentiment(plan: StudyPlan, config: Mapping[str, Any], sections: Mapping[str
     section = config.get("sentiment")
     if not section:
         return
-    classifiers = list(section["training"]["domains"])
+    classifiers = sentiment_classifiers(config)  # a TF-IDF classifier per training domain, then the Hugging Face models
     plan.studies["sentiment"] = Study(
         "sentiment", "sentiment", list(section["test"]["domains"]), sentiment_leave_out(config),
         sentiment_aggregation_of(section["bagging_unit"]), ["sentiment"], {"bagging_unit": section["bagging_unit"]},
         dict(config["robustness"]["bagging"]))
     stems = {}
     for classifier in classifiers:
-        # each classifier has its own units (its own domain is tested on its held-out split): its own block set
+        # each classifier has its own units (its own domain is tested on its held-out split; a model tests on every
+        # review): its own block set
         files = {"predictions": f"results/sentiment/predictions/{classifier}.tsv"}
         plan.block_sets[f"sentiment/{classifier}"] = BlockSet(f"sentiment/{classifier}", "sentiment", files)
         stems |= plan.add_rows("sentiment", f"sentiment/{classifier}", "accuracy", {classifier: files},
                                 "sentiment/robustness/{row}", section["epsilon"], "classifier")
     plan.tables["sentiment"] = StudyTable(
-        "sentiment", stems, "training domain", sentiment_leave_out(config), "sentiment",
+        "sentiment", stems, "classifier (training domain or model)" if sentiment_models(config) else "training domain",
+        sentiment_leave_out(config), "sentiment",
         "Domain-level accuracy (%) of sentiment classifiers", "test domain",
         "COV is sigma/mu as in the MT tables; the paper's sentiment tables print 100*Var/Mean under that name.",
         "sentiment-robustness", 3, "sentiment_robustness_table", {}, sections["sentiment"], "robustness")
@@ -351,7 +354,7 @@ def natural_rows(config: Mapping[str, Any]) -> dict[str, list[str]]:
     if not section:
         return {}
     systems = list(section["systems"])
-    classifiers = list(config["sentiment"]["training"]["domains"]) if config.get("sentiment") else []
+    classifiers = sentiment_classifiers(config)
     rows = {"exact": systems, "chrf": systems, "label": classifiers}
     return {criterion: rows[criterion] for criterion in CRITERIA if rows[criterion]}
 

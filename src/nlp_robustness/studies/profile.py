@@ -45,6 +45,7 @@ from nlp_robustness.display_names import METHOD_NAMES, family_name, metric_name
 from nlp_robustness.errors import InputError
 from nlp_robustness.statistics.engine import WHOLE_POOL, csv_group
 from nlp_robustness.statistics.rankings import kendall_tau, rank_values
+from nlp_robustness.studies.sentiment import sentiment_classifiers
 
 __all__ = [
     "AXES",
@@ -218,7 +219,7 @@ def profile_plan(config: Mapping[str, Any], gamma_curves: Mapping[str, Mapping[s
 
     sentiment = config.get("sentiment")
     if sentiment:
-        classifiers = list(sentiment["training"]["domains"])
+        classifiers = sentiment_classifiers(config)  # TF-IDF classifiers, then Hugging Face models
         measures = [
             _measure("mean_accuracy", "quality", "mean accuracy", "accuracy", "quality", "higher",
                      {"kind": "table_column", "path": "results/tables/sentiment/robustness_pool.csv", "column": f"{csv_group(WHOLE_POOL)}_Mean"}),

@@ -1,7 +1,9 @@
 """The sentiment study (paper Section 5, Tables 2, 4 and 6): cross-domain consistency of classifier accuracy.
 
 One classifier (:mod:`nlp_robustness.systems.sentiment_classifier`) is trained per training domain of
-the Amazon multi-domain reviews and tested on every configured test domain; robustness is the
+the Amazon multi-domain reviews and tested on every configured test domain, and every Hugging Face model
+of ``sentiment.models`` (:mod:`nlp_robustness.systems.hf_classifier`, trained elsewhere) is tested on
+every review of every test domain (:func:`sentiment_classifiers` lists them all); robustness is the
 consistency of its *domain-level* accuracies (one score per test domain, in percent), with each test
 domain left out in turn, measured by the engine of :mod:`nlp_robustness.statistics.engine`:
 
@@ -35,6 +37,8 @@ __all__ = ["has_variance_components",
     "accuracy_summary",
     "aggregation_of",
     "read_predictions",
+    "sentiment_classifiers",
+    "sentiment_models",
     "unit_keys",
     "units",
     "units_of_predictions",
@@ -45,6 +49,33 @@ BAGGING_UNITS = ("review", "domain")
 
 #: Columns of a classifier's accuracy table (one row per test domain).
 ACCURACY_COLUMNS = ("test_domain", "source", "reviews", "correct", "accuracy", "excluded_duplicates")
+
+
+def sentiment_models(config: Mapping[str, Any]) -> list[str]:
+    """The Hugging Face models of ``sentiment.models``, config order (none without a sentiment section)."""
+    section = config.get("sentiment")
+    return list(section.get("models") or {}) if section else []
+
+
+def sentiment_classifiers(config: Mapping[str, Any]) -> list[str]:
+    """The rows of the sentiment study: the TF-IDF classifier of every training domain (named after it),
+    then every Hugging Face model of ``sentiment.models`` (config order); none without a sentiment section.
+
+    Raises:
+        InputError: A model is named like a training domain (naming ``sentiment.models.<name>``).
+    """
+    section = config.get("sentiment")
+    if not section:
+        return []
+    domains = list(section["training"]["domains"])
+    models = sentiment_models(config)
+    for name in models:
+        if name in domains:
+            raise InputError(
+                f"invalid configuration at key 'sentiment.models.{name}': '{name}' is a training domain, whose "
+                "TF-IDF classifier has that name (sentiment.training.domains); give the model another name"
+            )
+    return domains + models
 
 
 def read_predictions(path: str) -> pd.DataFrame:
@@ -120,19 +151,25 @@ def accuracy_summary(records: Sequence[Mapping[str, Any]], accuracies: Mapping[s
     """One row per classifier: its training record (sizes, chosen C, validation accuracy), then its accuracy
     in percent on every test domain (config order) and the mean over the cross-domain ones.
 
-    ``records`` are the classifiers' ``training.json`` contents (key ``classifier`` names each);
-    ``accuracies`` maps a classifier to its :func:`accuracy_by_domain` table.
+    ``records`` are the TF-IDF classifiers' ``training.json`` contents (key ``classifier`` names each);
+    ``accuracies`` maps every classifier to its :func:`accuracy_by_domain` table. A classifier of
+    ``accuracies`` without a record (a Hugging Face model, trained elsewhere) follows, in ``accuracies``
+    order, with its training columns missing (every test domain is cross-domain for it).
     """
     rows = []
-    for record in records:
-        name = record["classifier"]
+    named = {record["classifier"]: record for record in records}
+    for name in [*named, *(name for name in accuracies if name not in named)]:
+        record = named.get(name, {})
         table = accuracies[name].set_index("test_domain")
         cross = table[table["source"] == "cross-domain"]["accuracy"]
         rows.append({
-            "classifier": name, "training_reviews": record["training_reviews"],
-            "validation_reviews": record["validation_reviews"], "vocabulary": record["vocabulary_size"],
-            "chosen_c": record["chosen_c"], "validation_accuracy": record["validation_accuracy"],
+            "classifier": name, "training_reviews": record.get("training_reviews"),
+            "validation_reviews": record.get("validation_reviews"), "vocabulary": record.get("vocabulary_size"),
+            "chosen_c": record.get("chosen_c", float("nan")), "validation_accuracy": record.get("validation_accuracy", float("nan")),
             **{domain: float(table.at[domain, "accuracy"]) for domain in test_domains},
             "cross_domain_mean": float(cross.mean()) if len(cross) else float("nan"),
         })
-    return pd.DataFrame(rows)
+    summary = pd.DataFrame(rows)
+    for column in ("training_reviews", "validation_reviews", "vocabulary"):  # counts stay integers beside a missing one
+        summary[column] = summary[column].astype("Int64")
+    return summary

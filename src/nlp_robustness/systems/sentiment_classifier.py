@@ -282,21 +282,24 @@ def training_side(reviews: pd.DataFrame, split: pd.DataFrame, settings: Classifi
 
 
 def predict_test_domains(
-    pipeline: Pipeline,
+    pipeline: Any,
     test_reviews: pd.DataFrame,
     test_domains: Sequence[str],
-    training_domain: str,
+    training_domain: str | None,
     validation_reviews: pd.DataFrame | None,
     seen_documents: set[str],
-    settings: ClassifierSettings,
+    fields: Sequence[str],
     source: str,
 ) -> tuple[pd.DataFrame, dict[str, int]]:
     """Predict every review of every test domain; return the prediction table and dropped duplicates per domain.
 
+    ``pipeline`` is anything with ``predict(documents) -> classes`` (a fitted pipeline, or a Hugging Face
+    model of :mod:`nlp_robustness.systems.hf_classifier`); a document is a review's ``fields`` joined.
     The training domain is tested on ``validation_reviews`` (its held-out split) when they are given,
     that is, when the test dataset is the training dataset; otherwise on the test dataset's reviews of
-    that domain (``in-domain``). A test review whose document is in ``seen_documents`` (the
-    classifier's training and validation texts) is dropped and counted.
+    that domain (``in-domain``). ``training_domain`` None (a model trained elsewhere): every test domain
+    is ``cross-domain``. A test review whose document is in ``seen_documents`` (the classifier's training
+    and validation texts) is dropped and counted.
 
     Raises:
         InputError: A test domain has no reviews in ``test_reviews`` (``source`` names the table).
@@ -310,7 +313,7 @@ def predict_test_domains(
             origin = "in-domain" if domain == training_domain else "cross-domain"
             if reviews.empty:
                 raise InputError(f"{source}: no reviews of test domain {domain!r}")
-            documents = review_documents(reviews, settings.fields)
+            documents = review_documents(reviews, fields)
             unseen = np.array([document not in seen_documents for document in documents], dtype=bool)
             excluded[domain] = int((~unseen).sum())
             reviews = reviews[unseen]
@@ -318,7 +321,7 @@ def predict_test_domains(
                 raise InputError(f"{source}: every review of test domain {domain!r} is also a training review")
         excluded.setdefault(domain, 0)
         truth = binary_labels(reviews, source)
-        predicted = pipeline.predict(review_documents(reviews, settings.fields)).astype(np.int64)
+        predicted = np.asarray(pipeline.predict(review_documents(reviews, fields))).astype(np.int64)
         frames.append(pd.DataFrame({
             "review_id": reviews["review_id"].to_numpy(), "test_domain": domain, "source": origin,
             "label": truth, "predicted": predicted, "correct": (predicted == truth).astype(np.int64),
