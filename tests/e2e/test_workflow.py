@@ -25,7 +25,7 @@ import sacrebleu
 import yaml
 
 from nlp_robustness.statistics.engine import csv_group
-from tests.e2e.workflow_runner import REPOSITORY, SNAKEMAKE, run_workflow, small_config, with_profile
+from tests.e2e.workflow_runner import TINY_CLASSIFIER, TINY_TRANSLATOR, REPOSITORY, SNAKEMAKE, run_workflow, small_config, with_profile
 
 pytestmark = [pytest.mark.e2e, pytest.mark.apertium]
 
@@ -280,7 +280,7 @@ def test_reports_are_written_in_every_format(finished_run: Path) -> None:
 
 
 def test_same_config_gives_identical_results_with_one_core(
-    wait_for_finished_run: Callable[[], Path], tmp_path: Path, mirror_dir: Path
+    wait_for_finished_run: Callable[[], Path], tmp_path: Path, mirror_dir: Path, tiny_models: Path
 ) -> None:
     compared = [
         "results/blocks/domains/paper.tsv", "results/blocks/human.tsv",
@@ -291,6 +291,9 @@ def test_same_config_gives_identical_results_with_one_core(
         *(f"results/tables/sentiment/robustness_{method}.csv" for method in ("pool", "bagging", "design_bagging")),
         "results/tables/sentiment/accuracy.csv",
         *(f"results/sentiment/predictions/{classifier}.tsv" for classifier in ACL_DOMAINS),
+        # the bring-your-own models: a transformers translator and classifier, deterministic at any --cores
+        *(f"results/translations/{TINY_TRANSLATOR}/{testset}.txt" for testset in TESTSETS),
+        f"results/sentiment/predictions/{TINY_CLASSIFIER}.tsv",
         "results/tables/human/rankings.csv", "results/tables/human/agreement.csv", "results/tables/human/pairwise.csv",
         *(f"results/tables/human/{score}/robustness_{method}.csv" for score in ("human", "bleu")
           for method in ("pool", "bagging", "design_bagging")),
@@ -309,7 +312,7 @@ def test_same_config_gives_identical_results_with_one_core(
     ]
     again = tmp_path / "again"
     # only what is compared (and what it needs): figures and reports add time, not evidence
-    result = run_workflow(again, small_config(mirror_dir), *compared, cores=1)
+    result = run_workflow(again, small_config(mirror_dir, tiny_models), *compared, cores=1)
     assert result.returncode == 0, result.stdout[-5000:]
     finished_run = wait_for_finished_run()  # made meanwhile (on another pytest-xdist worker)
     for path in compared:
@@ -443,12 +446,12 @@ def test_editing_the_human_ranking_reruns_only_the_rankings_and_the_profile(fini
 
 
 def test_a_run_killed_mid_job_reruns_to_identical_results(
-    wait_for_finished_run: Callable[[], Path], tmp_path: Path, mirror_dir: Path
+    wait_for_finished_run: Callable[[], Path], tmp_path: Path, mirror_dir: Path, tiny_models: Path
 ) -> None:
     """SIGKILL to the whole run while a classifier trains; unlock, rerun: the same files as an uninterrupted
     run, and no temporary file of the killed job survives."""
     workdir = tmp_path / "killed"
-    config = small_config(mirror_dir)
+    config = small_config(mirror_dir, tiny_models)
     targets = ["results/tables/sentiment/accuracy.csv", "results/tables/sentiment/robustness_design_bagging.csv"]
     run_workflow(workdir, config, "--dry-run", *targets)  # writes the config
     command = [str(SNAKEMAKE), "--snakefile", str(REPOSITORY / "Snakefile"), "--directory", str(workdir),
