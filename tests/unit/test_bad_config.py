@@ -60,7 +60,7 @@ def _rename(path: str, old: str, new: str):
     (_set("mt_studies.paper.leave_out", ["wmt14", "mtnt18"]), ["mt_studies.paper.leave_out[1]", "mtnt18"]),
     (_set("mt_studies.paper.testsets", ["wmt14", "defr-news"]), ["mt_studies.paper.testsets", "different language pairs"]),
     (_set("mt_studies.paper.language_pair", "de-fr"), ["mt_studies.paper.language_pair", "wmt14 is en-fr"]),
-    (_set("mt_studies.paper.systems", ["apertium-en-es-fr", "defr-LT22"]), ["mt_studies.paper.systems", "defr-LT22", "one language pair"]),
+    (_set("mt_studies.paper.systems", ["apertium-en-es-fr", "defr-LT22"]), ["mt_studies.", "defr-LT22", "one language pair"]),
     (_set("mt_studies.wmt22-de-fr.systems", ["defr-LT22", "nobody"]), ["mt_studies.wmt22-de-fr.systems[1]", "'nobody' is not a system"]),
     (lambda config: config["systems"].update(mine={"kind": "hypotheses", "files": {"wmt14": "a.txt"}})
      or config["mt_studies"]["paper"]["systems"].append("mine"), ["systems.mine.files", "wmt15", "mt_studies.paper"]),

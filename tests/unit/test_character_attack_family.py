@@ -20,7 +20,8 @@ from nlp_robustness.data.acquisition import is_mirror_substitute, mirror_downloa
 from nlp_robustness.data.manifest import load_manifest
 from nlp_robustness.errors import InputError
 from nlp_robustness.perturbations import character_attacks
-from nlp_robustness.perturbations.configuration import complete_perturbations, derived_testsets, function_category
+from nlp_robustness.perturbations.configuration import derived_testsets, function_category
+from tests.config_helpers import complete_perturbations
 from nlp_robustness.perturbations.derive import DERIVED_COLUMNS, STATUS_COLUMNS, derive_testset, perturbed_sides
 from nlp_robustness.perturbations.pair_scores import pair_scores
 from nlp_robustness.perturbations.registry import family_module
@@ -49,6 +50,7 @@ def config_with(family: dict) -> dict:
         "testsets": {"wmt14": {}, "bio18": {}},
         "systems": {"apertium-en-es-fr": {"kind": "apertium"}, "convs2s": {"kind": "fairseq"}, "copy": {"kind": "hypotheses", "files": {}}},
         "robustness": {"epsilon": {"start": 0.005, "stop": 0.5, "step": 0.005}},
+        "mt_studies": {"paper": {"language_pair": "en-fr", "systems": ["apertium-en-es-fr", "convs2s"]}},
         "perturbations": {"families": {FAMILY: family}},
     }
 

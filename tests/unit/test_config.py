@@ -85,6 +85,7 @@ def test_mistakes_name_their_key(edit, key: str) -> None:
 
 KINDS = {"wmt14-newstest2014-enfr": "parallel", "wmt15-newsdiscusstest2015-enfr": "parallel",
          "iwslt17-tst2017-enfr": "parallel", "wmt18-biomedical-medline-enfr": "parallel",
+         "wmt22-general-defr": "parallel", "wmt22-general-frde": "parallel",
          "tatoeba-v2021-08-07-enfr": "parallel", "amazon-sentiment-acl": "reviews"}
 
 
@@ -92,11 +93,12 @@ def test_datasets_of_the_config() -> None:
     validate_dataset_references(DEFAULT, KINDS, "datasets.yaml")
     assert acquired_datasets(DEFAULT) == [
         "wmt14-newstest2014-enfr", "wmt15-newsdiscusstest2015-enfr", "iwslt17-tst2017-enfr",
-        "wmt18-biomedical-medline-enfr", "tatoeba-v2021-08-07-enfr", "amazon-sentiment-acl",
+        "wmt18-biomedical-medline-enfr", "wmt22-general-defr", "wmt22-general-frde", "tatoeba-v2021-08-07-enfr",
+        "amazon-sentiment-acl",
     ]
     # a dataset used twice is acquired once; extra_datasets (default []) and sentiment may be absent
     config = config_with(lambda c: (c.pop("extra_datasets"), c.pop("sentiment"), c["testsets"].update(again={"dataset": "wmt14-newstest2014-enfr", "domain": "news"})))
-    assert acquired_datasets(filled(config)) == list(KINDS)[:5]
+    assert acquired_datasets(filled(config)) == list(KINDS)[:7]
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,8 @@ from snakemake.utils import validate
 
 from nlp_robustness.config import fill_dependent_defaults, validate_config
 from nlp_robustness.errors import InputError
-from nlp_robustness.perturbations.configuration import complete_perturbations, derived_testsets, parts
+from nlp_robustness.perturbations.configuration import derived_testsets, parts
+from tests.config_helpers import complete_perturbations
 from nlp_robustness.perturbations.word_order import FUNCTIONS
 
 REPOSITORY = Path(__file__).resolve().parents[2]

@@ -385,7 +385,8 @@ def default_testsets(mirror_dir) -> dict[str, list[ParsedSegment]]:
     config = yaml.safe_load((REPOSITORY / "config.yaml").read_text(encoding="utf-8"))
     manifest = load_manifest(MANIFEST, MANIFEST_SCHEMA)
     ids, sources, references = [], [], []
-    for name, spec in config["testsets"].items():
+    for name in config["mt_studies"]["paper"]["testsets"]:  # English->French: the family's languages
+        spec = config["testsets"][name]
         table = read_dataset(plan_dataset(manifest.datasets[spec["dataset"]], manifest, mirror_dir, "unused"))
         ids += [f"{name}/{segment_id}" for segment_id in table["segment_id"]]
         sources += table["source"].tolist()
