@@ -167,7 +167,8 @@ def prepare_config(config: MutableMapping[str, Any], workflow_dir: str | Path, c
     validate_human_references(config, manifest.downloads, config["dataset_manifest"])
     complete_metric_robustness(config, list(manifest.downloads))  # attacks, pairs, layers, conditions checked
     # a bad test-set or hypotheses file (unequal lines, invalid UTF-8, an empty line) fails now, before any job
-    check_text_files(config["testsets"], config["systems"], config["max_segments"])
+    check_text_files(config["testsets"], config["systems"], config["max_segments"],
+                     {key: dataset.segments for key, dataset in manifest.datasets.items()})
     canonical = canonical_config(config, schema)
     config.clear()
     config.update(canonical)

@@ -230,3 +230,16 @@ def test_a_hypotheses_file_is_checked_against_its_test_set(tmp_path: Path) -> No
     assert "at byte 0 of the line" in message
     # a file not there yet is left to Snakemake (a missing input, or an output of another rule)
     _check(config, {"copy": {"kind": "hypotheses", "files": {"mine": str(tmp_path / "absent.fr")}}})
+
+
+def test_a_hypotheses_file_of_a_whole_manifest_dataset_has_its_segments(tmp_path: Path) -> None:
+    testsets = {"wmt14": {"dataset": "wmt14-newstest2014-enfr"}, "news": {"dataset": "wmt22-general-defr", "select": {"domain": "news"}}}
+    sizes = {"wmt14-newstest2014-enfr": 3003, "wmt22-general-defr": 1984}
+    short = _write(tmp_path / "short.fr", [b"a line"] * 3002)
+    with pytest.raises(InputError, match=r"systems.copy.files.wmt14: .*short.fr has 3002 lines, but test set wmt14 \(dataset "
+                                         r"wmt14-newstest2014-enfr\) has 3003 segments"):
+        check_text_files(testsets, {"copy": {"kind": "hypotheses", "files": {"wmt14": short}}}, 40, sizes)
+    whole = _write(tmp_path / "whole.fr", [b"a line"] * 3003)
+    check_text_files(testsets, {"copy": {"kind": "hypotheses", "files": {"wmt14": whole}}}, 40, sizes)
+    # a selection's size is known once prepared (its job checks it)
+    check_text_files(testsets, {"copy": {"kind": "hypotheses", "files": {"news": short}}}, None, sizes)

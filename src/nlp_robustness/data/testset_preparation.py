@@ -207,10 +207,19 @@ def _checked_pair(name: str, spec: Mapping[str, Any], max_segments: int | None) 
     return counts["segments"]
 
 
+def _dataset_size(spec: Mapping[str, Any] | None, dataset_segments: Mapping[str, int | None]) -> int | None:
+    """The segments of a test set that is a whole manifest dataset, as the manifest states them (None: not known
+    before it is prepared: another kind of test set, a dataset of unknown size, a selection or a drop)."""
+    if spec is None or "dataset" not in spec or spec.get("select") or spec.get("drop_source_equals_reference"):
+        return None
+    return dataset_segments.get(spec["dataset"])
+
+
 def check_text_files(
     testsets: Mapping[str, Mapping[str, Any]],
     systems: Mapping[str, Mapping[str, Any]],
     max_segments: int | None,
+    dataset_segments: Mapping[str, int | None] | None = None,
 ) -> None:
     """Check the configured text files when the workflow is planned, as their jobs will check them.
 
@@ -220,7 +229,9 @@ def check_text_files(
       ``drop_source_equals_reference`` (the checks of :func:`prepare_testset`).
     * A file of a ``hypotheses`` system (``systems.<name>.files.<test set>``): valid UTF-8, and, for a
       test set given as a file pair, as many lines as the prepared test set has segments (the
-      ``import_hypotheses`` check; a dataset's or perturbed test set's size is known only once prepared).
+      ``import_hypotheses`` check), and for a test set that is a whole manifest dataset, as many lines as
+      the manifest says it has (``dataset_segments``: dataset -> segments); the size of a selection, a drop
+      or a perturbed test set is known only once prepared.
 
     A file that does not exist is left to Snakemake, which reports a missing input (or makes it).
 
@@ -243,6 +254,12 @@ def check_text_files(
                 lines = read_plain_lines(path)
             except InputError as error:
                 raise _one_line(key, error) from None
+            expected = _dataset_size(testsets.get(testset), dataset_segments or {})
+            if expected is not None and len(lines) != expected:
+                raise InputError(
+                    f"{key}: {path} has {len(lines)} lines, but test set {testset} (dataset {testsets[testset]['dataset']}) "
+                    f"has {expected} segments: a hypotheses file translates the whole test set, one line per segment"
+                )
             if testset in prepared:
                 taken = len(lines) if max_segments is None else min(len(lines), max_segments)
                 if taken != prepared[testset]:

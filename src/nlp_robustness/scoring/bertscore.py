@@ -65,7 +65,6 @@ from __future__ import annotations
 
 import functools
 import os
-import sys
 from collections import defaultdict
 from dataclasses import dataclass
 from importlib import metadata
@@ -197,10 +196,10 @@ def _load(device: str) -> BertScoreModel:
     # The model is local; never ask the Hugging Face hub (these are read when huggingface_hub is first imported).
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    # fairseq pulls in a torchaudio built for another torch; transformers imports it while loading BERT
-    # and fails. A None entry in sys.modules makes transformers treat torchaudio as not installed.
-    sys.modules.setdefault("torchaudio", None)
-    from transformers import AutoModel, AutoTokenizer
+    from nlp_robustness.systems.transformers_import import import_transformers
+
+    transformers = import_transformers()
+    AutoModel, AutoTokenizer = transformers.AutoModel, transformers.AutoTokenizer
 
     tokenizer = AutoTokenizer.from_pretrained(path, use_fast=False, local_files_only=True)
     encoder = AutoModel.from_pretrained(path, local_files_only=True)

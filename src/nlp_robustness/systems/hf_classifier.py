@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -256,12 +255,9 @@ class HuggingFaceClassifier:
 
 
 def _import_transformers() -> Any:
-    # fairseq pulls in a torchaudio built for another torch; transformers imports it while loading some
-    # models and fails. A None entry in sys.modules makes transformers treat torchaudio as not installed.
-    sys.modules.setdefault("torchaudio", None)
-    import transformers
+    from nlp_robustness.systems.transformers_import import import_transformers
 
-    return transformers
+    return import_transformers()
 
 
 def load_classifier(settings: ModelSettings) -> HuggingFaceClassifier:

@@ -28,7 +28,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -173,10 +172,14 @@ class HuggingfaceTranslator:
                 language code, a bad dtype or device.
         """
         started = time.perf_counter()
-        sys.modules.setdefault("torchaudio", None)  # fairseq's torchaudio is built for another torch; hide it
+        from nlp_robustness.systems.transformers_import import import_transformers
+
+        transformers = import_transformers()  # before torch: it hides fairseq's mismatched torchaudio
         import torch
         from huggingface_hub import constants
-        from transformers import AutoConfig, AutoModelForSeq2SeqLM, AutoTokenizer
+
+        AutoConfig, AutoModelForSeq2SeqLM, AutoTokenizer = (
+            transformers.AutoConfig, transformers.AutoModelForSeq2SeqLM, transformers.AutoTokenizer)
 
         model_name, revision = settings["model"], settings["revision"]
         local = is_local_model(model_name)
