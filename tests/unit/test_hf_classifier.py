@@ -75,6 +75,14 @@ def test_batches_keep_input_order_and_runs_repeat(tiny_classifier: Path, loaded,
     assert loaded.predict([]).tolist() == []
 
 
+def test_a_review_longer_than_the_models_positions_is_truncated_there(tiny_classifier: Path) -> None:
+    classifier = load_classifier(settings_for(tiny_classifier, max_length=512))
+    positions = classifier.model.config.max_position_embeddings
+    assert classifier.max_tokens == positions < 512
+    long_review = " ".join(["a great book , i loved every page"] * 80)
+    assert classifier.predict([long_review, "bad"]).shape == (2,)
+
+
 def test_swapped_labels_swap_every_prediction(tiny_classifier: Path, loaded, dvd_reviews) -> None:
     """Labels by index, the other way round: the argmax over the two mapped classes is the complement."""
     swapped = load_classifier(settings_for(tiny_classifier, labels={"negative": 1, "positive": 0}))

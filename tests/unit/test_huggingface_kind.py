@@ -67,6 +67,17 @@ def test_the_same_config_gives_the_same_translations(tiny_marian_dir: Path) -> N
     assert first == second
 
 
+def test_a_source_longer_than_the_models_positions_is_cut_and_counted(tiny_marian_dir: Path) -> None:
+    translator = HuggingfaceTranslator.load(system_entry(model=str(tiny_marian_dir), beam=1, max_length=500), "systems.tiny")
+    positions = translator.model.config.max_position_embeddings
+    assert translator.max_source_tokens == positions == 128 and translator.max_new_tokens == positions - 1
+    long_source = " ".join(["the cat is on the table"] * 60)  # far more than 128 subwords
+    translations = translator.translate([SOURCES[0], long_source, SOURCES[1]])
+    assert len(translations) == 3 and translations[0] == translator.translate([SOURCES[0]])[0]
+    report = translator.report(3, 1.0)
+    assert report["truncated_sources"] == 1 and report["max_source_tokens"] == 128
+
+
 def test_device_auto_is_the_cpu_here_and_cuda_without_a_gpu_is_a_named_error(tiny_marian_dir: Path) -> None:
     torch = pytest.importorskip("torch")
     if torch.cuda.is_available():

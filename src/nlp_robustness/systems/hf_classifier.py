@@ -212,6 +212,13 @@ class HuggingFaceClassifier:
     commit: str | None  # the hub commit of the files (None for a local directory)
     model_labels: dict[int, str]
 
+    @property
+    def max_tokens(self) -> int:
+        """Tokens of a document the model reads: ``max_length``, within its position embeddings (a longer
+        document is truncated there, never an index error)."""
+        positions = getattr(self.model.config, "max_position_embeddings", None)
+        return self.settings.max_length if not positions else min(self.settings.max_length, int(positions))
+
     def predict(self, documents: Sequence[str]) -> NDArray[np.int64]:
         """The review class of every document, in input order, in batches of ``batch_size``."""
         import torch
@@ -221,7 +228,7 @@ class HuggingFaceClassifier:
         with torch.inference_mode():
             for start in range(0, len(documents), self.settings.batch_size):
                 batch = list(documents[start:start + self.settings.batch_size])
-                encoded = self.tokenizer(batch, truncation=True, max_length=self.settings.max_length, padding=True, return_tensors="pt")
+                encoded = self.tokenizer(batch, truncation=True, max_length=self.max_tokens, padding=True, return_tensors="pt")
                 logits = self.model(**{name: tensor.to(self.device) for name, tensor in encoded.items()}).logits
                 # argmax over the two mapped classes only; a tie goes to negative (the first)
                 predicted.append(logits[:, columns].float().argmax(dim=1).cpu().numpy())

@@ -159,6 +159,19 @@ class HuggingfaceTranslator:
     device: str
     forced_bos_token_id: int | None
     load_seconds: float = 0.0
+    truncated_sources: int = 0  # sources cut to max_source_tokens, over every translate() call
+
+    @property
+    def max_source_tokens(self) -> int:
+        """The most tokens of a source the model reads: its tokenizer's ``model_max_length`` or its position
+        embeddings, whichever is fewer (a longer source is cut there and counted, never an index error)."""
+        return min(limit for limit in (self.tokenizer.model_max_length, _position_limit(self.model.config)) if limit)
+
+    @property
+    def max_new_tokens(self) -> int:
+        """``max_length`` of the settings, within the decoder's positions (the first is the start token)."""
+        positions = _position_limit(self.model.config)
+        return self.settings["max_length"] if positions is None else min(self.settings["max_length"], positions - 1)
 
     @classmethod
     def load(cls, settings: Mapping[str, Any], key: str) -> HuggingfaceTranslator:
@@ -228,17 +241,21 @@ class HuggingfaceTranslator:
 
         prefix = self.settings["prefix"]
         texts = [prefix + source for source in sources]
-        lengths = [len(ids) for ids in self.tokenizer(texts, truncation=True)["input_ids"]] if texts else []
+        limit = self.max_source_tokens
+        full_lengths = [len(ids) for ids in self.tokenizer(texts, verbose=False)["input_ids"]] if texts else []
+        self.truncated_sources += sum(length > limit for length in full_lengths)
+        lengths = [min(length, limit) for length in full_lengths]
         order = sorted(range(len(texts)), key=lambda index: (-lengths[index], index))
         translations: list[str] = [""] * len(texts)
         batch_size = self.settings["batch_size"]
-        generation = {"num_beams": self.settings["beam"], "max_new_tokens": self.settings["max_length"], "do_sample": False}
+        generation = {"num_beams": self.settings["beam"], "max_new_tokens": self.max_new_tokens, "do_sample": False}
         if self.forced_bos_token_id is not None:
             generation["forced_bos_token_id"] = self.forced_bos_token_id
         with torch.inference_mode():
             for start in range(0, len(order), batch_size):
                 indices = order[start : start + batch_size]
-                encoded = self.tokenizer([texts[index] for index in indices], return_tensors="pt", padding=True, truncation=True)
+                encoded = self.tokenizer([texts[index] for index in indices], return_tensors="pt", padding=True,
+                                         truncation=True, max_length=limit)
                 output = self.model.generate(**encoded.to(self.device), **generation)
                 if self.forced_bos_token_id is not None:
                     # the decoder start, then the forced target code: not every tokenizer counts the code special
@@ -265,9 +282,17 @@ class HuggingfaceTranslator:
             "batch_size": self.settings["batch_size"],
             "cpu_threads": self.settings["cpu_threads"],
             "segments": segments,
+            "max_source_tokens": self.max_source_tokens,
+            "truncated_sources": self.truncated_sources,
             "load_seconds": round(self.load_seconds, 3),
             "seconds": round(seconds, 3),
         }
+
+
+def _position_limit(config: Any) -> int | None:
+    """How many positions a model's learned position embeddings have (None: relative positions, e.g. T5)."""
+    limit = getattr(config, "max_position_embeddings", None) or getattr(config, "n_positions", None)
+    return int(limit) if limit else None
 
 
 def _language_code_id(tokenizer: Any, code: str) -> int | None:
