@@ -40,6 +40,7 @@ __all__ = [
     "TranslationBatch",
     "TranslationJobs",
     "system_kind",
+    "write_batch",
     "write_report",
     "write_translations",
 ]
@@ -184,6 +185,27 @@ def write_report(record: Mapping[str, Any], path: str | os.PathLike[str], *, ens
     """A job's report as indented JSON, atomically (``ensure_ascii`` as each kind has always written it)."""
     with atomic_write(path) as handle:
         json.dump(record, handle, indent=2, ensure_ascii=ensure_ascii)
+
+
+def write_batch(batch: TranslationBatch, sizes: Sequence[int], translations: Sequence[str], report: Mapping[str, Any]) -> None:
+    """Write a batch translated in one run: each test set's translations (its slice of ``translations``;
+    ``sizes``: the segments of each test set, in the batch's order) and its report: the run's ``report`` for
+    a job of one test set, or for a family's job the set's own size, the test sets translated with it and
+    the run's report under ``job``."""
+    start = 0
+    for testset, segments, translation_file, report_file in zip(
+        batch.testsets, sizes, batch.translation_files, batch.report_files, strict=True
+    ):
+        write_translations(list(translations[start : start + segments]), translation_file)
+        start += segments
+        if batch.family is None:
+            record = {"system": batch.system, "testset": testset, **report}
+        else:
+            record = {"system": batch.system, "testset": testset, "segments": segments,
+                      "translated_with": list(batch.testsets), "job": dict(report)}
+        write_report(record, report_file)
+    if start != len(translations):
+        raise ValueError(f"{batch.system}: {len(translations)} translations for {start} segments of {', '.join(batch.testsets)}")
 
 
 class _Wildcards(Protocol):

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from nlp_robustness.data.acquisition import extraction_dir_path
-from nlp_robustness.systems.registry import JobNeeds, SystemContext, TranslationBatch, write_report, write_translations
+from nlp_robustness.systems.registry import JobNeeds, SystemContext, TranslationBatch, write_batch
 
 if TYPE_CHECKING:
     from nlp_robustness.data.manifest import Manifest
@@ -107,18 +107,7 @@ def translate(batch: TranslationBatch) -> None:
         log_path=batch.log,
     )
     logging.info("%s", report.summary())
-    start = 0
-    for testset, table, translation_file, report_file in zip(
-        batch.testsets, tables, batch.translation_files, batch.report_files, strict=True
-    ):
-        write_translations(translations[start : start + len(table)], translation_file)
-        start += len(table)
-        if batch.family is None:
-            record = {"system": batch.system, "testset": testset, **report.as_dict()}
-        else:
-            record = {"system": batch.system, "testset": testset, "segments": len(table),
-                      "translated_with": list(batch.testsets), "job": report.as_dict()}
-        write_report(record, report_file)
+    write_batch(batch, [len(table) for table in tables], translations, report.as_dict())
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from nlp_robustness.systems.huggingface import check_language_codes, is_local_model, local_model_type, model_files
-from nlp_robustness.systems.registry import JobNeeds, SystemContext, TranslationBatch, write_report, write_translations
+from nlp_robustness.systems.registry import JobNeeds, SystemContext, TranslationBatch, write_batch
 
 RULE = "translate_huggingface"
 CONDA_ENV = "huggingface.yaml"
@@ -61,15 +61,4 @@ def translate(batch: TranslationBatch) -> None:
     translator = HuggingfaceTranslator.load(batch.params, f"systems.{batch.system}")
     translations, report = timed_translation(translator, [source for table in tables for source in table["source"]])
     logging.info("%s: %d segments in %.1f s on %s", batch.system, report["segments"], report["seconds"], report["device"])
-    start = 0
-    for testset, table, translation_file, report_file in zip(
-        batch.testsets, tables, batch.translation_files, batch.report_files, strict=True
-    ):
-        write_translations(translations[start : start + len(table)], translation_file)
-        start += len(table)
-        if batch.family is None:
-            record = {"system": batch.system, "testset": testset, **report}
-        else:
-            record = {"system": batch.system, "testset": testset, "segments": len(table),
-                      "translated_with": list(batch.testsets), "job": report}
-        write_report(record, report_file)
+    write_batch(batch, [len(table) for table in tables], translations, report)
