@@ -4,6 +4,7 @@ the tests build, shared by the end-to-end tests."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -14,8 +15,16 @@ from nlp_robustness.fileio import locked_directory
 from tests.e2e.workflow_runner import run_workflow, small_config
 
 
+#: A directory holding a finished shared run (``workflow/``, ``workflow.outcome.json``) and its ``tiny-models/``
+#: from an earlier session (a pytest basetemp): set it to rerun end-to-end tests on that run instead of making
+#: a new one, while fixing a test. CI never sets it.
+REUSE_RUN = os.environ.get("NLP_ROBUSTNESS_REUSE_RUN")
+
+
 def _session_directory(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The session's directory, above the pytest-xdist workers' own (one per session, shared by the workers)."""
+    if REUSE_RUN:
+        return Path(REUSE_RUN)
     session_directory = tmp_path_factory.getbasetemp()
     if hasattr(request.config, "workerinput"):  # a pytest-xdist worker: its basetemp is one per worker
         session_directory = session_directory.parent

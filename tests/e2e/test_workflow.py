@@ -31,7 +31,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.apertium]
 
 MAX_SEGMENTS = 40
 TESTSETS = ["wmt14", "wmt15", "iwslt17", "bio18"]
-SYSTEMS = ["apertium-en-es-fr", "apertium-en-ca-fr", "convs2s-tatoeba", "copy-source"]
+SYSTEMS = ["apertium-en-es-fr", "apertium-en-ca-fr", "convs2s-tatoeba", "copy-source", TINY_TRANSLATOR]  # the paper study's rows
 
 
 @functools.cache
@@ -142,7 +142,7 @@ def test_sentiment_classifiers_are_tested_on_every_domain(finished_run: Path) ->
     reviews["document"] = [f"{t}\n{r}" if t else r for t, r in zip(reviews["title"], reviews["review_text"])]
     documents = reviews.set_index("review_id")["document"]
     accuracy = pd.read_csv(finished_run / "results/tables/sentiment/accuracy.csv", index_col="classifier")
-    assert list(accuracy.index) == ACL_DOMAINS
+    assert list(accuracy.index) == [*ACL_DOMAINS, TINY_CLASSIFIER]  # trained here, then the models (tests/e2e/test_huggingface.py)
     for classifier in ACL_DOMAINS:
         training = json.loads((finished_run / f"results/sentiment/models/{classifier}/training.json").read_text())
         split = pd.read_csv(finished_run / f"results/sentiment/models/{classifier}/split.tsv", sep="\t", dtype=str)
@@ -171,7 +171,8 @@ def test_sentiment_tables_match_independent_computation(finished_run: Path) -> N
 
     tables = {method: pd.read_csv(finished_run / f"results/tables/sentiment/robustness_{method}.csv", index_col=0)
               for method in ("pool", "bagging", "design_bagging")}
-    assert tables["pool"].index.name == "training domain" and list(tables["pool"].index) == ACL_DOMAINS
+    assert tables["pool"].index.name == "classifier (training domain or model)"
+    assert list(tables["pool"].index) == [*ACL_DOMAINS, TINY_CLASSIFIER]
     for classifier in ACL_DOMAINS:
         predictions = sentiment_predictions(finished_run, classifier)
         for left_out in ["none", *ACL_DOMAINS]:
@@ -193,7 +194,7 @@ def test_sentiment_tables_match_independent_computation(finished_run: Path) -> N
                 assert row[f"{csv_group(left_out)}_Var"] == pytest.approx(variance, rel=1e-4, abs=1e-4)
                 assert row[f"{csv_group(left_out)}_COV"] == pytest.approx(np.sqrt(variance) / mean, rel=1e-4)
     markdown = (finished_run / "results/tables/sentiment/robustness_design_bagging.md").read_text(encoding="utf-8")
-    assert markdown.startswith("| training domain |") and "100*Var/Mean" in markdown and "(paper Table 6)" in markdown
+    assert markdown.startswith("| classifier (training domain or model) |") and "100*Var/Mean" in markdown and "(paper Table 6)" in markdown
     latex = (finished_run / "results/tables/sentiment/robustness_pool.tex").read_text(encoding="utf-8")
     assert r"\multicolumn{3}{c}{w/o kitchen\_\&\_housewares}" in latex and r"\multicolumn{3}{c}{whole pool}" in latex
     assert (finished_run / "results/figures/sentiment/gamma_curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -291,8 +292,7 @@ def test_same_config_gives_identical_results_with_one_core(
         *(f"results/tables/sentiment/robustness_{method}.csv" for method in ("pool", "bagging", "design_bagging")),
         "results/tables/sentiment/accuracy.csv",
         *(f"results/sentiment/predictions/{classifier}.tsv" for classifier in ACL_DOMAINS),
-        # the bring-your-own models: a transformers translator and classifier, deterministic at any --cores
-        *(f"results/translations/{TINY_TRANSLATOR}/{testset}.txt" for testset in TESTSETS),
+        # the bring-your-own classifier (the translator is one of SYSTEMS), deterministic at any --cores
         f"results/sentiment/predictions/{TINY_CLASSIFIER}.tsv",
         "results/tables/human/rankings.csv", "results/tables/human/agreement.csv", "results/tables/human/pairwise.csv",
         *(f"results/tables/human/{score}/robustness_{method}.csv" for score in ("human", "bleu")
@@ -337,9 +337,9 @@ def test_editing_the_bagging_fraction_reruns_only_what_it_touches(finished_run: 
     assert result.returncode == 0, result.stdout[-3000:]
     # the blocks and everything measured on them, in all three branches; no translation, score or model
     assert {rule: len(jobs) for rule, jobs in _planned_jobs(result.stdout).items()} == with_profile({
-        # every study's rows (MT 8, sentiment 4, human 24, perturbation families 18, Natural Robustness 10), tables
-        # (6 + 3 + 9 + 18 + 3) and gamma figures (2 + 1 + 1 + 6 + 1)
-        "study_blocks": 10, "robustness_statistics": 64, "robustness_tables": 39, "gamma_curves": 11, "human_rankings": 1,
+        # every study's rows (MT: paper 10, WMT22 de-fr 12; sentiment 5, human 24, perturbation families 24, Natural
+        # Robustness 13), tables (6 + 6 + 3 + 9 + 18 + 3) and gamma figures (2 + 2 + 1 + 1 + 6 + 1)
+        "study_blocks": 12, "robustness_statistics": 88, "robustness_tables": 45, "gamma_curves": 13, "human_rankings": 1,
         "all": 1})
     # the metric-robustness study draws its own blocks (metric_robustness.bagging): untouched
 
@@ -352,18 +352,20 @@ def test_editing_the_sentiment_classifier_reruns_only_the_sentiment_branch(finis
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", result.stdout, flags=re.MULTILINE))
     # the classifiers, and their Natural Robustness (the reviews they all answer, the perturbed reviews, their
     # responses, the scores and the consistency of the classifiers' rows); no MT job
-    # (robustness statistics, tables and gamma figures: the sentiment study's 4 + 3 + 1, Natural Robustness's 4 + 3 + 1)
-    assert jobs == with_profile({"sentiment_train": "4", "sentiment_evaluate": "4", "study_blocks": "5", "robustness_statistics": "8",
+    # (robustness statistics, tables and gamma figures: the sentiment study's 4 + 3 + 1, Natural Robustness's 5 + 3 + 1:
+    # the Hugging Face classifier's predictions stay, its responses to the re-drawn reviews follow)
+    assert jobs == with_profile({"sentiment_train": "4", "sentiment_evaluate": "4", "study_blocks": "5", "robustness_statistics": "9",
                     "robustness_tables": "6", "sentiment_accuracy_table": "1", "gamma_curves": "2",
                     "natural_review_records": "1", "perturb_reviews": "4", "natural_responses_sentiment": "4",
-                    "natural_robustness_scores": "1", "natural_robustness_tables": "1", "natural_robustness_figure": "1",
-                    "all": "1", "total": "43"})
+                    "natural_responses_sentiment_model": "1", "natural_robustness_scores": "1", "natural_robustness_tables": "1",
+                    "natural_robustness_figure": "1", "all": "1", "total": "45"})
     config = yaml.safe_load((finished_run / "config.yaml").read_text(encoding="utf-8"))
     config["sentiment"]["leave_out"] = ["dvd"]
     result = run_workflow(finished_run, config, "--dry-run", "--quiet", "rules", config_name="edited.yaml")
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", result.stdout, flags=re.MULTILINE))
-    assert jobs == with_profile({"study_blocks": "4", "robustness_statistics": "4", "robustness_tables": "3",
-                                 "gamma_curves": "1", "all": "1", "total": "13"})
+    # the four classifiers trained here and the Hugging Face one, each on its own blocks
+    assert jobs == with_profile({"study_blocks": "5", "robustness_statistics": "5", "robustness_tables": "3",
+                                 "gamma_curves": "1", "all": "1", "total": "15"})
 
 
 def test_a_rerun_with_the_same_config_does_nothing(finished_run: Path) -> None:
@@ -416,18 +418,20 @@ def test_changing_one_system_reruns_only_its_jobs(finished_run: Path) -> None:
 def test_adding_a_testset_reruns_its_jobs_and_the_pooled_ones(finished_run: Path) -> None:
     config = yaml.safe_load((finished_run / "config.yaml").read_text(encoding="utf-8"))
     config["testsets"]["tatoeba"] = {"dataset": "tatoeba-v2021-08-07-enfr", "domain": "everyday"}
+    config["mt_studies"]["paper"]["testsets"].append("tatoeba")
     del config["systems"]["copy-source"]  # its files cover the four old test sets only
+    config["mt_studies"]["paper"]["systems"].remove("copy-source")
     for family in ("word_order", "character_attacks", "natural", "paraphrase"):
         config["perturbations"]["families"][family]["testsets"] = TESTSETS  # (default: every test set)
     result = run_workflow(finished_run, config, "--dry-run", config_name="edited.yaml")
     assert result.returncode == 0, result.stdout[-3000:]
     jobs = _planned_jobs(result.stdout)
     assert {rule: len(items) for rule, items in jobs.items()} == with_profile({
-        "prepare_testset": 1, "translate_apertium": 2, "translate_fairseq": 1, "score_sentences": 3,
-        "study_blocks": 1, "robustness_statistics": 6, "robustness_tables": 6, "testset_means": 2,
+        "prepare_testset": 1, "translate_apertium": 2, "translate_fairseq": 1, "translate_huggingface": 1, "score_sentences": 4,
+        "study_blocks": 1, "robustness_statistics": 8, "robustness_tables": 6, "testset_means": 2,
         "gamma_curves": 2, "all": 1})
     # only the new test set is translated and scored; the other test sets' translations stand
-    for rule in ("prepare_testset", "translate_apertium", "translate_fairseq", "score_sentences"):
+    for rule in ("prepare_testset", "translate_apertium", "translate_fairseq", "translate_huggingface", "score_sentences"):
         assert {job["testset"] for job in jobs[rule]} == {"tatoeba"}
 
 
