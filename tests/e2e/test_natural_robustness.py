@@ -21,13 +21,14 @@ import pytest
 import sacrebleu
 import yaml
 
-from tests.e2e.workflow_runner import run_workflow, small_config, with_profile
+from tests.e2e.workflow_runner import TINY_CLASSIFIER, TINY_TRANSLATOR, run_workflow, small_config, with_profile
 
 pytestmark = [pytest.mark.e2e, pytest.mark.apertium]
 
 FAMILIES = ("natural", "paraphrase")
-SYSTEMS = ["apertium-en-es-fr", "apertium-en-ca-fr", "convs2s-tatoeba"]
-CLASSIFIERS = ["books", "dvd", "electronics", "kitchen_&_housewares"]
+SYSTEMS = ["apertium-en-es-fr", "apertium-en-ca-fr", "convs2s-tatoeba", TINY_TRANSLATOR]  # the paper study's, but copy-source
+DOMAINS = ["books", "dvd", "electronics", "kitchen_&_housewares"]
+CLASSIFIERS = [*DOMAINS, TINY_CLASSIFIER]  # one trained per domain, then the Hugging Face model
 
 
 def read(path: Path) -> pd.DataFrame:
@@ -47,9 +48,10 @@ def section(workdir: Path) -> tuple[dict, dict]:
 
 def test_every_perturbed_input_differs_from_its_original_and_every_skip_is_recorded(finished_run: Path) -> None:
     config, types = section(finished_run)
-    testsets = {name: read(finished_run / f"results/testsets/{name}.tsv").set_index("segment_id") for name in config["testsets"]}
+    testsets = {name: read(finished_run / f"results/testsets/{name}.tsv").set_index("segment_id")
+                for name in config["mt_studies"]["paper"]["testsets"]}  # English sources: the families' test sets
     records = read(finished_run / "results/natural_robustness/sentiment/records.tsv")
-    assert records.groupby("doc_id").size().to_dict() == {domain: 4 for domain in CLASSIFIERS}
+    assert records.groupby("doc_id").size().to_dict() == {domain: 4 for domain in DOMAINS}
     for perturbation_type, family in types.items():
         derived = read(finished_run / f"results/testsets/perturbed/{family}/{perturbation_type}/pooled.tsv")
         status = read(finished_run / f"results/perturbations/{family}/{perturbation_type}/pooled.segments.tsv")
@@ -81,7 +83,7 @@ def test_mt_responses_match_the_translations(finished_run: Path) -> None:
     for system in SYSTEMS:
         responses = read(finished_run / f"results/natural_robustness/responses/mt/{system}.tsv")
         originals = {}
-        for testset in config["testsets"]:
+        for testset in config["mt_studies"]["paper"]["testsets"]:
             table = read(finished_run / f"results/testsets/{testset}.tsv")
             originals.update(zip(testset + "/" + table["segment_id"], lines(finished_run / f"results/translations/{system}/{testset}.txt")))
         expected = []
@@ -131,7 +133,7 @@ def test_scores_follow_the_responses_on_both_record_samples(finished_run: Path) 
     config, types = section(finished_run)
     seed = config["natural_robustness"]["seed"]
     scores = read(finished_run / "results/natural_robustness/scores.tsv")
-    mt_records = sorted({(testset, segment_id) for family in FAMILIES for testset in config["testsets"]
+    mt_records = sorted({(testset, segment_id) for family in FAMILIES for testset in config["mt_studies"]["paper"]["testsets"]
                          for segment_id in read(finished_run / f"results/perturbations/{family}/samples/{testset}.tsv")["segment_id"]})
     reviews = read(finished_run / "results/natural_robustness/sentiment/records.tsv")
     orders = {"mt": record_order(mt_records, seed), "sentiment": record_order(list(zip(reviews["doc_id"], reviews["segment_id"])), seed)}
@@ -193,22 +195,23 @@ def test_editing_one_function_reruns_only_that_function_and_the_summaries(finish
     per_function = [wildcards for wildcards in re.findall(r"wildcards: (.*)", result.stdout) if "function=" in wildcards]
     assert per_function and all("function=typos" in wildcards for wildcards in per_function)
     assert _rules(result.stdout) == with_profile({
-        # the MT side: the typos test set and its translations (the ConvS2S translates the family's sets in one
-        # job: translation_jobs per_family); the family writes no beta reports (metrics: [])
-        "perturb_testset": "1", "translate_apertium": "2", "translate_fairseq_natural": "1",
+        # the MT side: the typos test set and its translations (the ConvS2S and the Hugging Face model translate the
+        # family's sets in one job: translation_jobs per_family); the family writes no beta reports (metrics: [])
+        "perturb_testset": "1", "translate_apertium": "2", "translate_fairseq_natural": "1", "translate_huggingface_natural": "1",
         # the reviews perturbed by typos, every row's responses, scores and consistency
-        "perturb_reviews": "1", "natural_responses_mt": "3", "natural_responses_sentiment": "4", "natural_robustness_scores": "1",
+        "perturb_reviews": "1", "natural_responses_mt": "4", "natural_responses_sentiment": "4",
+        "natural_responses_sentiment_model": "1", "natural_robustness_scores": "1",
         "natural_robustness_tables": "1", "natural_robustness_figure": "1", "study_blocks": "2",
-        "robustness_statistics": "10", "robustness_tables": "3", "gamma_curves": "1",
-        "all": "1", "total": "32",
+        "robustness_statistics": "13", "robustness_tables": "3", "gamma_curves": "1",
+        "all": "1", "total": "38",
     })
     config = yaml.safe_load((finished_run / "config.yaml").read_text(encoding="utf-8"))
     config["natural_robustness"]["same_response"]["chrf_threshold"] = 70
     result = run_workflow(finished_run, config, "--dry-run", "--quiet", "rules", config_name="edited.yaml")
     assert _rules(result.stdout) == with_profile({  # no perturbation, translation or classifier: the MT responses and what follows
-        "natural_responses_mt": "3", "natural_robustness_scores": "1", "natural_robustness_tables": "1", "natural_robustness_figure": "1",
-        "robustness_statistics": "6", "robustness_tables": "3", "gamma_curves": "1",
-        "all": "1", "total": "17",
+        "natural_responses_mt": "4", "natural_robustness_scores": "1", "natural_robustness_tables": "1", "natural_robustness_figure": "1",
+        "robustness_statistics": "8", "robustness_tables": "3", "gamma_curves": "1",
+        "all": "1", "total": "20",
     })
 
 

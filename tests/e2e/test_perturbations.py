@@ -16,13 +16,13 @@ import sacrebleu
 import yaml
 from rapidfuzz.distance import Levenshtein
 
-from tests.e2e.workflow_runner import run_workflow, small_config, with_profile
+from tests.e2e.workflow_runner import TINY_TRANSLATOR, run_workflow, small_config, with_profile
 
 pytestmark = [pytest.mark.e2e, pytest.mark.apertium]
 
 FAMILY = "word_order"
 TESTSETS = ["wmt14", "wmt15", "iwslt17", "bio18"]
-SYSTEMS = ["apertium-en-es-fr", "apertium-en-ca-fr", "convs2s-tatoeba"]
+SYSTEMS = ["apertium-en-es-fr", "apertium-en-ca-fr", "convs2s-tatoeba", TINY_TRANSLATOR]  # the paper study's, but copy-source
 SAMPLE = 12
 
 
@@ -129,10 +129,10 @@ def test_editing_one_function_reruns_only_that_function(finished_run: Path) -> N
     assert per_function and all("function=VerbSwaps" in wildcards for wildcards in per_function)
     result = run_workflow(finished_run, config, "--dry-run", "--quiet", "rules", config_name="edited.yaml")
     assert _rules(result.stdout) == with_profile({
-        "perturb_testset": "1", "translate_apertium": "2", "translate_fairseq": "1", "score_sentences": "3",
-        "perturbation_scores": "3", "study_blocks": "1", "robustness_statistics": "9",
+        "perturb_testset": "1", "translate_apertium": "2", "translate_fairseq": "1", "translate_huggingface": "1",
+        "score_sentences": "4", "perturbation_scores": "4", "study_blocks": "1", "robustness_statistics": "12",
         "robustness_tables": "9", "gamma_curves": "3", "perturbation_tables": "3",
-        "perturbation_similarity": "3", "perturbation_figures": "3", "all": "1", "total": "42",
+        "perturbation_similarity": "3", "perturbation_figures": "3", "all": "1", "total": "48",
     })
 
 

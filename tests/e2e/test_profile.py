@@ -24,16 +24,19 @@ def _csv(path: Path) -> pd.DataFrame:
 
 
 def _expected(run: Path, config: dict) -> dict[tuple[str, str], float]:
-    """Every (system, measure) value of the MT group, straight from the branch tables the README names."""
+    """Every (system, measure) value of the MT group of the paper study, straight from the branch tables the README names."""
     tables, expected = run / "results/tables", {}
     metric = config["robustness_profile"]["metric"]
     for method in ("pool", "design_bagging"):
-        table = _csv(tables / f"{metric}/robustness_{method}.csv").set_index("system")
-        for system in config["systems"]:
+        table = _csv(tables / f"paper/{metric}/robustness_{method}.csv").set_index("system")
+        for system in config["mt_studies"]["paper"]["systems"]:
             if method == "pool":
                 expected[(system, f"mean_{metric}")] = table.loc[system, "whole_pool_Mean"]
+                expected[(system, f"var_{metric}_pool")] = table.loc[system, "whole_pool_Var"]
+                expected[(system, f"between_sd_{metric}")] = table.loc[system, "whole_pool_between_SD"]
+                expected[(system, f"between_share_{metric}")] = table.loc[system, "whole_pool_between_share_pct"]
             expected[(system, f"cov_{metric}_{method}")] = table.loc[system, "whole_pool_COV"]
-            curve = _csv(run / f"results/robustness/{metric}/{system}.gamma.tsv")
+            curve = _csv(run / f"results/robustness/paper/{metric}/{system}.gamma.tsv")
             whole = curve[(curve["left_out"] == "none") & (curve["method"] == method)]
             expected[(system, f"gamma_area_{metric}_{method}")] = whole["gamma"].sum() / len(whole)
     means = _csv(tables / f"perturbations/word_order/{metric}/means.csv")
@@ -82,7 +85,7 @@ def test_the_json_holds_the_same_numbers_the_taus_and_the_config_hash(finished_r
     profile = _csv(finished_run / "results/profile/profile.tsv")
     assert re.fullmatch(r"[0-9a-f]{64}", document["config_hash"])
     assert document["config_hash"] in (finished_run / "results/profile/report.rst").read_text(encoding="utf-8")
-    assert [group["name"] for group in document["groups"]] == ["mt", "sentiment", "wmt21"]
+    assert [group["name"] for group in document["groups"]] == ["mt", "mt-wmt22-de-fr", "sentiment", "wmt21"]
     for group in document["groups"]:
         for measure in group["measures"]:
             rows = profile[(profile["group"] == group["name"]) & (profile["measure"] == measure["key"])]
@@ -97,7 +100,7 @@ def test_the_json_holds_the_same_numbers_the_taus_and_the_config_hash(finished_r
         shared = oriented[first].index.intersection(oriented[second].index)
         tau = stats.kendalltau(oriented[first][shared], oriented[second][shared]).statistic
         assert group["kendall"][0]["tau"] == pytest.approx(tau) or (np.isnan(tau) and group["kendall"][0]["tau"] is None)
-    assert len(document["reading"]) == 3 and all(paragraph.split(" (")[0] for paragraph in document["reading"])
+    assert len(document["reading"]) == 4 and all(paragraph.split(" (")[0] for paragraph in document["reading"])
 
 
 def test_editing_one_branch_reruns_that_branch_and_the_profile(finished_run: Path) -> None:
@@ -106,8 +109,8 @@ def test_editing_one_branch_reruns_that_branch_and_the_profile(finished_run: Pat
     result = run_workflow(finished_run, config, "--dry-run", "--quiet", "rules", config_name="edited.yaml")
     assert result.returncode == 0, result.stdout[-3000:]
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", result.stdout, flags=re.MULTILINE))
-    assert jobs == with_profile({"robustness_statistics": "4", "robustness_tables": "3", "gamma_curves": "1",
-                                 "all": "1", "total": "9"})
+    assert jobs == with_profile({"robustness_statistics": "5", "robustness_tables": "3", "gamma_curves": "1",
+                                 "all": "1", "total": "10"})  # the four classifiers trained here and the Hugging Face one
     # the profile's own setting reruns the profile only
     config = yaml.safe_load((finished_run / "config.yaml").read_text(encoding="utf-8"))
     config["robustness_profile"]["families"] = {"word_order": "faithfulness"}

@@ -92,15 +92,16 @@ def test_snakemake_report_bundles_tables_and_figures(made_report: subprocess.Com
         *(f"results/tables/sentiment/robustness_{method}.html" for method in methods), "results/tables/sentiment/accuracy.html",
         *(f"results/tables/human/{score}/robustness_{method}.html" for score in ("human", "bleu", "chrf") for method in methods),
         *(f"results/tables/human/{table}.html" for table in ("rankings", "pairwise", "agreement")),
-        *(f"results/figures/{branch}/gamma_curves.png" for branch in ("bleu", "chrf", "sentiment", "human")),
+        *(f"results/figures/{branch}/gamma_curves.png" for branch in ("paper/bleu", "paper/chrf", "sentiment", "human")),
         *(f"results/tables/perturbations/word_order/{metric}/{table}.html" for metric in ("bleu", "chrf", "levenshtein")
           for table in ("means", "robustness_pool")),
         *(f"results/figures/perturbations/word_order/bleu/{figure}.png"
           for figure in ("robust_vs_faithful", "beta_heatmaps", "scores_vs_alpha_and_length", "function_similarity", "gamma_curves")),
         *(f"results/tables/natural_robustness/{table}.html" for table in ("scores", "perturbation_changes", "robustness_pool")),
         *(f"results/figures/natural_robustness/{figure}.png" for figure in ("scores", "gamma_curves")),
-        *(f"results/tables/profile/{group}{table}.html" for group in ("mt", "sentiment", "wmt21") for table in ("", "_kendall")),
-        *(f"results/figures/profile/{figure}.png" for figure in ("mt", "sentiment", "wmt21", "overview")),
+        *(f"results/tables/profile/{group}{table}.html" for group in ("mt", "mt-wmt22-de-fr", "sentiment", "wmt21")
+          for table in ("", "_kendall")),
+        *(f"results/figures/profile/{figure}.png" for figure in ("mt", "mt-wmt22-de-fr", "sentiment", "wmt21", "overview")),
     ]
     for path in listed:
         assert path in html, path

@@ -60,6 +60,15 @@ def small_config(mirror_dir: Path = MIRROR, tiny_models: Path | None = None) -> 
     return config if tiny_models is None else with_tiny_models(config, tiny_models)
 
 
+def without_system(config: dict[str, Any], system: str) -> dict[str, Any]:
+    """``config`` (in place) without ``system``, in the systems and in every MT study that names it."""
+    del config["systems"][system]
+    for study in (config.get("mt_studies") or {}).values():
+        if system in study.get("systems", []):
+            study["systems"].remove(system)
+    return config
+
+
 #: The Hugging Face translator and sentiment classifier of the shared run (tiny models the tests build:
 #: tests/tiny_models/marian.py, tests/tiny_models/classifier.py).
 TINY_TRANSLATOR, TINY_CLASSIFIER = "tiny-marian", "tiny-bert"
