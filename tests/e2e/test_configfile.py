@@ -99,7 +99,7 @@ def test_config_overrides_still_apply_on_top_of_a_configfile(tmp_path: Path, mir
                           "--config", "metrics=['chrf']", config_name="small.yaml")
     assert result.returncode == 0, result.stdout[-5000:]
     jobs = _planned(result.stdout)
-    assert sorted(jobs["robustness_tables"]) == [f"study_table=chrf, method={method}" for method in ("bagging", "design_bagging", "pool")]
+    assert sorted(jobs["robustness_tables"]) == [f"study_table=paper/chrf, method={method}" for method in ("bagging", "design_bagging", "pool")]
 
 
 @pytest.mark.parametrize("section", ["systems"])  # "testsets" and other sections: tests/unit/test_bad_config.py

@@ -72,7 +72,7 @@ def test_the_profile_table_recomputes_from_the_branch_tables(finished_run: Path)
         ranks = stats.rankdata(-values if higher else values, method="min")
         assert rows["rank"].tolist() == ranks.astype(int).tolist(), measure
     # the other groups: sentiment classifiers and the WMT'21 systems, from their own tables
-    sentiment = _csv(finished_run / "results/tables/sentiment/robustness_design_bagging.csv").set_index("training domain")
+    sentiment = _csv(finished_run / "results/tables/sentiment/robustness_design_bagging.csv").set_index("classifier (training domain or model)")
     cov = profile[(profile["group"] == "sentiment") & (profile["measure"] == "cov_accuracy_design_bagging")]
     assert dict(zip(cov["system"], cov["value"])) == pytest.approx(sentiment["whole_pool_COV"].to_dict())
     human = _csv(finished_run / "results/tables/human/human/robustness_pool.csv").set_index("system")

@@ -116,7 +116,7 @@ def test_snakemake_report_bundles_tables_and_figures(made_report: subprocess.Com
     reported = {path: (section, subsection) for section, subsections in categories.items()
                 for subsection, paths in subsections.items() for path in paths}
     assert all(path.endswith((".html", ".png")) for path in reported), sorted(reported)
-    assert set(categories[DOMAINS]) == {"paper: bleu", "paper: chrf"}
+    assert set(categories[DOMAINS]) == {f"{study}: {metric}" for study in ("paper", "wmt22-de-fr") for metric in ("bleu", "chrf")}
     assert reported["results/tables/paper/chrf/testset_means.html"] == (DOMAINS, "paper: chrf")
     assert reported["results/tables/datasets.html"][0] == reported["results/tables/models.html"][0] == DATA
     assert reported["results/tables/human/bleu/robustness_pool.html"] == (HUMAN, "scored by bleu")
