@@ -341,7 +341,7 @@ def profile_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
                        {"png": workdir / "overview.png", "pdf": workdir / "overview.pdf"})
     introduction = (Path(__file__).resolve().parents[2] / "report" / "workflow.rst").read_text(encoding="utf-8")
     reading = ["MT systems: most robust on test domains convs2s-tatoeba, least robust copy-source."] * 4
-    description = report_description(introduction.replace("{{ snakemake.config", "{{ {'systems': {}, 'testsets': {}}"),
+    description = report_description(introduction.replace("snakemake.config", "{'systems': {}, 'mt_studies': {}}"),
                                      workdir / "overview.png", reading, "0123abcd")
     (workdir / "report" / "workflow.rst").write_text(description, encoding="utf-8")
     (workdir / "report" / "figure.rst").write_text("The overview figure.\n", encoding="utf-8")
