@@ -84,7 +84,7 @@ def with_tiny_models(config: dict[str, Any], tiny_models: Path) -> dict[str, Any
         "kind": "huggingface", "model": str(tiny_models / "marian"), "batch_size": 8, "beam": 2, "max_length": 64,
         "cpu_threads": 1, "device": "auto",
     }
-    config["mt_studies"]["paper"]["systems"].append(TINY_TRANSLATOR)
+    # no other edit: the paper study takes every system no other study names (as a user adds one)
     config["sentiment"]["models"] = {TINY_CLASSIFIER: {
         "kind": "huggingface", "model": str(tiny_models / "classifier"), "labels": {"negative": "NEGATIVE", "positive": "POSITIVE"},
         "max_length": 64, "batch_size": 32,

@@ -62,8 +62,9 @@ def _rename(path: str, old: str, new: str):
     (_set("mt_studies.paper.language_pair", "de-fr"), ["mt_studies.paper.language_pair", "wmt14 is en-fr"]),
     (_set("mt_studies.paper.systems", ["apertium-en-es-fr", "defr-LT22"]), ["mt_studies.", "defr-LT22", "one language pair"]),
     (_set("mt_studies.wmt22-de-fr.systems", ["defr-LT22", "nobody"]), ["mt_studies.wmt22-de-fr.systems[1]", "'nobody' is not a system"]),
-    (lambda config: config["systems"].update(mine={"kind": "hypotheses", "files": {"wmt14": "a.txt"}})
-     or config["mt_studies"]["paper"]["systems"].append("mine"), ["systems.mine.files", "wmt15", "mt_studies.paper"]),
+    # a system added to the config joins the paper study (its systems: every system no other study names)
+    (lambda config: config["systems"].update(mine={"kind": "hypotheses", "files": {"wmt14": "a.txt"}}),
+     ["systems.mine.files", "wmt15", "mt_studies.paper"]),
     (lambda config: config["perturbations"]["families"]["word_order"].update(testsets=["wmt14", "defr-news"]),
      ["perturbations.families.word_order.testsets[1]", "defr-news is de-fr"]),
     (_set("systems", {}), ["invalid configuration at key 'systems'"]),

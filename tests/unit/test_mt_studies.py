@@ -35,6 +35,15 @@ def test_a_config_without_studies_has_one_of_everything_but_needs_one_pair() -> 
                                                     "tokenize": None, "language_pair": "en-fr"}}
 
 
+def test_a_study_without_systems_takes_every_system_no_other_study_names() -> None:
+    config = _config(paper={"testsets": ["news", "ted"]}, german={"testsets": ["de-news"], "systems": ["de-system"], "leave_out": []})
+    config["systems"]["added"] = {"kind": "huggingface"}  # a user's model: one entry under systems, no other edit
+    del config["systems"]["files"]
+    complete_mt_studies(config, LANGUAGES)
+    assert config["mt_studies"]["paper"]["systems"] == ["rbmt", "added"]
+    assert config["mt_studies"]["german"]["systems"] == ["de-system"]
+
+
 def test_a_study_takes_its_pair_from_its_datasets_or_as_given() -> None:
     config = _config(paper={"testsets": ["news", "ted", "mine"], "systems": ["rbmt"], "leave_out": ["ted"]},
                      german={"testsets": ["de-news"], "systems": ["de-system"], "leave_out": []})

@@ -7,7 +7,9 @@ one sacrebleu picks for the target language: ``zh`` for Chinese, ``ja-mecab`` fo
 for Korean, ``13a`` otherwise) and which perturbation families can apply (a family declares the source
 languages its rules are written for). Another language pair is config only: test sets, systems, a study.
 
-Without ``mt_studies`` a config has one study, :data:`DEFAULT_STUDY`, of every test set and every system.
+Without ``mt_studies`` a config has one study, :data:`DEFAULT_STUDY`, of every test set and every system. A
+study that leaves out ``systems`` takes every system no other study names, so a system added to the config
+joins it with no further edit.
 
 Choices (tested in tests/unit/test_mt_studies.py):
 
@@ -98,7 +100,7 @@ def complete_mt_studies(config: MutableMapping[str, Any],
                         dataset_languages: Mapping[str, tuple[str | None, str | None]]) -> None:
     """Fill and check ``mt_studies`` in place (``dataset_languages``: manifest dataset -> (source, target)).
 
-    Fills ``testsets`` (every test set, for the default study), ``systems`` (every system), ``leave_out``
+    Fills ``testsets`` (every test set), ``systems`` (every system that no other study names), ``leave_out``
     (every test set of the study) and ``language_pair``; ``tokenize`` stays as given (null: the target
     language's default, :func:`bleu_tokenizer`).
 
@@ -108,12 +110,16 @@ def complete_mt_studies(config: MutableMapping[str, Any],
     testsets, systems = list(config["testsets"]), list(config["systems"])
     if not config.get("mt_studies"):
         config["mt_studies"] = {DEFAULT_STUDY: {}}
+    # a study without a systems list takes every system no other study names: a system added to the config
+    # joins it (and the branches that follow its language pair) with no other edit
+    named = {system for study in config["mt_studies"].values() if "systems" in study for system in study["systems"]}
+    unnamed = [system for system in systems if system not in named]
     pairs_of_testsets: dict[str, tuple[str, str, str]] = {}  # test set -> (pair, tokenizer, study)
     pairs_of_systems: dict[str, tuple[str, str]] = {}  # system -> (pair, study)
     for name, study in config["mt_studies"].items():
         key = f"mt_studies.{name}"
         study.setdefault("testsets", list(testsets))
-        study.setdefault("systems", list(systems))
+        study.setdefault("systems", list(unnamed))
         _check_names(study["testsets"], testsets, f"{key}.testsets", "a test set")
         _check_names(study["systems"], systems, f"{key}.systems", "a system")
         study.setdefault("leave_out", list(study["testsets"]))
