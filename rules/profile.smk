@@ -101,7 +101,7 @@ rule robustness_profile_report:
     log:
         "logs/robustness_profile_report.log",
     params:
-        introduction=PROFILE_INTRODUCTION,
+        introduction=lambda wildcards: PROFILE_INTRODUCTION,  # a function: Snakemake would format a string (its Jinja braces)
     threads: 1
     resources:
         mem_mb=500,
