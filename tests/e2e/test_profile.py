@@ -29,7 +29,7 @@ def _expected(run: Path, config: dict) -> dict[tuple[str, str], float]:
     metric = config["robustness_profile"]["metric"]
     for method in ("pool", "design_bagging"):
         table = _csv(tables / f"paper/{metric}/robustness_{method}.csv").set_index("system")
-        for system in config["mt_studies"]["paper"]["systems"]:
+        for system in table.index:  # the paper study's systems (every system no other study names)
             if method == "pool":
                 expected[(system, f"mean_{metric}")] = table.loc[system, "whole_pool_Mean"]
                 expected[(system, f"var_{metric}_pool")] = table.loc[system, "whole_pool_Var"]
