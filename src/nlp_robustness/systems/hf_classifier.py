@@ -24,7 +24,6 @@ settings without them.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -34,6 +33,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from nlp_robustness.data.testsets import sha256_of
 from nlp_robustness.errors import InputError
 from nlp_robustness.systems.sentiment_classifier import LABEL_CLASSES
 
@@ -191,11 +191,7 @@ def file_hashes(directory: str | os.PathLike[str]) -> dict[str, str]:
         relative = path.relative_to(root)
         if any(part.startswith(".") for part in relative.parts) or not path.is_file():
             continue
-        digest = hashlib.sha256()
-        with open(path, "rb") as handle:
-            for chunk in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(chunk)
-        hashes[relative.as_posix()] = digest.hexdigest()
+        hashes[relative.as_posix()] = sha256_of(path)
     return hashes
 
 

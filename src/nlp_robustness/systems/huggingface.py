@@ -25,7 +25,6 @@ Determinism
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import time
@@ -34,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from nlp_robustness.data.testsets import sha256_of
 from nlp_robustness.errors import InputError
 
 __all__ = [
@@ -45,7 +45,6 @@ __all__ = [
     "local_model_type",
     "model_files",
     "resolve_device",
-    "sha256_file",
 ]
 
 #: Values of the config key ``dtype`` (``auto``: the dtype the checkpoint was saved in).
@@ -128,15 +127,6 @@ def _torch_dtype(name: str, key: str) -> Any:
     import torch
 
     return getattr(torch, name)
-
-
-def sha256_file(path: str | os.PathLike[str]) -> str:
-    """The sha256 of a file's bytes (read in 1 MiB blocks: weight files may be gigabytes)."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def model_files(directory: str | os.PathLike[str]) -> list[Path]:
@@ -271,7 +261,7 @@ class HuggingfaceTranslator:
             "revision": self.settings["revision"],
             "commit": self.commit,
             "model_type": self.model.config.model_type,
-            "files": {path.name: sha256_file(path) for path in model_files(self.directory)},
+            "files": {path.name: sha256_of(path) for path in model_files(self.directory)},
             "dtype": str(self.model.dtype).removeprefix("torch."),
             "device": self.device,
             "source_language": self.settings["source_language"],
