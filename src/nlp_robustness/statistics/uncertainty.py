@@ -1,0 +1,326 @@
+"""The uncertainty layer: bootstrap intervals for every robustness number and paired tests between rows.
+
+Every study of the engine measures *rows* (systems, classifiers, metric variants) on the same *units*
+(segments, reviews, judgements, records) grouped by *domain*. How sure a number is depends on which units
+happened to be in the test set, so the intervals here come from resampling units.
+
+**Resampling scheme.** A *cluster* is what is drawn: the unit itself when units are nested in domains (a
+segment belongs to one test set; a review to one product domain) -- then clusters are drawn with
+replacement *within each domain* (stratified: every replicate keeps each domain's size, the domains are
+treated as fixed, which is what a table of given test domains claims); or one id shared by the units of
+several domains (a segment appears under every perturbation function, a DARR judgement under every attack
+condition, a record under every perturbation type) -- then ids are drawn with replacement over the whole
+study and each brings its units in every domain, so the correlation across domains is kept. What this
+captures: the noise of the scores *given the domains*, i.e. "would another draw of segments from the same
+test domains give the same numbers?". It does not capture the choice of domains; with the option to
+resample domains too (two-stage: domains with replacement, then units within them) it does, but only a
+study with many domains supports that (with four domains the domain draw dominates and is itself poorly
+estimated), so it is off by default.
+
+A resample is a *weight* per unit (how often it was drawn), so every statistic of a replicate is a
+weighted statistic of the same score vector: a ``(B, n)`` weight matrix times per-unit values. The weights
+come in chunks of :data:`CHUNK` replicates, each from its own generator seeded by (seed, labels, chunk), so
+the replicates are identical whatever the chunking across threads and whichever rows are measured: two rows
+of a study measured on the same units get the *same* resamples, which is what makes their replicates
+paired.
+
+**Intervals.** Percentile intervals at ``(1 -/+ confidence) / 2`` of the replicates. **Paired differences**
+of two rows: the replicate differences (same resamples) give the standard error; the test is the bootstrap
+test of Hall and Wilson (1991), p = (1 + #{|d* - d| >= |d|}) / (B + 1), i.e. the null distribution is the
+replicate distribution shifted to 0, and its interval is the matching symmetric one ``d +/- q`` with q the
+``confidence`` quantile of ``|d* - d|`` -- the interval excludes 0 exactly when p < 1 - confidence (up to
+the +1 of the p-value), so a verdict and an interval never disagree. Over the pairs of a table the p-values
+are adjusted by Holm's step-down method. Where two rows are not told apart, :func:`units_to_detect`
+says how many units per domain the observed difference would need (normal approximation, SE ~ 1/sqrt(n)).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy import stats as scipy_stats
+
+from nlp_robustness.sampling import rng_for
+
+__all__ = [
+    "CHUNK",
+    "Difference",
+    "ResamplingDesign",
+    "VERDICTS",
+    "cluster_design",
+    "difference",
+    "holm",
+    "interval",
+    "resample_weights",
+    "units_to_detect",
+    "verdict",
+    "weighted_statistics",
+    "weighted_between_domains",
+]
+
+#: Replicates drawn per generator: the unit of work of a thread and of the chunked weights.
+CHUNK = 50
+
+#: What a paired comparison of a consistency statistic (lower = more consistent) concludes.
+VERDICTS = ("more consistent", "less consistent", "not distinguishable")
+
+
+@dataclass(frozen=True)
+class ResamplingDesign:
+    """What a bootstrap replicate draws: ``cluster_of_unit[i]`` is unit i's cluster (0..C-1); clusters are
+    drawn with replacement within each stratum (``stratum_of_cluster``, 0..S-1; one stratum: no
+    stratification). ``resample_strata``: draw the strata with replacement first (two-stage)."""
+
+    cluster_of_unit: NDArray[np.int64]
+    stratum_of_cluster: NDArray[np.int64]
+    resample_strata: bool = False
+
+    @property
+    def n_units(self) -> int:
+        return int(self.cluster_of_unit.size)
+
+    @property
+    def n_clusters(self) -> int:
+        return int(self.stratum_of_cluster.size)
+
+
+def cluster_design(domains: ArrayLike, clusters: ArrayLike | None = None, resample_domains: bool = False) -> ResamplingDesign:
+    """The design of a study's units: ``domains`` one label per unit; ``clusters`` one id per unit shared by
+    the units that are resampled together (None: every unit its own cluster, stratified by domain).
+
+    With ``clusters`` given, a cluster whose units all lie in one domain is stratified by that domain; ids
+    spanning domains are drawn over the whole study (one stratum), as described in the module docstring.
+
+    Raises:
+        ValueError: lengths differ, or ids span domains while ``resample_domains`` asks for domain strata.
+    """
+    domain_labels = np.asarray(domains)
+    _, domain_codes = np.unique(domain_labels, return_inverse=True)
+    domain_codes = domain_codes.reshape(-1).astype(np.int64)
+    if clusters is None:
+        return ResamplingDesign(np.arange(domain_codes.size, dtype=np.int64), domain_codes, resample_domains)
+    cluster_labels = np.asarray(clusters)
+    if cluster_labels.shape != domain_labels.shape:
+        raise ValueError(f"{cluster_labels.size} cluster ids for {domain_labels.size} units")
+    _, cluster_codes = np.unique(cluster_labels, return_inverse=True)
+    cluster_codes = cluster_codes.reshape(-1).astype(np.int64)
+    n_clusters = int(cluster_codes.max()) + 1 if cluster_codes.size else 0
+    first_domain = np.full(n_clusters, -1, dtype=np.int64)
+    first_domain[cluster_codes[::-1]] = domain_codes[::-1]
+    nested = bool(np.all(first_domain[cluster_codes] == domain_codes))
+    if not nested and resample_domains:
+        raise ValueError("clusters span domains: the domains cannot be resampled as strata")
+    strata = first_domain if nested else np.zeros(n_clusters, dtype=np.int64)
+    return ResamplingDesign(cluster_codes, strata, resample_domains)
+
+
+def _chunk_counts(design: ResamplingDesign, rows: int, rng: np.random.Generator) -> NDArray[np.float64]:
+    """``rows`` replicates of cluster counts (rows, C): within each stratum as many draws as it has clusters."""
+    strata = design.stratum_of_cluster
+    n_strata = int(strata.max()) + 1
+    members = [np.flatnonzero(strata == stratum) for stratum in range(n_strata)]
+    counts = np.zeros((rows, design.n_clusters), dtype=np.float64)
+    offsets = (np.arange(rows, dtype=np.int64) * design.n_clusters)[:, None]
+    flat = counts.reshape(-1)
+    if design.resample_strata:
+        drawn_strata = rng.integers(0, n_strata, size=(rows, n_strata))
+    for index, cluster_ids in enumerate(members):
+        if design.resample_strata:
+            # a stratum drawn k times in a replicate contributes k independent within-stratum draws
+            times = (drawn_strata == index).sum(axis=1)
+            draws = rng.integers(0, cluster_ids.size, size=(rows, cluster_ids.size * max(1, int(times.max()))))
+            keep = np.arange(draws.shape[1])[None, :] < (times * cluster_ids.size)[:, None]
+            picked = np.where(keep, offsets + cluster_ids[draws], -1)
+            picked = picked[picked >= 0]
+        else:
+            picked = (offsets + cluster_ids[rng.integers(0, cluster_ids.size, size=(rows, cluster_ids.size))]).reshape(-1)
+        flat += np.bincount(picked, minlength=flat.size)
+    return counts
+
+
+def resample_weights(design: ResamplingDesign, n_resamples: int, seed: int, *labels: str) -> Iterator[NDArray[np.float64]]:
+    """The unit weights of ``n_resamples`` replicates, in chunks of at most :data:`CHUNK` rows ``(rows, n_units)``.
+
+    Chunk k is drawn by ``rng_for(seed, *labels, "bootstrap", k)``: the same (seed, labels, design) gives the
+    same weights in any process, whatever else is computed.
+
+    Raises:
+        ValueError: ``n_resamples`` < 1 or a design without units.
+    """
+    if n_resamples < 1:
+        raise ValueError(f"need at least one resample, got {n_resamples}")
+    if design.n_units == 0:
+        raise ValueError("no units to resample")
+    for chunk, start in enumerate(range(0, n_resamples, CHUNK)):
+        rows = min(CHUNK, n_resamples - start)
+        counts = _chunk_counts(design, rows, rng_for(seed, *labels, "bootstrap", str(chunk)))
+        yield counts[:, design.cluster_of_unit]
+
+
+def map_chunks(function, design: ResamplingDesign, n_resamples: int, seed: int, labels: Sequence[str], threads: int = 1) -> list:
+    """``function(weights)`` of every chunk of :func:`resample_weights`, in chunk order, on ``threads`` threads
+    (numpy releases the GIL in its heavy loops); results do not depend on ``threads``."""
+    chunks = resample_weights(design, n_resamples, seed, *labels)
+    if threads <= 1:
+        return [function(weights) for weights in chunks]
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        return list(pool.map(function, chunks))
+
+
+def interval(replicates: ArrayLike, confidence: float) -> tuple[float, float]:
+    """The percentile interval of ``replicates`` (NaN replicates ignored; NaN when fewer than two are finite).
+
+    Raises:
+        ValueError: ``confidence`` outside (0, 1).
+    """
+    _check_confidence(confidence)
+    values = np.asarray(replicates, dtype=np.float64)
+    values = values[np.isfinite(values)]
+    if values.size < 2:
+        return math.nan, math.nan
+    low, high = np.quantile(values, [(1 - confidence) / 2, (1 + confidence) / 2])
+    return float(low), float(high)
+
+
+def intervals(replicates: NDArray[np.float64], confidence: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Percentile intervals of every column of ``replicates`` ``(B, k)`` (a curve's pointwise band)."""
+    _check_confidence(confidence)
+    low, high = np.nanquantile(replicates, [(1 - confidence) / 2, (1 + confidence) / 2], axis=0)
+    return low, high
+
+
+def _check_confidence(confidence: float) -> None:
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence!r}")
+
+
+@dataclass(frozen=True)
+class Difference:
+    """A paired difference ``a - b`` of one statistic: estimate, symmetric bootstrap interval, SE and p-value."""
+
+    estimate: float
+    low: float
+    high: float
+    standard_error: float
+    p_value: float
+
+
+def difference(estimate_a: float, estimate_b: float, replicates_a: ArrayLike, replicates_b: ArrayLike,
+               confidence: float) -> Difference:
+    """The paired bootstrap comparison of two rows measured on the same resamples (module docstring).
+
+    Raises:
+        ValueError: replicate arrays of different lengths, or ``confidence`` outside (0, 1).
+    """
+    _check_confidence(confidence)
+    first, second = np.asarray(replicates_a, dtype=np.float64), np.asarray(replicates_b, dtype=np.float64)
+    if first.shape != second.shape:
+        raise ValueError(f"paired replicates differ in length: {first.size} and {second.size}")
+    observed = float(estimate_a - estimate_b)
+    deltas = first - second
+    deltas = deltas[np.isfinite(deltas)]
+    if deltas.size < 2 or not math.isfinite(observed):
+        return Difference(observed, math.nan, math.nan, math.nan, math.nan)
+    distances = np.abs(deltas - observed)
+    half_width = float(np.quantile(distances, confidence))
+    p_value = (1 + int(np.count_nonzero(distances >= abs(observed)))) / (deltas.size + 1)
+    return Difference(observed, observed - half_width, observed + half_width, float(np.std(deltas, ddof=1)), p_value)
+
+
+def holm(p_values: ArrayLike) -> NDArray[np.float64]:
+    """Holm's step-down adjustment of a family of p-values (NaN stays NaN and is not counted)."""
+    values = np.asarray(p_values, dtype=np.float64)
+    adjusted = np.full(values.shape, np.nan)
+    finite = np.flatnonzero(np.isfinite(values))
+    order = finite[np.argsort(values[finite], kind="stable")]
+    m = order.size
+    running = 0.0
+    for rank, index in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * values[index]))
+        adjusted[index] = running
+    return adjusted
+
+
+def verdict(estimate: float, adjusted_p: float, level: float, lower_is_more_consistent: bool = True) -> str:
+    """:data:`VERDICTS` for row a against row b from the difference ``a - b`` of a consistency statistic."""
+    if not (math.isfinite(adjusted_p) and adjusted_p < level) or estimate == 0:
+        return VERDICTS[2]
+    a_lower = estimate < 0
+    return VERDICTS[0] if a_lower == lower_is_more_consistent else VERDICTS[1]
+
+
+def units_to_detect(units_per_domain: float, estimate: float, standard_error: float, level: float,
+                    power: float = 0.8) -> float:
+    """Units per domain at which a two-sided test at ``level`` would detect ``estimate`` with ``power``:
+    n * ((z_{1-level/2} + z_power) * SE / |estimate|)^2, the SE shrinking as 1/sqrt(n) (inf for no difference)."""
+    if not (math.isfinite(estimate) and math.isfinite(standard_error)) or standard_error <= 0:
+        return math.nan
+    if estimate == 0:
+        return math.inf
+    z = scipy_stats.norm.ppf(1 - level / 2) + scipy_stats.norm.ppf(power)
+    return float(math.ceil(units_per_domain * (z * standard_error / abs(estimate)) ** 2))
+
+
+def weighted_statistics(values: NDArray[np.float64], weights: NDArray[np.float64] | None,
+                        epsilons: NDArray[np.float64]) -> dict[str, NDArray[np.float64]]:
+    """Metrics I-III of every replicate: ``values`` ``(n,)`` or ``(B, n)``, ``weights`` ``(B, n)`` (None: 1).
+
+    The same definitions as :mod:`.robustness_metrics`: the mean, the population variance, COV = sigma / mu,
+    gamma(eps) = (1 - Pr_w[|t - mu| < eps]) eps^2 / s^2 with s^2 the sample variance (divisor N - 1, N the
+    replicate's total weight), and the gamma-area (the mean of the curve over the grid). The counts of
+    |t - mu| < eps come from one histogram over the grid per replicate (searchsorted + bincount), not a sort.
+    Returns arrays ``mean, variance, cov, gamma_area`` of shape (B,) and ``gamma`` (B, G).
+    """
+    grid = np.asarray(epsilons, dtype=np.float64)
+    matrix = np.atleast_2d(values)
+    if weights is None:
+        weights = np.ones_like(matrix)
+    weights = np.broadcast_to(weights, np.broadcast_shapes(matrix.shape, weights.shape))
+    rows = weights.shape[0]
+    shift = float(np.nanmean(matrix))  # centre before squaring: no cancellation for large scores
+    centred = matrix - shift
+    totals = weights.sum(axis=1)
+    means = (weights * centred).sum(axis=1) / totals
+    variances = np.maximum((weights * centred**2).sum(axis=1) / totals - means**2, 0.0)
+    distances = np.abs(centred - means[:, None])
+    bins = np.searchsorted(grid, distances, side="right")  # eps_g counts a distance when g >= its bin
+    width = grid.size + 1
+    histogram = np.bincount((np.arange(rows)[:, None] * width + bins).reshape(-1),
+                            weights=np.broadcast_to(weights, bins.shape).reshape(-1), minlength=rows * width)
+    within = np.cumsum(histogram.reshape(rows, width), axis=1)[:, :grid.size]
+    sample_variances = variances * totals / np.maximum(totals - 1, 1e-300)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gamma = (1 - within / totals[:, None]) * grid[None, :] ** 2 / sample_variances[:, None]
+        cov = np.sqrt(variances) / (means + shift)
+    gamma[sample_variances <= 0] = 0.0
+    return {"mean": means + shift, "variance": variances, "cov": cov, "gamma": gamma, "gamma_area": gamma.mean(axis=1)}
+
+
+def weighted_between_domains(values: NDArray[np.float64], domain_codes: NDArray[np.int64], n_domains: int,
+                             weights: NDArray[np.float64]) -> dict[str, NDArray[np.float64]]:
+    """The method-of-moments decomposition of :mod:`.variance_components` for every replicate (a unit drawn k
+    times counts k times). Returns ``between_variance, between_sd, within_sd, between_share, domain_mean_sd``."""
+    indicator = np.zeros((values.size, n_domains))
+    indicator[np.arange(values.size), domain_codes] = 1.0
+    centred = values - values.mean()
+    counts = weights @ indicator
+    sums = (weights * centred) @ indicator
+    squares = (weights * centred**2) @ indicator
+    total = counts.sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        means = sums / counts
+        grand = sums.sum(axis=1) / total
+        between_square = np.nansum(counts * (means - grand[:, None]) ** 2, axis=1) / (n_domains - 1)
+        within_square = np.nansum(squares - sums**2 / counts, axis=1) / (total - n_domains)
+        n0 = (total - (counts**2).sum(axis=1) / total) / (n_domains - 1)
+        between = np.maximum(0.0, (between_square - within_square) / n0)
+        share = between / (between + within_square)
+    return {
+        "between_variance": between, "between_sd": np.sqrt(between), "within_sd": np.sqrt(np.maximum(within_square, 0)),
+        "between_share": share, "domain_mean_sd": np.nanstd(means, axis=1, ddof=1),
+    }
