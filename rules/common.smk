@@ -55,6 +55,7 @@ MT_STUDIES = config["mt_studies"]
 BLEU_TOKENIZERS = testset_tokenizers(config)
 METRICS = list(config["metrics"])
 ROBUSTNESS = config["robustness"]
+UNCERTAINTY = config["uncertainty"]
 DOWNLOAD = config["download"]
 MIRROR_DIR = config["mirror_dir"]
 MAX_SEGMENTS = config["max_segments"]
@@ -226,6 +227,11 @@ def study_table_job(study_table):
         "branch": table.branch, "scores": table.scores, "pool": table.pool, "note": table.note,
         "latex_label": table.latex_label, "decimals": table.decimals,
     }
+
+
+def study_comparisons_job(study_table):
+    """Everything a study's paired comparisons use: its table's summaries and its rows' replicates."""
+    return study_table_job(study_table) | {"replicates": STUDY_PLAN.table_replicates(study_table)}
 
 
 def study_caption(item, **variables):

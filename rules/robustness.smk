@@ -30,13 +30,15 @@ rule study_blocks:
 rule robustness_statistics:
     """Metrics I-III of one row of a study (a system under a metric, a classifier, a metric variant, ...) on the
     whole pool, by bagging and by design bagging, with each domain left out in turn; every block's domain
-    scores are written out for audit."""
+    scores are written out for audit; every number gets its interval (a bootstrap of the whole pool, the blocks'
+    jackknife for the bagged rows), and the whole-pool replicates are kept for the paired comparisons of rows."""
     input:
         unpack(lambda wildcards: STUDY_PLAN.statistics_inputs(wildcards.study_row)),
     output:
         summary="results/{study_row}.summary.tsv",
         gamma="results/{study_row}.gamma.tsv",
         block_scores="results/{study_row}.blocks.tsv",
+        replicates="results/{study_row}.replicates.npz",
     log:
         "logs/robustness_statistics/{study_row}.log",
     params:
@@ -79,6 +81,30 @@ rule robustness_tables:
         "../envs/python.yaml"
     script:
         "../scripts/robustness_tables.py"
+
+
+rule robustness_comparisons:
+    """Every pair of rows of a study table compared on the whole pool: the difference of each statistic with its
+    interval and Holm-adjusted p-value from the paired bootstrap, verdict matrices, units per domain to detect."""
+    input:
+        summaries=lambda wildcards: STUDY_PLAN.table_summaries(wildcards.study_table).values(),
+        replicates=lambda wildcards: STUDY_PLAN.table_replicates(wildcards.study_table).values(),
+    output:
+        csv="results/tables/{study_table}/comparisons.csv",
+        markdown="results/tables/{study_table}/comparisons.md",
+    log:
+        "logs/robustness_comparisons/{study_table}.log",
+    params:
+        table=lambda wildcards: study_comparisons_job(wildcards.study_table),
+        uncertainty=UNCERTAINTY,
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/robustness_comparisons.py"
 
 
 rule gamma_curves:

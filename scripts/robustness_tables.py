@@ -12,6 +12,8 @@ import pandas as pd  # noqa: E402
 from nlp_robustness.fileio import atomic_write  # noqa: E402
 from nlp_robustness.outputs.tables import (  # noqa: E402
     has_between_domains,
+    interval_cells,
+    robustness_intervals,
     robustness_table,
     table_caption,
     to_csv_text,
@@ -19,17 +21,21 @@ from nlp_robustness.outputs.tables import (  # noqa: E402
     to_latex_text,
     to_markdown_text,
 )
+from nlp_robustness.display_names import INTERVAL_NOTE  # noqa: E402
 
 method = snakemake.wildcards.method
 spec = snakemake.params.table
 summaries = {row: pd.read_csv(path, sep="\t", keep_default_na=False) for row, path in spec["summaries"].items()}
 table = robustness_table(summaries, method, spec["leave_out"], row_label=spec["row_label"])
+low, high = robustness_intervals(table, summaries, method)
+cells = interval_cells(table, low, high, spec["decimals"])
 caption = table_caption(spec["branch"], method, spec["scores"], spec["pool"], spec["note"], has_between_domains(table))
+caption = f"{caption} {INTERVAL_NOTE[method]}"
 for path, text in (
-    (snakemake.output.csv, to_csv_text(table)),
-    (snakemake.output.markdown, to_markdown_text(table, caption, spec["decimals"])),
-    (snakemake.output.latex, to_latex_text(table, caption, f"tab:{spec['latex_label']}-{method}", spec["decimals"])),
-    (snakemake.output.html, to_html_text(table, caption, spec["decimals"])),
+    (snakemake.output.csv, to_csv_text(table, low, high)),
+    (snakemake.output.markdown, to_markdown_text(cells, caption, spec["decimals"])),
+    (snakemake.output.latex, to_latex_text(cells, caption, f"tab:{spec['latex_label']}-{method}", spec["decimals"])),
+    (snakemake.output.html, to_html_text(cells, caption, spec["decimals"])),
 ):
     with atomic_write(path) as handle:
         handle.write(text)

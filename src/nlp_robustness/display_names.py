@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 __all__ = [
-    "MISSING", "FAMILY_NAMES", "METHOD_DESCRIPTIONS", "METHOD_NAMES", "METRIC_NAMES", "METRIC_VARIANT_NAMES",
+    "INTERVAL_NOTE", "MISSING", "FAMILY_NAMES", "METHOD_DESCRIPTIONS", "METHOD_NAMES", "METRIC_NAMES", "METRIC_VARIANT_NAMES",
     "NATURAL_CRITERION_NAMES", "NATURAL_CRITERION_TITLES", "WORD_ORDER_CATEGORY_NAMES", "display_name",
     "family_name", "metric_name",
 ]
@@ -35,6 +35,14 @@ METRIC_VARIANT_NAMES = {
 METHOD_NAMES = {"pool": "pool", "bagging": "bagging", "design_bagging": "design bagging"}
 
 #: What each method's robustness table shows and how it was computed (the caption's middle part).
+#: How a robustness table's intervals were made, by method (nlp_robustness.statistics.pool_uncertainty).
+INTERVAL_NOTE = {
+    "pool": "Brackets: 95 % percentile intervals (or the configured level) of a bootstrap of the pool's units "
+            "(within domains, or by units shared across domains).",
+    "bagging": "Brackets: intervals from the blocks as a delete-d jackknife plus the Monte-Carlo error of the block average.",
+    "design_bagging": "Brackets: intervals from the blocks as a delete-d jackknife plus the Monte-Carlo error of the block average.",
+}
+
 METHOD_DESCRIPTIONS = {
     "pool": "Robustness Metrics I & II on the whole pool",
     "bagging": "Robustness Metrics by bagging (Algorithm 5): mean and variance averaged over blocks, COV from those averages",

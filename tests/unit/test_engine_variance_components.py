@@ -44,7 +44,8 @@ def evaluate(units: pd.DataFrame = UNITS, domains: list[str] = DOMAINS, pools: l
 
 def test_pool_rows_of_every_pool_hold_the_decomposition_of_their_units() -> None:
     summary = evaluate(variance_components=True).summary
-    assert tuple(summary.columns) == SUMMARY_COLUMNS and SUMMARY_COLUMNS[-len(BETWEEN_COLUMNS):] == BETWEEN_COLUMNS
+    between_start = SUMMARY_COLUMNS.index(BETWEEN_COLUMNS[0])
+    assert tuple(summary.columns) == SUMMARY_COLUMNS and SUMMARY_COLUMNS[between_start:between_start + len(BETWEEN_COLUMNS)] == BETWEEN_COLUMNS
     indexed = summary.set_index(["left_out", "method"])
     for left_out in POOLS:
         pool = UNITS[UNITS["domain"] != left_out]

@@ -24,7 +24,8 @@ __all__ = ["plot_gamma_curves"]
 def plot_gamma_curves(
     curves: Mapping[str, pd.DataFrame], metric: str, outputs: Mapping[str, str | Path], scores: str | None = None
 ) -> None:
-    """Draw the two-panel gamma figure for ``curves`` (system -> table with epsilon, gamma, sigma).
+    """Draw the two-panel gamma figure for ``curves`` (system -> table with epsilon, gamma, sigma and, where the
+    engine made them, the bootstrap band gamma_lo, gamma_hi, drawn shaded behind each curve).
 
     ``outputs`` maps a file format (``png``, ``pdf``) to its path; each file is written atomically.
     ``scores`` says in the title what the curves measure (default: sentence scores on the pooled test sets).
@@ -34,10 +35,16 @@ def plot_gamma_curves(
     figure, axes = panel_grid(1, 2, (11, 4.2), constrained_layout=True)
     raw_axis, normalised_axis = axes[0]
     for system, curve in curves.items():
-        raw_axis.plot(curve["epsilon"], curve["gamma"], label=system, linewidth=1.6)
+        (line,) = raw_axis.plot(curve["epsilon"], curve["gamma"], label=system, linewidth=1.6)
+        banded = "gamma_lo" in curve and curve["gamma_lo"].notna().any()
+        if banded:  # the bootstrap band of the curve (pointwise, the configured level)
+            raw_axis.fill_between(curve["epsilon"], curve["gamma_lo"], curve["gamma_hi"], color=line.get_color(), alpha=0.15, linewidth=0)
         sigma = float(curve["sigma"].iloc[0])
         if sigma > 0:
             normalised_axis.plot(curve["epsilon"] / sigma, curve["gamma"], label=system, linewidth=1.6)
+            if banded:
+                normalised_axis.fill_between(curve["epsilon"] / sigma, curve["gamma_lo"], curve["gamma_hi"],
+                                             color=line.get_color(), alpha=0.15, linewidth=0)
     for axis in (raw_axis, normalised_axis):
         axis.axhline(1.0, color="grey", linestyle=":", linewidth=1, label="Chebyshev bound")
         axis.set_ylabel(r"$\gamma$")

@@ -33,7 +33,7 @@ from nlp_robustness.outputs.table_writer import (
 from nlp_robustness.statistics.engine import csv_group, pool_label
 
 __all__ = ["BETWEEN_DOMAINS", "BETWEEN_NOTE", "BETWEEN_STATISTICS", "PAPER_TABLES", "STATISTICS", "csv_group", "has_between_domains",
-           "robustness_table", "table_caption", "to_csv_text", "to_html_text", "to_latex_text", "to_markdown_text"]
+           "interval_cells", "robustness_intervals", "robustness_table", "table_caption", "to_csv_text", "to_html_text", "to_latex_text", "to_markdown_text"]
 
 STATISTICS = {"mean": "Mean", "variance": "Var", "cov": "COV"}
 
@@ -110,6 +110,43 @@ def robustness_table(
     return table
 
 
+def robustness_intervals(table: pd.DataFrame, summaries: Mapping[str, pd.DataFrame], method: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The lower and upper ends of every cell of a :func:`robustness_table` (same shape; NaN where a summary
+    has no interval), from the summaries' ``<statistic>_lo`` / ``_hi`` columns (the share in percent)."""
+    names = {name: column for column, name in {**STATISTICS, **BETWEEN_STATISTICS}.items()}
+    bounds = []
+    for bound in ("lo", "hi"):
+        frame = pd.DataFrame(math.nan, index=table.index, columns=table.columns)
+        for system, summary in summaries.items():
+            selected = summary[summary["method"] == method].set_index("left_out")
+            for label, name in table.columns:
+                column = f"{names[name]}_{bound}"
+                if column in selected.columns:
+                    scale = 100.0 if names[name] == "between_share" else 1.0
+                    frame.at[system, (label, name)] = _as_float(selected.at[label, column]) * scale
+        bounds.append(frame)
+    return bounds[0], bounds[1]
+
+
+def interval_cells(table: pd.DataFrame, low: pd.DataFrame, high: pd.DataFrame, decimals: int) -> pd.DataFrame:
+    """Every cell as printed text "value [lo, hi]" (the value alone where it has no interval; the share (%) at
+    two decimals): what the Markdown, LaTeX and HTML tables show."""
+    cells = pd.DataFrame("", index=table.index, columns=table.columns)
+    for column in table.columns:
+        places = _SHARE_DECIMALS if column[1] == _SHARE else decimals
+        cells[column] = [_interval_text(value, lo, hi, places)
+                         for value, lo, hi in zip(table[column], low[column], high[column], strict=True)]
+    return cells
+
+
+def _interval_text(value: float, low: float, high: float, decimals: int) -> str:
+    if math.isnan(value):
+        return "n/a"
+    if math.isnan(low) or math.isnan(high):
+        return f"{value:.{decimals}f}"
+    return f"{value:.{decimals}f} [{low:.{decimals}f}, {high:.{decimals}f}]"
+
+
 def _has_components(summaries: Iterable[pd.DataFrame]) -> bool:
     """Whether every summary has the decomposition's columns and some pool row of them holds a value."""
     frames = [summary[summary["method"] == "pool"] for summary in summaries]
@@ -123,12 +160,18 @@ def _as_float(value: object) -> float:
     return math.nan if value == "" else float(value)
 
 
-def to_csv_text(table: pd.DataFrame) -> str:
+def to_csv_text(table: pd.DataFrame, low: pd.DataFrame | None = None, high: pd.DataFrame | None = None) -> str:
     """CSV at full precision (shortest round-trip form) with flat headers ``<row label>, whole_pool_Mean,
     whole_pool_Var, whole_pool_COV, <left_out>_Mean, ...`` (then ``whole_pool_between_SD``,
-    ``whole_pool_between_share_pct``, ... in a table with the Between domains part)."""
-    flat = table.copy()
-    flat.columns = [f"{csv_group(left_out)}_{_BETWEEN_CSV.get(statistic, statistic)}" for left_out, statistic in table.columns]
+    ``whole_pool_between_share_pct``, ... in a table with the Between domains part); with ``low`` and
+    ``high`` (:func:`robustness_intervals`) every column is followed by its ``_lo`` and ``_hi`` columns."""
+    names = [f"{csv_group(left_out)}_{_BETWEEN_CSV.get(statistic, statistic)}" for left_out, statistic in table.columns]
+    if low is None or high is None:
+        return csv_text(table.set_axis(names, axis=1), index=True)
+    columns = {}
+    for name, column in zip(names, table.columns, strict=True):
+        columns[name], columns[f"{name}_lo"], columns[f"{name}_hi"] = table[column], low[column], high[column]
+    flat = pd.DataFrame(columns, index=table.index)
     return csv_text(flat, index=True)
 
 

@@ -290,7 +290,7 @@ class BaggedStatistics:
     """Metrics averaged over blocks, AV(T) = 1/M sum_m R(B_m), plus the per-block values behind them.
 
     ``cov`` is sqrt(variance) / mean of the *averaged* moments (see :func:`bagged_statistics`); ``gamma`` is the
-    block-averaged gamma curve on the epsilon grid passed in.
+    block-averaged gamma curve on the epsilon grid passed in, ``block_gamma`` every block's curve (M, G).
     """
 
     mean: float
@@ -299,6 +299,7 @@ class BaggedStatistics:
     gamma: NDArray[np.float64]
     block_means: NDArray[np.float64]
     block_variances: NDArray[np.float64]
+    block_gamma: NDArray[np.float64]
 
 
 def average_over_blocks(samples: Sequence[ArrayLike], epsilons: ArrayLike) -> BaggedStatistics:
@@ -318,7 +319,8 @@ def average_over_blocks(samples: Sequence[ArrayLike], epsilons: ArrayLike) -> Ba
     summaries = [summarize(sample) for sample in samples]
     block_means = np.array([summary.mean for summary in summaries])
     block_variances = np.array([summary.variance for summary in summaries])
-    gamma = np.mean([gamma_curve(sample, epsilons) for sample in samples], axis=0)
+    block_gamma = np.array([gamma_curve(sample, epsilons) for sample in samples])
+    gamma = block_gamma.mean(axis=0)
     mean = float(block_means.mean())
     variance = float(block_variances.mean())
     return BaggedStatistics(
@@ -328,6 +330,7 @@ def average_over_blocks(samples: Sequence[ArrayLike], epsilons: ArrayLike) -> Ba
         gamma=gamma,
         block_means=block_means,
         block_variances=block_variances,
+        block_gamma=block_gamma,
     )
 
 

@@ -44,7 +44,14 @@ from nlp_robustness.statistics.bagging import (
     average_over_blocks,
     draw_blocks,
 )
-from nlp_robustness.statistics.robustness_metrics import gamma_curve, summarize
+from nlp_robustness.statistics.pool_uncertainty import (
+    INTERVAL_STATISTICS,
+    UncertaintyOptions,
+    block_interval,
+    pool_replicates,
+    replicate_intervals,
+)
+from nlp_robustness.statistics.robustness_metrics import cov_from_moments, gamma_curve, summarize
 from nlp_robustness.statistics.variance_components import variance_components as decompose
 
 __all__ = [
@@ -54,6 +61,7 @@ __all__ = [
     "BLOCK_COLUMNS",
     "BLOCK_SCORE_COLUMNS",
     "GAMMA_COLUMNS",
+    "INTERVAL_COLUMNS",
     "METHODS",
     "StudyEvaluation",
     "SUMMARY_COLUMNS",
@@ -86,9 +94,11 @@ UNIT_COLUMNS = ("domain", "unit_id", "score")
 BLOCK_COLUMNS = ("method", "left_out", "block", "domain", "unit_id")
 #: The variance decomposition of a pool's unit scores by domain (appended to the summary, pool rows only).
 BETWEEN_COLUMNS = ("between_variance", "between_sd", "within_sd", "between_share", "domain_mean_sd")
+#: The interval of every statistic that has one (:mod:`.pool_uncertainty`): ``<statistic>_lo``, ``<statistic>_hi``.
+INTERVAL_COLUMNS = tuple(f"{name}_{bound}" for name in INTERVAL_STATISTICS for bound in ("lo", "hi"))
 SUMMARY_COLUMNS = ("left_out", "method", "domains", "units", "blocks", "block_size", "mean", "variance", "cov",
-                   *BETWEEN_COLUMNS)
-GAMMA_COLUMNS = ("left_out", "method", "epsilon", "gamma", "sigma")
+                   *BETWEEN_COLUMNS, "gamma_area", *INTERVAL_COLUMNS)
+GAMMA_COLUMNS = ("left_out", "method", "epsilon", "gamma", "sigma", "gamma_lo", "gamma_hi")
 BLOCK_SCORE_COLUMNS = ("left_out", "method", "block", "domain", "units", "score")
 
 
@@ -255,15 +265,35 @@ class StudyEvaluation:
     """What :func:`evaluate_study` returns for one row of a study (e.g. one system and metric).
 
     ``summary`` has :data:`SUMMARY_COLUMNS` (the shape the table writers read; :data:`BETWEEN_COLUMNS`
-    NaN but in the pool method's rows of a study with variance components), ``gamma`` has
-    :data:`GAMMA_COLUMNS` (sigma: the pool's sample standard deviation the whole-pool curve is
-    normalised by; NaN for the bagged curves), ``block_scores`` has :data:`BLOCK_SCORE_COLUMNS` with
-    every domain score every block contributed (``domain`` aggregation only; empty otherwise).
+    NaN but in the pool method's rows of a study with variance components; the intervals NaN without
+    ``uncertainty``), ``gamma`` has :data:`GAMMA_COLUMNS` (sigma: the pool's sample standard deviation the
+    whole-pool curve is normalised by; NaN for the bagged curves; ``gamma_lo``/``gamma_hi`` the pointwise
+    band), ``block_scores`` has :data:`BLOCK_SCORE_COLUMNS` with every domain score every block contributed
+    (``domain`` aggregation only; empty otherwise), ``replicates`` the whole-pool bootstrap replicates of
+    every pool by left-out label and statistic (empty without ``uncertainty``): what paired comparisons of
+    rows read.
     """
 
     summary: pd.DataFrame
     gamma: pd.DataFrame
     block_scores: pd.DataFrame
+    replicates: dict[str, dict[str, NDArray[np.float64]]]
+
+
+def _codes(frame: pd.DataFrame, members: Sequence[str]) -> NDArray[np.int64]:
+    return frame["domain"].map({domain: index for index, domain in enumerate(members)}).to_numpy(dtype=np.int64)
+
+
+def _bagged_intervals(bagged: BaggedStatistics, units: int, block_size: int, confidence: float) -> tuple[dict[str, float], tuple]:
+    """The intervals of one method's bagged statistics (:func:`.pool_uncertainty.block_interval`) and its gamma band."""
+    covs = np.array([cov_from_moments(mean, variance) for mean, variance in zip(bagged.block_means, bagged.block_variances)])
+    per_block = {"mean": (bagged.block_means, bagged.mean), "variance": (bagged.block_variances, bagged.variance),
+                 "cov": (covs, bagged.cov), "gamma_area": (bagged.block_gamma.mean(axis=1), bagged.gamma.mean())}
+    columns = dict.fromkeys(INTERVAL_COLUMNS, np.nan)
+    for name, (values, estimate) in per_block.items():
+        low, high = block_interval(values, units, block_size, confidence, estimate)
+        columns[f"{name}_lo"], columns[f"{name}_hi"] = float(low), float(high)
+    return columns, block_interval(bagged.block_gamma, units, block_size, confidence)
 
 
 def evaluate_study(
@@ -275,6 +305,10 @@ def evaluate_study(
     aggregation: str = "unit",
     study: str = "study",
     variance_components: bool = False,
+    uncertainty: UncertaintyOptions | None = None,
+    crossed_units: bool = False,
+    replicate_units: pd.DataFrame | None = None,
+    seed_labels: Sequence[str] = (),
 ) -> StudyEvaluation:
     """Metrics I-III of one row of a study on every pool (``leave_out``: :func:`leave_out_labels`) and method.
 
@@ -284,6 +318,14 @@ def evaluate_study(
     between/within-domain decomposition of the unit scores (a study whose domain values are means of its
     unit scores; see the module docstring).
 
+    ``uncertainty``: the intervals (:mod:`.pool_uncertainty`): a bootstrap of the whole pool, seeded by the
+    study and the pool only (so every row of a study is resampled alike), and the blocks' jackknife for the
+    bagged rows. ``crossed_units``: a unit id names the same item in every domain (a segment under every
+    perturbation function), so ids are resampled together; otherwise units are resampled within domains.
+    ``replicate_units`` (columns ``domain, unit_id, cluster, score``): finer units whose domain means are
+    the domain values of ``units``, resampled by ``cluster`` instead (a study whose units are aggregates).
+    ``seed_labels`` (with the left-out label) seed the replicates: the study's name, never the row's.
+
     Raises:
         InputError: A pool or block sample has fewer than two values, a block unit is not in the pool,
             ``aggregation`` is unknown, or a pool of several domains has no within-domain spread to
@@ -291,12 +333,12 @@ def evaluate_study(
     """
     if aggregation not in AGGREGATIONS:
         raise InputError(f"{study}: aggregation must be one of {', '.join(AGGREGATIONS)}, got {aggregation!r}")
-    summary_rows, gamma_frames, block_frames = [], [], []
+    summary_rows, gamma_frames, block_frames, replicates = [], [], [], {}
     for left_out in leave_out:
         pool = pool_units(units, domains, left_out, study)
         members = pool_domains(domains, left_out)
         scores = pool["score"].to_numpy(dtype=np.float64)
-        codes = pool["domain"].map({domain: index for index, domain in enumerate(members)}).to_numpy(dtype=np.int64)
+        codes = _codes(pool, members)
 
         def domain_means(positions: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
             return _domain_means(scores, codes, len(members), positions)
@@ -312,14 +354,30 @@ def evaluate_study(
         if whole.size < 2:
             raise InputError(f"{where}: the pool gives {whole.size} value(s); variance and gamma need at least 2")
         statistics = summarize(whole)
+        whole_gamma = gamma_curve(whole, epsilons)
+        band = (np.full(epsilons.shape, np.nan), np.full(epsilons.shape, np.nan))
+        intervals_of_pool = dict.fromkeys(INTERVAL_COLUMNS, np.nan)
+        if uncertainty is not None:
+            if replicate_units is not None:
+                finer = pool_units(replicate_units, domains, left_out, study)
+                drawn = pool_replicates(finer["score"].to_numpy(dtype=np.float64), _codes(finer, members), len(members),
+                                        finer["cluster"].to_numpy(), "domain", epsilons, uncertainty, [*seed_labels, left_out])
+            else:
+                drawn = pool_replicates(scores, codes, len(members), pool["unit_id"].to_numpy() if crossed_units else None,
+                                        aggregation, epsilons, uncertainty, [*seed_labels, left_out],
+                                        variance_components and len(members) > 1)
+            replicates[left_out] = {name: values for name, values in drawn.items() if name != "gamma"}
+            intervals_of_pool = replicate_intervals(drawn, uncertainty.confidence)
+            band = tuple(np.nanquantile(drawn["gamma"], [(1 - uncertainty.confidence) / 2, (1 + uncertainty.confidence) / 2], axis=0))
         summary_rows.append({
             "left_out": left_out, "method": "pool", "domains": len(members), "units": len(pool), "blocks": 1,
             "block_size": len(pool), "mean": statistics.mean, "variance": statistics.variance, "cov": statistics.cov,
             **(_between_domains(scores, codes, len(members), where) if variance_components else {}),
+            "gamma_area": float(whole_gamma.mean()), **intervals_of_pool,
         })
         gamma_frames.append(pd.DataFrame({
-            "left_out": left_out, "method": "pool", "epsilon": epsilons, "gamma": gamma_curve(whole, epsilons),
-            "sigma": float(np.std(whole, ddof=1)),
+            "left_out": left_out, "method": "pool", "epsilon": epsilons, "gamma": whole_gamma,
+            "sigma": float(np.std(whole, ddof=1)), "gamma_lo": band[0], "gamma_hi": band[1],
         }))
         for method in BAGGING_METHODS:
             selected = blocks[(blocks["method"] == method) & (blocks["left_out"] == left_out)]
@@ -332,13 +390,17 @@ def evaluate_study(
             if min(len(values) for values in samples) < 2:
                 raise InputError(f"{where}, {method}: a block gives fewer than 2 values; variance and gamma need at least 2")
             bagged: BaggedStatistics = average_over_blocks(samples, epsilons)
+            bagged_intervals, bagged_band = (_bagged_intervals(bagged, len(pool), positions.shape[1], uncertainty.confidence)
+                                             if uncertainty is not None else (dict.fromkeys(INTERVAL_COLUMNS, np.nan), band))
             summary_rows.append({
                 "left_out": left_out, "method": method, "domains": len(members), "units": len(pool),
                 "blocks": positions.shape[0], "block_size": positions.shape[1],
                 "mean": bagged.mean, "variance": bagged.variance, "cov": bagged.cov,
+                "gamma_area": float(bagged.gamma.mean()), **bagged_intervals,
             })
             gamma_frames.append(pd.DataFrame({
                 "left_out": left_out, "method": method, "epsilon": epsilons, "gamma": bagged.gamma, "sigma": np.nan,
+                "gamma_lo": bagged_band[0], "gamma_hi": bagged_band[1],
             }))
             if aggregation == "domain":
                 for block, (means, counts) in enumerate(per_block, start=1):
@@ -350,10 +412,12 @@ def evaluate_study(
                     }))
     block_scores = (pd.concat(block_frames, ignore_index=True) if block_frames
                     else pd.DataFrame(columns=list(BLOCK_SCORE_COLUMNS)))
+    floats = dict.fromkeys((*BETWEEN_COLUMNS, "gamma_area", *INTERVAL_COLUMNS), np.float64)
     return StudyEvaluation(
-        summary=pd.DataFrame(summary_rows, columns=list(SUMMARY_COLUMNS)).astype(dict.fromkeys(BETWEEN_COLUMNS, np.float64)),
+        summary=pd.DataFrame(summary_rows, columns=list(SUMMARY_COLUMNS)).astype(floats),
         gamma=pd.concat(gamma_frames, ignore_index=True)[list(GAMMA_COLUMNS)],
         block_scores=block_scores[list(BLOCK_SCORE_COLUMNS)],
+        replicates=replicates,
     )
 
 

@@ -17,7 +17,7 @@ from nlp_robustness.data.testsets import read_testset_table
 from nlp_robustness.fileio import atomic_write
 from nlp_robustness.statistics.engine import units_from_tables
 
-__all__ = ["has_variance_components", "read_score_table", "testset_means", "unit_keys", "units", "write_score_table"]
+__all__ = ["crossed_units", "has_variance_components", "replicate_units", "read_score_table", "testset_means", "unit_keys", "units", "write_score_table"]
 
 
 def write_score_table(scores: pd.DataFrame, path: str) -> None:
@@ -34,6 +34,20 @@ def write_score_table(scores: pd.DataFrame, path: str) -> None:
 def read_score_table(path: str) -> pd.DataFrame:
     """A sentence score table (written by :func:`write_score_table`), its floats parsed round-trip exact."""
     return pd.read_csv(path, sep="\t", dtype={"segment_id": str}, keep_default_na=False, float_precision="round_trip")
+
+
+def crossed_units(options: Mapping[str, Any]) -> bool:
+    """Whether a unit id names the same item in every domain, so the bootstrap resamples ids across domains.
+
+    A segment belongs to one test set: segments are resampled within their test set.
+    """
+    return False
+
+
+def replicate_units(files: Mapping[str, str], domains: Sequence[str], row: str, score: str,
+                    options: Mapping[str, Any]) -> None:
+    """Finer units for the bootstrap: none, the study's own units are resampled."""
+    return None
 
 
 def has_variance_components(options: Mapping[str, Any]) -> bool:

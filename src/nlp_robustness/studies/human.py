@@ -37,7 +37,7 @@ from nlp_robustness.errors import InputError
 from nlp_robustness.statistics.engine import WHOLE_POOL, units_from_tables
 from nlp_robustness.statistics.rankings import agreement_table, pairwise_table, rank_values
 
-__all__ = ["has_variance_components", 
+__all__ = ["crossed_units", "has_variance_components", "replicate_units", 
     "SEGMENT_COLUMNS",
     "domain_segments",
     "gamma_name",
@@ -66,6 +66,20 @@ def units_of_system(segments: Mapping[str, pd.DataFrame], system: str, score: st
         {domain: frame[frame["system"] == system].reset_index(drop=True) for domain, frame in segments.items()},
         "segment_id", score,
     )
+
+
+def crossed_units(options: Mapping[str, Any]) -> bool:
+    """Whether a unit id names the same item in every domain, so the bootstrap resamples ids across domains.
+
+    A rated segment belongs to one domain: segments are resampled within their domain.
+    """
+    return False
+
+
+def replicate_units(files: Mapping[str, str], domains: Sequence[str], row: str, score: str,
+                    options: Mapping[str, Any]) -> None:
+    """Finer units for the bootstrap: none, the study's own units are resampled."""
+    return None
 
 
 def has_variance_components(options: Mapping[str, Any]) -> bool:

@@ -53,7 +53,7 @@ from nlp_robustness.statistics.natural_robustness import (
     same_exact,
 )
 
-__all__ = ["has_variance_components", 
+__all__ = ["crossed_units", "has_variance_components", "replicate_units", 
     "CRITERIA", "MT_CRITERIA", "MT_RESPONSE_COLUMNS", "RECORD_COLUMNS", "SENTIMENT_RESPONSE_COLUMNS",
     "KINDS", "SCORE_COLUMNS", "complete_natural_robustness", "mt_records", "mt_responses", "natural_scores",
     "perturbation_types", "read_responses",
@@ -293,6 +293,20 @@ def read_responses(path: str) -> pd.DataFrame:
 
 
 # ---- the engine study: perturbation types as domains ----------------------------------------------------
+
+
+def crossed_units(options: Mapping[str, Any]) -> bool:
+    """Whether a unit id names the same item in every domain, so the bootstrap resamples ids across domains.
+
+    A record appears under every perturbation type: records are resampled with all their perturbations.
+    """
+    return True
+
+
+def replicate_units(files: Mapping[str, str], domains: Sequence[str], row: str, score: str,
+                    options: Mapping[str, Any]) -> None:
+    """Finer units for the bootstrap: none, the study's own units are resampled."""
+    return None
 
 
 def has_variance_components(options: Mapping[str, Any]) -> bool:

@@ -19,12 +19,27 @@ from nlp_robustness.fileio import read_table
 from nlp_robustness.perturbations.pair_scores import read_pair_scores
 from nlp_robustness.statistics.engine import UNIT_COLUMNS
 
-__all__ = ["has_variance_components", "unit_id", "unit_keys", "units"]
+__all__ = ["crossed_units", "has_variance_components", "replicate_units", "unit_id", "unit_keys", "units"]
 
 
 def unit_id(testset: pd.Series, segment_id: pd.Series) -> pd.Series:
     """The key of a segment across test sets: ``<test set>/<segment id>``."""
     return testset.astype(str) + "/" + segment_id.astype(str)
+
+
+def crossed_units(options: Mapping[str, Any]) -> bool:
+    """Whether a unit id names the same item in every domain, so the bootstrap resamples ids across domains.
+
+    A segment appears under every perturbation function (its unit id names it in each): segments are
+    resampled with all their perturbed versions, which keeps the correlation across functions.
+    """
+    return True
+
+
+def replicate_units(files: Mapping[str, str], domains: Sequence[str], row: str, score: str,
+                    options: Mapping[str, Any]) -> None:
+    """Finer units for the bootstrap: none, the study's own units are resampled."""
+    return None
 
 
 def has_variance_components(options: Mapping[str, Any]) -> bool:

@@ -126,6 +126,7 @@ class StudyPlan:
     statistics: dict[str, RowStatistics] = field(default_factory=dict)  # by stem
     tables: dict[str, StudyTable] = field(default_factory=dict)  # by directory
     gamma_figures: dict[str, GammaFigure] = field(default_factory=dict)  # by directory
+    uncertainty: dict[str, Any] = field(default_factory=dict)  # the config's uncertainty section
 
     def add_rows(self, study: str, block_set: str, score: str, rows: Mapping[str, Mapping[str, str]],
                   stem: str, epsilon: Mapping[str, float], row_label: str) -> dict[str, str]:
@@ -154,8 +155,14 @@ class StudyPlan:
         return {
             "study": study.module, "label": study.name, "row": row.row, "score": row.score, "unit_files": row.unit_files,
             "domains": study.domains, "leave_out": study.leave_out, "aggregation": study.aggregation, "options": study.options,
-            "epsilon": row.epsilon, "row_label": row.row_label,
+            "epsilon": row.epsilon, "row_label": row.row_label, "uncertainty": self.uncertainty_of(row.study),
         }
+
+    def uncertainty_of(self, study: str) -> dict[str, Any]:
+        """The bootstrap settings of a study's statistics jobs (confidence, resamples, seed, resample_domains)."""
+        settings = self.uncertainty
+        return {"confidence": settings["confidence"], "resamples": settings["resamples"], "seed": settings["seed"],
+                "resample_domains": study in settings["resample_domains"]}
 
     def statistics_inputs(self, stem: str) -> dict[str, Any]:
         """The unit files and the block set of one statistics job."""
@@ -165,6 +172,10 @@ class StudyPlan:
     def table_summaries(self, directory: str) -> dict[str, str]:
         """The summary of every row of a table, by row name (table order)."""
         return {row: self.statistics[stem].path("summary") for row, stem in self.tables[directory].rows.items()}
+
+    def table_replicates(self, directory: str) -> dict[str, str]:
+        """The bootstrap replicates of every row of a table, by row name (its paired comparisons)."""
+        return {row: f"results/{stem}.replicates.npz" for row, stem in self.tables[directory].rows.items()}
 
     def table_curves(self, directory: str) -> dict[str, str]:
         """The gamma table of every row of a table, by row name (the profile's gamma-areas)."""
@@ -183,7 +194,8 @@ class StudyPlan:
         tables = [f"results/tables/{directory}/robustness_{method}.{extension}"
                   for directory in self.tables for method in METHODS for extension in extensions]
         figures = [f"results/figures/{directory}/gamma_curves.{extension}" for directory in self.gamma_figures for extension in ("png", "pdf")]
-        return tables + figures
+        comparisons = [f"results/tables/{directory}/comparisons.{extension}" for directory in self.tables for extension in ("csv", "md")]
+        return tables + figures + comparisons
 
 
 def mt_leave_out(study: Mapping[str, Any]) -> list[str]:
@@ -406,7 +418,7 @@ def study_plan(config: Mapping[str, Any], sections: Mapping[str, str]) -> StudyP
     presentation layer. Study order: MT domains, sentiment, human, perturbation families, metric attacks,
     Natural Robustness.
     """
-    plan = StudyPlan()
+    plan = StudyPlan(uncertainty=dict(config["uncertainty"]))
     for add in (_mt_domains, _sentiment, _human, _perturbations, _metric_attacks, _natural_robustness):
         add(plan, config, sections)
     return plan

@@ -30,7 +30,7 @@ import pandas as pd
 from nlp_robustness.errors import InputError
 from nlp_robustness.statistics.engine import UNIT_COLUMNS
 
-__all__ = ["has_variance_components", 
+__all__ = ["crossed_units", "has_variance_components", "replicate_units", 
     "ACCURACY_COLUMNS",
     "BAGGING_UNITS",
     "accuracy_by_domain",
@@ -113,6 +113,14 @@ def units_of_predictions(predictions: pd.DataFrame, test_domains: Sequence[str],
     return units
 
 
+def crossed_units(options: Mapping[str, Any]) -> bool:
+    """Whether a unit id names the same item in every domain, so the bootstrap resamples ids across domains.
+
+    A review belongs to one test domain: reviews are resampled within their domain.
+    """
+    return False
+
+
 def has_variance_components(options: Mapping[str, Any]) -> bool:
     """Whether the engine decomposes this study's unit scores into between- and within-domain variance.
 
@@ -130,6 +138,16 @@ def unit_keys(files: Mapping[str, str], domains: Sequence[str], options: Mapping
 def units(files: Mapping[str, str], domains: Sequence[str], row: str, score: str, options: Mapping[str, Any]) -> pd.DataFrame:
     """The units of one classifier (``files["predictions"]``), by ``options["bagging_unit"]``."""
     return units_of_predictions(read_predictions(files["predictions"]), domains, options["bagging_unit"])
+
+
+def replicate_units(files: Mapping[str, str], domains: Sequence[str], row: str, score: str,
+                    options: Mapping[str, Any]) -> pd.DataFrame | None:
+    """Finer units for the bootstrap: with ``bagging_unit: domain`` a unit is a domain's accuracy, so the
+    bootstrap resamples the reviews behind it (their domain means are those accuracies); none otherwise."""
+    if options["bagging_unit"] != "domain":
+        return None
+    reviews = units_of_predictions(read_predictions(files["predictions"]), domains, "review")
+    return reviews.assign(cluster=reviews["domain"] + "\t" + reviews["unit_id"])
 
 
 def accuracy_by_domain(predictions: pd.DataFrame, test_domains: Sequence[str], excluded: Mapping[str, int]) -> pd.DataFrame:

@@ -1,0 +1,25 @@
+"""Paired comparisons of every pair of rows of one study table (whole pool): differences of each statistic with
+intervals and Holm-adjusted p-values, verdict matrices, and the units per domain a difference would need."""
+
+import logging
+import sys
+
+sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
+logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
+
+from nlp_robustness.fileio import atomic_write  # noqa: E402
+from nlp_robustness.outputs.comparisons import comparisons_markdown, to_csv_text  # noqa: E402
+from nlp_robustness.statistics.comparisons import compare_rows  # noqa: E402
+from nlp_robustness.statistics.engine import WHOLE_POOL, read_summary  # noqa: E402
+from nlp_robustness.statistics.pool_uncertainty import read_replicates  # noqa: E402
+
+spec = snakemake.params.table
+settings = snakemake.params.uncertainty
+summaries = {row: read_summary(path) for row, path in spec["summaries"].items()}
+replicates = {row: read_replicates(path) for row, path in spec["replicates"].items()}
+comparisons = compare_rows(summaries, replicates, WHOLE_POOL, settings["confidence"], settings["power"], settings["seed"])
+with atomic_write(snakemake.output.csv) as handle:
+    handle.write(to_csv_text(comparisons))
+with atomic_write(snakemake.output.markdown) as handle:
+    handle.write(comparisons_markdown(comparisons, list(summaries), spec["scores"], settings["confidence"], spec["decimals"]))
+logging.info("%d comparisons, %d told apart", len(comparisons), int((comparisons["verdict"] != "not distinguishable").sum()))
