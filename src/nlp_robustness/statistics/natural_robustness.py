@@ -40,15 +40,17 @@ Choices (where the paper is ambiguous or silent):
   survey proportions). A share of 0 or 1 has no residual; its design effect is 1.
 * **Why not the percentile cluster bootstrap.** With few records it under-covers: drawing 5 of the
   default run's 100 records 2,000 times, its pooled interval covered the 100-record share in 76-85 % of
-  draws (80 % overall), and five records that all agree give every replicate the same score, an interval of
-  zero width. The Wilson interval covers there in 93-97 % per pooled row (96 % overall) and 96 % per type
-  (``benchmarks/natural_robustness_coverage.py``). On simulated records (tests/unit/
+  draws per row (81 % overall), and five records that all agree give every replicate the same score, an
+  interval of zero width. There the Wilson interval covers 93-97 % per pooled row (95 % overall) and 96 %
+  per type (``benchmarks/natural_robustness_coverage.py``). On simulated records (tests/unit/
   test_natural_robustness_coverage.py: eight types with the default run's shares and perturbation rates,
-  a record effect of SD 1 on the logit scale) the Wilson interval covers 0.95-0.96 per type and
-  0.94-0.96 pooled at 5, 25 and 100 records, the bootstrap 0.83 / 0.92 / 0.94 pooled. At fixed shares a
-  binomial interval's coverage oscillates with the share on few records (Wilson, five records: 0.83 at
-  p = 0.05, 0.99 at p = 0.3, 0.94 at 0.5); Clopper-Pearson never falls below the nominal level but
-  covers 0.98-0.99 on average at five records, Korn and Graubard's degrees-of-freedom correction 0.99 pooled.
+  a record effect of SD 1 on the logit scale) the Wilson interval covers 0.95 per type and 0.95-0.96
+  pooled at 5, 25 and 100 records (pooled 0.94-0.95 with a record SD of 2, 0.97 with none), the bootstrap
+  0.83 / 0.92 / 0.94 pooled. Jeffreys under-covers the pooled share of correlated perturbations near 0 or
+  1 (0.90 on the five-record draws); Clopper-Pearson covers 0.98-0.99 on five records, and Korn and
+  Graubard's degrees-of-freedom correction of the effective size 0.99: both wider than needed. At a fixed
+  share a binomial interval's coverage oscillates on few records (Wilson on five: 0.90 at p = 0.02, 0.98
+  at 0.05, 0.92 at 0.1, 0.97 at 0.3, 0.94 at 0.5; on 100: 0.94-0.97); the level holds on average over shares.
   The bootstrap can still be chosen from a number of records on (``interval.bootstrap_from_records``;
   default never); a row whose bootstrap interval has zero width falls back to the binomial interval.
   The ``interval`` column names the method of each row and ``design_effect`` the design effect used.
