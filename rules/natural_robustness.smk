@@ -3,8 +3,8 @@
 # natural typos, paraphrases) that leave the response unchanged, 1.0 = robust. The MT side reads the
 # perturbed test sets and translations that rules/perturbations.smk and the translation rules made; the
 # sentiment side perturbs the reviews the classifiers answer, with the same family functions. Then the
-# scores with binomial intervals (pooled: on an effective number of perturbations) on nested record samples, and their consistency across perturbation
-# types through the one robustness engine.
+# scores with binomial intervals (pooled: on an effective number of perturbations) on nested record
+# samples, and their consistency across perturbation types through the one robustness engine.
 
 from nlp_robustness.outputs.report_sections import NATURAL as NATURAL_SECTION
 
