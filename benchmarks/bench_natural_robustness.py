@@ -5,7 +5,8 @@ probability 0.2; outcomes share a per-record effect, as responses to one input d
 ``natural_robustness_scores`` draws every resample's record weights at once and gets every type's
 replicate scores by two matrix products; the baseline draws the records of one resample, sums their
 counts per type and divides, --resamples times in a Python loop (every type and all types pooled, on
-every record, as the workflow's whole-sample rows).
+every record, as the workflow's whole-sample rows). The bootstrap is the optional interval
+(``interval.bootstrap_from_records``; the default binomial interval draws nothing), asked for here.
 Printed: both times (best of --repeats) and the speed-up. No time is asserted.
 
     .venv/bin/python benchmarks/bench_natural_robustness.py [--records N] [--types T] [--resamples R] [--repeats K]
@@ -60,6 +61,7 @@ def main() -> None:
     outcomes, order, kinds = synthetic(arguments.records, arguments.types)
     vectorised, table = best_time(lambda: natural_robustness_scores(
         outcomes, order, [None], kinds, resamples=arguments.resamples, confidence=0.95, seed=0, labels=["bench"],
+        bootstrap_from_records=1,
     ), arguments.repeats)
     looped, _ = best_time(lambda: loop_bootstrap(outcomes, order, kinds, arguments.resamples, 0), arguments.repeats)
     pooled = table[(table["type"] == "all") & (table["sample"] == "all")].iloc[0]

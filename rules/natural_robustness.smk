@@ -3,8 +3,8 @@
 # natural typos, paraphrases) that leave the response unchanged, 1.0 = robust. The MT side reads the
 # perturbed test sets and translations that rules/perturbations.smk and the translation rules made; the
 # sentiment side perturbs the reviews the classifiers answer, with the same family functions. Then the
-# scores with bootstrap intervals on nested record samples, and their consistency across perturbation
-# types through the one robustness engine.
+# scores with binomial intervals (pooled: on an effective number of perturbations) on nested record
+# samples, and their consistency across perturbation types through the one robustness engine.
 
 from nlp_robustness.outputs.report_sections import NATURAL as NATURAL_SECTION
 
@@ -115,7 +115,8 @@ rule natural_responses_sentiment_model:
 
 rule natural_robustness_scores:
     """The Natural Robustness score (share unchanged, 1.0 = robust) of every system and classifier, per
-    perturbation type and overall, on every record sample, with cluster-bootstrap intervals."""
+    perturbation type and overall, on every record sample, with binomial intervals (the pooled share's on its
+    perturbations over the records' design effect)."""
     input:
         unpack(natural_score_inputs),
     output:

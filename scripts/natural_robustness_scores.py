@@ -1,5 +1,5 @@
 """The Natural Robustness score (share of perturbations leaving the response unchanged; 1.0 = robust) of every
-system and classifier, per perturbation type and overall, on every record sample, with bootstrap intervals."""
+system and classifier, per perturbation type and overall, on every record sample, with intervals (binomial; pooled: on an effective number of perturbations)."""
 
 import logging
 import sys
@@ -28,7 +28,7 @@ if job["review_records"] is not None:
         "record": record_id(reviews["doc_id"], reviews["segment_id"]), "part": reviews["doc_id"], "item": reviews["segment_id"],
     })[list(RECORD_COLUMNS)]
 responses = {kind: {row: read_responses(path) for row, path in rows.items()} for kind, rows in job["responses"].items()}
-scores = natural_scores(records, responses, job["types"], job["sizes"], job["bootstrap"], job["seed"])
+scores = natural_scores(records, responses, job["types"], job["sizes"], job["bootstrap"], job["seed"], job["interval"])
 # a type that no sampled record kept has no score: an empty field, as the engine writes a COV without a value
 write_table(scores.astype(object).where(scores.notna(), ""), snakemake.output[0], SCORE_COLUMNS)
 overall = scores[scores["type"] == "all"]

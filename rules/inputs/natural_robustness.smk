@@ -102,7 +102,7 @@ def natural_response_files():
 
 def natural_score_job(wildcards=None):
     """The records (MT: the families' samples; sentiment: the sampled reviews), every row's responses, the
-    sample sizes, the bootstrap and its seed."""
+    sample sizes, the interval (method, bootstrap), and the seed."""
     samples = [
         [testset, f"results/perturbations/{family}/samples/{testset}.tsv"]
         for family in NATURAL["families"] for testset in FAMILIES[family]["testsets"]
@@ -112,6 +112,7 @@ def natural_score_job(wildcards=None):
         "review_records": "results/natural_robustness/sentiment/records.tsv" if NATURAL_CLASSIFIERS else None,
         "responses": natural_response_files(),
         "types": NATURAL_TYPES, "sizes": NATURAL["sample_sizes"], "bootstrap": NATURAL["bootstrap"], "seed": NATURAL["seed"],
+        "interval": NATURAL["interval"],
     }
 
 

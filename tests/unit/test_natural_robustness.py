@@ -1,5 +1,6 @@
 """Natural Robustness (nlp_robustness.statistics.natural_robustness): same-response tests, record samples,
-the share-unchanged score and its cluster-bootstrap interval (values by hand, determinism, coverage)."""
+the share-unchanged score and its interval (binomial, design effect, cluster bootstrap: values by hand,
+determinism, coverage; tests/unit/test_natural_robustness_coverage.py checks coverage on few records)."""
 
 import numpy as np
 import pandas as pd
@@ -10,6 +11,8 @@ from nlp_robustness.errors import InputError
 from nlp_robustness.sampling import hash_rank, record_order, rng_for, sample_records
 from nlp_robustness.statistics.natural_robustness import (
     SCORE_COLUMNS,
+    binomial_interval,
+    design_effect,
     natural_robustness_scores,
     normalise_response,
     response_chrf,
@@ -150,20 +153,50 @@ def test_scores_by_hand():
     assert frame["perturbations"].tolist() == [2, 1, 3] + [3, 2, 5] * 2
     assert frame["unchanged"].tolist() == [2, 0, 2] + [2, 0, 2] * 2
     np.testing.assert_allclose(frame["score"], [1, 0, 2 / 3] + [2 / 3, 0, 0.4] * 2)
-    assert (frame["ci_low"] <= frame["ci_high"]).all()
-    # Records r1, r2: punctuation is unchanged on both and typo changed on r1, whatever is drawn.
-    first = frame.iloc[:2]
-    assert first["degenerate"].tolist() == [True, True]
-    assert first[["ci_low", "ci_high"]].to_numpy().tolist() == [[1, 1], [0, 0]]
-    # "typo" is changed wherever it exists, so each of its replicates is 0 too.
-    assert frame["degenerate"].tolist() == [True, True, False] + [False, True, False] * 2
+    assert (frame["ci_low"] < frame["ci_high"]).all()
+    assert frame["interval"].tolist() == ["wilson"] * 9
+    # Records r1, r2: punctuation 2 of 2 (Wilson: [2 / (2 + z^2), 1]), typo 0 of 1 ([0, z^2 / (1 + z^2)]); pooled
+    # 2 of 3 whose design effect (2/3 of the binomial variance) is clipped to 1.
+    z2 = 1.959964**2
+    first = frame.iloc[:3]
+    np.testing.assert_allclose(first[["ci_low", "ci_high"]].to_numpy()[:2], [[2 / (2 + z2), 1], [0, z2 / (1 + z2)]], rtol=1e-6)
+    assert first["design_effect"].tolist() == [1.0, 1.0, 1.0]
+    np.testing.assert_allclose(first[["ci_low", "ci_high"]].to_numpy()[2], np.ravel(binomial_interval(2 / 3, 3, 0.95)))
+
+
+def test_binomial_intervals_by_hand():
+    """Wilson 3 of 10 at 0.95: (p + z^2/2n +- z sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n); Clopper-Pearson and
+    Jeffreys against scipy's binomtest and the Beta quantiles; a fractional number of trials is allowed."""
+    from scipy import stats
+
+    z = 1.959964
+    centre, half = 0.3 + z * z / 20, z * np.sqrt(0.021 + z * z / 400)
+    np.testing.assert_allclose(np.ravel(binomial_interval(0.3, 10, 0.95)), [(centre - half) / (1 + z * z / 10), (centre + half) / (1 + z * z / 10)], rtol=1e-6)
+    exact = stats.binomtest(3, 10).proportion_ci(0.95, method="exact")
+    np.testing.assert_allclose(np.ravel(binomial_interval(0.3, 10, 0.95, "clopper-pearson")), [exact.low, exact.high])
+    np.testing.assert_allclose(np.ravel(binomial_interval(0.3, 10, 0.9, "jeffreys")), stats.beta.ppf([0.05, 0.95], 3.5, 7.5))
+    low, high = binomial_interval([0.5, 0.5], [12.5, 25.0], 0.95)
+    assert high[0] - low[0] > high[1] - low[1]  # fewer effective trials: wider
+    assert np.isnan(binomial_interval(0.5, 0, 0.95)).all() and np.isnan(binomial_interval(np.nan, 4, 0.95)).all()
+    with pytest.raises(InputError, match="wilson"):
+        binomial_interval(0.5, 4, 0.95, "wald")
+
+
+def test_design_effect_by_hand():
+    """Four records of two perturbations, 2, 2, 0 and 1 unchanged: p = 5/8; the cluster-robust variance
+    4/3 * 2.75 / 64 over the binomial 15/64/8 gives 1.9556 (at most M/n = 2)."""
+    assert design_effect([2, 2, 2, 2, 0], [2, 2, 0, 1, 0]) == pytest.approx(4 / 3 * 2.75 / 64 / (15 / 512))
+    assert design_effect([3, 3, 3], [3, 0, 0]) == 3.0  # perfectly correlated: clipped to M/n, one unit per record
+    assert design_effect([1, 1, 1, 1], [1, 0, 1, 0]) == 1.0  # one per record: n/(n-1) clipped to M/n = 1
+    assert design_effect([2, 2], [2, 2]) == 1.0 and design_effect([5], [2]) == 1.0 and design_effect([], []) == 1.0
 
 
 def test_bootstrap_resamples_whole_records():
     """Replicates recomputed one by one from the same draws: each drawn record brings all its perturbations."""
     resamples, confidence = 50, 0.8
     frame = natural_robustness_scores(
-        OUTCOMES, ORDER, [None], TYPES, resamples=resamples, confidence=confidence, seed=11, labels=["s"]
+        OUTCOMES, ORDER, [None], TYPES, resamples=resamples, confidence=confidence, seed=11, labels=["s"],
+        bootstrap_from_records=4,
     )
     draws = rng_for(11, "natural_robustness", "s", "all").integers(0, len(ORDER), size=(resamples, len(ORDER)))
     for type_name in [*TYPES, "all"]:
@@ -174,26 +207,33 @@ def test_bootstrap_resamples_whole_records():
             if len(drawn):
                 replicates.append(drawn["same"].sum() / len(drawn))
         row = frame[frame["type"] == type_name].iloc[0]
-        expected = np.quantile(replicates, [0.1, 0.9])
-        assert [row["ci_low"], row["ci_high"]] == pytest.approx(expected)
-        assert row["degenerate"] == (min(replicates) == max(replicates))
+        if min(replicates) == max(replicates):  # zero width: the binomial interval stays
+            assert row["interval"] == "wilson" and row["ci_low"] < row["ci_high"]
+            continue
+        assert row["interval"] == "cluster-bootstrap" and np.isnan(row["design_effect"])
+        assert [row["ci_low"], row["ci_high"]] == pytest.approx(np.quantile(replicates, [0.1, 0.9]))
+    assert frame["interval"].tolist() == ["cluster-bootstrap", "wilson", "cluster-bootstrap"]
 
 
 def test_sample_without_perturbations_gives_nan():
     frame = natural_robustness_scores(OUTCOMES, ["r4", *ORDER[:3]], [1], TYPES, **BOOTSTRAP)
     assert frame["records"].tolist() == [1, 1, 1]
     assert frame["perturbations"].tolist() == [0, 0, 0]
-    assert frame[["score", "ci_low", "ci_high"]].isna().all().all()
-    assert not frame["degenerate"].any()
+    assert frame[["score", "ci_low", "ci_high", "design_effect"]].isna().all().all()
+    assert frame["interval"].tolist() == ["", "", ""]
 
 
-def test_five_records_all_unchanged_is_degenerate():
+def test_five_records_all_unchanged_is_no_certainty():
+    """Every resample of five agreeing records agrees (the bootstrap's zero width); Wilson on 5 perturbations
+    per type gives [5 / (5 + z^2), 1] = [0.57, 1], on the 10 pooled ones (design effect 1) [0.72, 1]."""
     order = [f"r{i}" for i in range(5)]
     outcomes = pd.DataFrame({"record": order * 2, "type": ["casing"] * 5 + ["typo"] * 5, "same": True})
-    frame = natural_robustness_scores(outcomes, order, [5], ["casing", "typo"], **BOOTSTRAP)
-    assert frame["score"].tolist() == [1, 1, 1]
-    assert frame["ci_low"].tolist() == [1, 1, 1] and frame["ci_high"].tolist() == [1, 1, 1]
-    assert frame["degenerate"].all()
+    for options in ({}, {"bootstrap_from_records": 5}):
+        frame = natural_robustness_scores(outcomes, order, [5], ["casing", "typo"], **BOOTSTRAP, **options)
+        assert frame["score"].tolist() == [1, 1, 1] and frame["ci_high"].tolist() == [1, 1, 1]
+        z2 = 1.959964**2
+        np.testing.assert_allclose(frame["ci_low"], [5 / (5 + z2), 5 / (5 + z2), 10 / (10 + z2)], rtol=1e-6)
+        assert frame["interval"].tolist() == ["wilson"] * 3
 
 
 def test_scores_errors():
@@ -210,6 +250,7 @@ def test_scores_errors():
     bad_arguments = [
         {"resamples": 0}, {"confidence": 1.0}, {"confidence": 0}, {"sizes": [0]}, {"sizes": [2.0]},
         {"sizes": [5, 5]}, {"sizes": [None, None]}, {"order": ORDER + ["r1"]}, {"labels": "system"},
+        {"method": "wald"}, {"bootstrap_from_records": 0},
     ]
     for bad in bad_arguments:
         arguments = {"outcomes": OUTCOMES, "order": ORDER, "sizes": [None], "types": TYPES, **BOOTSTRAP, **bad}
@@ -224,12 +265,16 @@ def _bernoulli_outcomes(n_records, share, rng):
 
 def test_determinism_and_independence_of_rows():
     order, outcomes = _bernoulli_outcomes(60, 0.6, np.random.default_rng(0))
-    frame = natural_robustness_scores(outcomes, order, [5, 20, None], ["typo"], **BOOTSTRAP)
-    pd.testing.assert_frame_equal(frame, natural_robustness_scores(outcomes, order, [5, 20, None], ["typo"], **BOOTSTRAP))
+    # The binomial intervals draw nothing: the seed does not matter.
+    plain = natural_robustness_scores(outcomes, order, [5, None], ["typo"], **BOOTSTRAP)
+    pd.testing.assert_frame_equal(plain, natural_robustness_scores(outcomes, order, [5, None], ["typo"], **(BOOTSTRAP | {"seed": 8})))
+    arguments = BOOTSTRAP | {"bootstrap_from_records": 1}
+    frame = natural_robustness_scores(outcomes, order, [5, 20, None], ["typo"], **arguments)
+    pd.testing.assert_frame_equal(frame, natural_robustness_scores(outcomes, order, [5, 20, None], ["typo"], **arguments))
     # A size's rows do not depend on which other sizes are computed, nor on their order.
-    alone = natural_robustness_scores(outcomes, order, [None], ["typo"], **BOOTSTRAP)
+    alone = natural_robustness_scores(outcomes, order, [None], ["typo"], **arguments)
     pd.testing.assert_frame_equal(frame.iloc[4:].reset_index(drop=True), alone)
-    reordered = natural_robustness_scores(outcomes, order, [None, 20, 5], ["typo"], **BOOTSTRAP)
+    reordered = natural_robustness_scores(outcomes, order, [None, 20, 5], ["typo"], **arguments)
     for sample in ("5", "20", "all"):
         pd.testing.assert_frame_equal(
             frame[frame["sample"] == sample].reset_index(drop=True),
@@ -237,7 +282,7 @@ def test_determinism_and_independence_of_rows():
         )
     # Other labels or another seed: same counts, other intervals.
     for other in ({"labels": ["other", "exact"]}, {"seed": 8}):
-        different = natural_robustness_scores(outcomes, order, [5, 20, None], ["typo"], **(BOOTSTRAP | other))
+        different = natural_robustness_scores(outcomes, order, [5, 20, None], ["typo"], **(arguments | other))
         pd.testing.assert_frame_equal(frame.iloc[:, :6], different.iloc[:, :6])
         assert not np.allclose(frame[["ci_low", "ci_high"]].iloc[2:], different[["ci_low", "ci_high"]].iloc[2:])
 
@@ -262,11 +307,12 @@ def test_coverage_of_independent_outcomes():
     assert 0.91 <= np.mean(covered) <= 0.98
 
 
-def test_coverage_of_clustered_outcomes_needs_the_cluster_bootstrap():
+def test_coverage_of_clustered_outcomes_needs_the_design_effect():
     """150 records x 4 types (each type skips a record with probability 0.2); a record's outcomes share its
-    probability p_r ~ Beta(0.7, 0.3) (mean 0.7, intra-record correlation 0.5). Resampling records covers
-    the pooled share 0.7 near the nominal rate; resampling perturbations independently (every
-    perturbation its own record) under-covers (design effect about 2.5: expected coverage near 0.78)."""
+    probability p_r ~ Beta(0.7, 0.3) (mean 0.7, intra-record correlation 0.5). The interval on the
+    perturbations over the design effect estimated from the records covers the pooled share 0.7 near the
+    nominal rate; taking the perturbations as independent (every perturbation its own record: design
+    effect 1) under-covers (true design effect about 2.5: expected coverage near 0.78)."""
     rng = np.random.default_rng(99)
     types = ["punctuation", "casing", "typo", "paraphrase"]
     n_records = 150

@@ -157,11 +157,19 @@ def test_score_table_rows_and_cells(tmp_path) -> None:
     assert whole.loc[("exact", "typos"), "score"] == 0.5 and whole.loc[("exact", "all"), "score"] == 0.75
     assert whole.loc[("chrf", "casing"), "score"] == 0.5 and whole.loc[("chrf", "all"), "family"] == "all"
     assert set(scores["kind"]) == {"MT system"} and len(scores) == 2 * 2 * 3
-    assert score_cell(0.9, 0.8, 1.0, False) == "0.90 [0.80, 1.00]" and score_cell(1.0, 1.0, 1.0, True).endswith("\u2020")
-    assert score_cell(math.nan, math.nan, math.nan, False) == "\u2013"
+    assert score_cell(0.9, 0.8, 1.0) == "0.90 [0.80, 1.00]" and score_cell(math.nan, math.nan, math.nan) == "\u2013"
+    # the interval: Wilson by default (per type; pooled on perturbations / design effect), or as configured
+    assert set(scores["interval"]) == {"wilson"} and (scores["ci_high"] > scores["ci_low"]).all()
+    assert whole.loc[("exact", "typos"), "design_effect"] == 1.0 and whole.loc[("exact", "all"), "design_effect"] >= 1.0
+    jeffreys = natural_scores({"mt": records}, {"mt": {"sys": responses}}, {"typos": "natural", "casing": "natural"},
+                              [2, None], {"resamples": 200, "confidence": 0.9}, 0, {"method": "jeffreys", "bootstrap_from_records": 3})
+    assert set(jeffreys.loc[jeffreys["sample"] == "2", "interval"]) == {"jeffreys"}
+    assert "cluster-bootstrap" in set(jeffreys.loc[jeffreys["sample"] == "all", "interval"])
     wide = scores_wide(scores, "all")
     assert list(wide.index) == ["sys (exact)", "sys (chrF)"] and list(wide.columns) == ["typos", "casing", "all"]
     assert "**Sample: all records (MT systems: 3)**" in scores_markdown(scores, 80) and "1.0 = robust" in scores_markdown(scores, 80)
+    assert "Wilson score interval" in scores_markdown(scores, 80) and "bootstrap" not in scores_markdown(scores, 80)
+    assert "percentile bootstrap over records" in scores_markdown(jeffreys, 80)
     path = tmp_path / "responses.tsv"
     responses.to_csv(path, sep="\t", index=False)
     assert units({"natural": str(path)}, ["typos", "casing"], "sys", "chrf", {})["score"].tolist() == [100.0, 100.0, 100.0, 0.0]

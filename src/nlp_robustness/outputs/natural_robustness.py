@@ -21,6 +21,7 @@ from nlp_robustness.outputs.figures import grid, panel_grid, plt, save_figure
 from nlp_robustness.outputs.table_writer import latex_cell, latex_escape, latex_row, latex_table, markdown_lines, markdown_table
 from nlp_robustness.perturbations.collect import read_derived, read_status
 from nlp_robustness.scoring.sentence_scores import sentence_scores
+from nlp_robustness.statistics.natural_robustness import CLUSTER_BOOTSTRAP
 from nlp_robustness.studies.natural_robustness import SCORE_COLUMNS
 
 __all__ = [
@@ -44,7 +45,7 @@ def read_scores(path: str | Path) -> pd.DataFrame:
         table[column] = table[column].astype(int)
     for column in ("score", "ci_low", "ci_high"):
         table[column] = pd.to_numeric(table[column].replace("", np.nan), errors="raise").astype(float)
-    table["degenerate"] = table["degenerate"] == "True"
+    table["design_effect"] = pd.to_numeric(table["design_effect"].replace("", np.nan), errors="raise").astype(float)
     return table
 
 
@@ -55,12 +56,11 @@ def _sample_label(sample: str, records: Mapping[str, int]) -> str:
     return "all records (" + "; ".join(f"{kind}s: {count}" for kind, count in records.items()) + ")"
 
 
-def score_cell(score: float, low: float, high: float, degenerate: bool) -> str:
-    """``0.93 [0.88, 0.97]``; a zero-width interval (every resample agreed) is marked with a dagger; no
-    score (no perturbation): the missing-value marker."""
+def score_cell(score: float, low: float, high: float) -> str:
+    """``0.93 [0.88, 0.97]``; no score (no perturbation): the missing-value marker."""
     if math.isnan(score):
         return MISSING
-    return f"{score:.2f} [{low:.2f}, {high:.2f}]" + ("\u2020" if degenerate else "")
+    return f"{score:.2f} [{low:.2f}, {high:.2f}]"
 
 
 def scores_wide(scores: pd.DataFrame, sample: str) -> pd.DataFrame:
@@ -69,7 +69,7 @@ def scores_wide(scores: pd.DataFrame, sample: str) -> pd.DataFrame:
     rows: dict[str, dict[str, str]] = {}
     for row in selected.itertuples(index=False):
         name = f"{row.responder} ({NATURAL_CRITERION_NAMES.get(row.criterion, row.criterion)})"
-        rows.setdefault(name, {})[row.type] = score_cell(row.score, row.ci_low, row.ci_high, row.degenerate)
+        rows.setdefault(name, {})[row.type] = score_cell(row.score, row.ci_low, row.ci_high)
     table = pd.DataFrame.from_dict(rows, orient="index")[list(dict.fromkeys(selected["type"]))]
     table.index.name = "system or classifier (same response)"
     return table
@@ -84,12 +84,25 @@ def _samples(scores: pd.DataFrame) -> list[tuple[str, dict[str, int]]]:
     return samples
 
 
-def _caption(chrf_threshold: float, confidence_note: str = "") -> str:
+def _interval_note(scores: pd.DataFrame) -> str:
+    """What the brackets are: the methods the rows name (``interval``), in words."""
+    methods = [name for name in dict.fromkeys(scores["interval"]) if name]
+    words = {"wilson": "Wilson score", "jeffreys": "Jeffreys", "clopper-pearson": "Clopper-Pearson"}
+    binomial = [words[name] for name in methods if name in words]
+    parts = []
+    if binomial:
+        parts.append(f"{' / '.join(binomial)} interval on the type's perturbations; for all pooled, on its perturbations "
+                     "divided by the design effect of a record's correlated perturbations (estimated from the records)")
+    if CLUSTER_BOOTSTRAP in methods:
+        parts.append("on the samples of many records, the percentile bootstrap over records")
+    return "Brackets: " + "; ".join(parts) + "." if parts else ""
+
+
+def _caption(chrf_threshold: float, scores: pd.DataFrame) -> str:
     return (
         f"{SCORE_DEFINITION} Same response: exact = equal translations after normalisation; chrF = sentence chrF of the "
-        f"new translation against the original one >= {chrf_threshold:g}; label = same predicted label. Brackets: "
-        "percentile bootstrap interval over records; \u2020: every resample agreed (zero width), which a small sample "
-        f"of records that all agree gives and which is no certainty.{confidence_note}"
+        f"new translation against the original one >= {chrf_threshold:g}; label = same predicted label. "
+        f"{_interval_note(scores)}"
     )
 
 
@@ -100,7 +113,7 @@ def scores_markdown(scores: pd.DataFrame, chrf_threshold: float) -> str:
         table = scores_wide(scores, sample)
         lines = markdown_lines(table, index=True, align="l" + "r" * table.shape[1])
         parts.append(f"**Sample: {_sample_label(sample, records)}**\n\n" + "\n".join(lines))
-    return "\n\n".join(parts) + f"\n\n{_caption(chrf_threshold)}\n"
+    return "\n\n".join(parts) + f"\n\n{_caption(chrf_threshold, scores)}\n"
 
 
 def scores_latex(scores: pd.DataFrame, chrf_threshold: float) -> str:
@@ -110,7 +123,7 @@ def scores_latex(scores: pd.DataFrame, chrf_threshold: float) -> str:
         table = scores_wide(scores, sample)
         header = [latex_row(latex_escape(name) for name in [table.index.name, *table.columns])]
         body = [latex_row(latex_cell(value) for value in [name, *values]) for name, values in table.iterrows()]
-        caption = f"Natural Robustness, {_sample_label(sample, records)}. {_caption(chrf_threshold)}"
+        caption = f"Natural Robustness, {_sample_label(sample, records)}. {_caption(chrf_threshold, scores)}"
         tables.append(latex_table("l" + "r" * len(table.columns), header, body, caption, f"tab:natural-robustness-{sample}"))
     return "\n".join(tables)
 
@@ -189,6 +202,6 @@ def plot_scores(scores: pd.DataFrame, chrf_threshold: float, outputs: Mapping[st
                                   label=f"{smallest} records (open)"))
     figure.supxlabel("share of perturbations leaving the response unchanged (1 = robust)", fontsize=9)
     figure.legend(handles=handles, loc="outside right upper", frameon=False, fontsize=8)
-    figure.suptitle("Natural Robustness (paper 001): share unchanged with bootstrap intervals; filled: every record")
+    figure.suptitle("Natural Robustness (paper 001): share unchanged with its interval; filled: every record")
     save_figure(figure, outputs)
 

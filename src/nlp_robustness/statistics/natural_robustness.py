@@ -23,15 +23,37 @@ Choices (where the paper is ambiguous or silent):
   records' presence.
 * **Pooled score.** The pseudo-type ``"all"`` pools every perturbation of every type (a ratio of sums,
   so a type with more perturbations weighs more).
-* **Interval: cluster bootstrap over records.** The perturbations of one record share its input, so
-  their outcomes are correlated; the records are resampled with replacement and each drawn record brings
-  all its perturbations (a record with none still counts as a drawn record). Resampling perturbations
-  independently would understate the variance. Each replicate's score is a ratio of sums; the interval is
-  the percentile interval (numpy's default linear quantiles) at ``(1 - confidence) / 2`` and
-  ``(1 + confidence) / 2`` over the replicates with at least one perturbation.
-* **Tiny samples.** The percentile bootstrap under-covers for few records: with five records that all
-  agree every replicate gives the same score, and the interval has zero width. That is not certainty;
-  such rows are flagged ``degenerate`` and the tables say so.
+* **Interval of one type: a binomial interval on its perturbations.** A record has at most one
+  perturbation of a type and the records are a random sample, so a type's outcomes are independent
+  Bernoulli draws of its share (a record's own propensity only makes the draw's probability vary across
+  records; marginally it is the share). The default is the Wilson score interval (``interval.method``;
+  Jeffreys -- equal-tailed Beta(x + 1/2, n - x + 1/2) quantiles -- and Clopper-Pearson are the
+  alternatives). It never has zero width: 0 of 93 gives [0, 0.040] (Clopper-Pearson 0.039, Jeffreys 0.027).
+* **Interval of the pooled share: the same interval on an effective number of perturbations.** The
+  perturbations of one record share its input, so their outcomes are correlated. The pooled share is a
+  ratio of sums over records; its variance is estimated cluster-robustly from the records' residuals
+  (``n/(n-1) * sum_i (y_i - p m_i)^2 / M^2``: y_i unchanged and m_i perturbations of record i, M all
+  perturbations, n records with one), and the design effect is its ratio to the binomial variance
+  ``p(1-p)/M``, clipped to [1, M/n] (between independent perturbations and perfectly correlated ones; a
+  record is at least one independent unit). The interval is the binomial one at the share on
+  ``M / design effect`` perturbations (Kish's effective sample size, as Korn and Graubard 1998 do for
+  survey proportions). A share of 0 or 1 has no residual; its design effect is 1.
+* **Why not the percentile cluster bootstrap.** With few records it under-covers: drawing 5 of the
+  default run's 100 records 2,000 times, its pooled interval covered the 100-record share in 76-85 % of
+  draws per row (81 % overall), and five records that all agree give every replicate the same score, an
+  interval of zero width. There the Wilson interval covers 93-97 % per pooled row (95 % overall) and 96 %
+  per type (``benchmarks/natural_robustness_coverage.py``). On simulated records (tests/unit/
+  test_natural_robustness_coverage.py: eight types with the default run's shares and perturbation rates,
+  a record effect of SD 1 on the logit scale) the Wilson interval covers 0.95 per type and 0.95-0.96
+  pooled at 5, 25 and 100 records (pooled 0.94-0.95 with a record SD of 2, 0.97 with none), the bootstrap
+  0.83 / 0.92 / 0.94 pooled. Jeffreys under-covers the pooled share of correlated perturbations near 0 or
+  1 (0.90 on the five-record draws); Clopper-Pearson covers 0.98-0.99 on five records, and Korn and
+  Graubard's degrees-of-freedom correction of the effective size 0.99: both wider than needed. At a fixed
+  share a binomial interval's coverage oscillates on few records (Wilson on five: 0.90 at p = 0.02, 0.98
+  at 0.05, 0.92 at 0.1, 0.97 at 0.3, 0.94 at 0.5; on 100: 0.94-0.97); the level holds on average over shares.
+  The bootstrap can still be chosen from a number of records on (``interval.bootstrap_from_records``;
+  default never); a row whose bootstrap interval has zero width falls back to the binomial interval.
+  The ``interval`` column names the method of each row and ``design_effect`` the design effect used.
 """
 
 from __future__ import annotations
@@ -43,17 +65,22 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
+from scipy import stats
 
 from nlp_robustness.errors import InputError
 from nlp_robustness.sampling import check_sample_size, rng_for
 from nlp_robustness.scoring.sentence_scores import check_pairs, sentence_scores
 
 __all__ = [
+    "BINOMIAL_INTERVALS",
+    "CLUSTER_BOOTSTRAP",
     "NATURAL_ROBUSTNESS_SIGNATURE",
     "OUTCOME_COLUMNS",
     "POOLED_TYPE",
     "SCORE_COLUMNS",
     "WHOLE_SAMPLE",
+    "binomial_interval",
+    "design_effect",
     "natural_robustness_scores",
     "normalise_response",
     "response_chrf",
@@ -69,10 +96,15 @@ WHOLE_SAMPLE = "all"
 OUTCOME_COLUMNS: tuple[str, ...] = ("record", "type", "same")
 #: Columns of :func:`natural_robustness_scores`, in order.
 SCORE_COLUMNS: tuple[str, ...] = (
-    "sample", "records", "type", "perturbations", "unchanged", "score", "ci_low", "ci_high", "degenerate",
+    "sample", "records", "type", "perturbations", "unchanged", "score", "ci_low", "ci_high", "interval",
+    "design_effect",
 )
+#: Binomial intervals (:func:`binomial_interval`), by name.
+BINOMIAL_INTERVALS: tuple[str, ...] = ("wilson", "jeffreys", "clopper-pearson")
+#: The ``interval`` of a row whose interval is the percentile cluster bootstrap over records.
+CLUSTER_BOOTSTRAP = "cluster-bootstrap"
 #: How the scores are computed, to be stored next to them.
-NATURAL_ROBUSTNESS_SIGNATURE = "natural-robustness|score:share-unchanged|bootstrap:cluster-records|interval:percentile"
+NATURAL_ROBUSTNESS_SIGNATURE = "natural-robustness|score:share-unchanged|interval:binomial-on-effective-n|bootstrap:cluster-records"
 
 _CHUNK_WEIGHTS = 4_000_000  # bootstrap weights drawn per chunk of replicates (memory bound, not a result)
 
@@ -186,6 +218,65 @@ def _replicate_sums(
     return np.concatenate(denominators), np.concatenate(numerators)
 
 
+def binomial_interval(
+    share: ArrayLike, trials: ArrayLike, confidence: float, method: str = "wilson"
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Two-sided interval of a binomial share at ``confidence``, elementwise over arrays.
+
+    ``trials`` may be fractional (an effective number of perturbations); the count of successes is
+    ``share * trials``. ``wilson``: the score interval; ``jeffreys``: the Beta(x + 1/2, n - x + 1/2)
+    quantiles at (1 -+ confidence)/2, with 0 as the lower end at x = 0 and 1 as the upper end at x = n
+    (Brown, Cai and DasGupta 2001); ``clopper-pearson``: the exact Beta(x, n - x + 1) and Beta(x + 1, n - x)
+    quantiles. Every interval has a positive width for finite trials > 0; trials <= 0 or a NaN share: NaN.
+
+    Raises InputError for an unknown method.
+    """
+    if method not in BINOMIAL_INTERVALS:
+        raise InputError(f"interval method must be one of {', '.join(BINOMIAL_INTERVALS)}, got {method!r}")
+    share, trials = np.broadcast_arrays(np.asarray(share, dtype=np.float64), np.asarray(trials, dtype=np.float64))
+    valid = (trials > 0) & np.isfinite(share)
+    p = np.where(valid, np.clip(share, 0.0, 1.0), 0.5)
+    n = np.where(valid, trials, 1.0)
+    alpha = 1.0 - confidence
+    if method == "wilson":
+        z2 = stats.norm.ppf(1 - alpha / 2) ** 2
+        centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+        half = np.sqrt(z2) / (1 + z2 / n) * np.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
+        low, high = np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
+        low, high = np.where(p <= 0, 0.0, low), np.where(p >= 1, 1.0, high)
+    else:
+        successes, failures = p * n, (1 - p) * n
+        if method == "jeffreys":
+            lower_a, lower_b, upper_a, upper_b = successes + 0.5, failures + 0.5, successes + 0.5, failures + 0.5
+        else:  # clopper-pearson; the beta parameters at the ends are placeholders (the end is 0 or 1)
+            lower_a, lower_b = np.maximum(successes, 1e-300), failures + 1
+            upper_a, upper_b = successes + 1, np.maximum(failures, 1e-300)
+        low = np.where(p <= 0, 0.0, stats.beta.ppf(alpha / 2, lower_a, lower_b))
+        high = np.where(p >= 1, 1.0, stats.beta.ppf(1 - alpha / 2, upper_a, upper_b))
+    return np.where(valid, low, np.nan), np.where(valid, high, np.nan)
+
+
+def design_effect(perturbations: ArrayLike, unchanged: ArrayLike) -> float:
+    """The design effect of the pooled share of records' perturbations: the cluster-robust (linearised)
+    variance of the ratio of sums over records over the binomial variance ``p(1-p)/M``, clipped to [1, M/n].
+
+    ``perturbations`` and ``unchanged`` hold one count per record; records without a perturbation are left
+    out (n: records with one; M: perturbations). 1 without variance to estimate: fewer than two records, a
+    share of 0 or 1, or no perturbation.
+    """
+    m = np.asarray(perturbations, dtype=np.float64)
+    y = np.asarray(unchanged, dtype=np.float64)
+    m, y = m[m > 0], y[m > 0]
+    n, total = m.size, m.sum()
+    if n < 2:
+        return 1.0
+    share = y.sum() / total
+    if share <= 0 or share >= 1:
+        return 1.0
+    robust = n / (n - 1) * float(((y - share * m) ** 2).sum()) / total**2
+    return float(np.clip(robust / (share * (1 - share) / total), 1.0, total / n))
+
+
 def natural_robustness_scores(
     outcomes: pd.DataFrame,
     order: Sequence[str],
@@ -196,9 +287,11 @@ def natural_robustness_scores(
     confidence: float,
     seed: int,
     labels: Sequence[str],
+    method: str = "wilson",
+    bootstrap_from_records: int | None = None,
 ) -> pd.DataFrame:
     """The Natural Robustness score -- the share of perturbations that leave the response UNCHANGED
-    (1.0 = robust) -- per sample size and perturbation type, with a cluster-bootstrap percentile interval.
+    (1.0 = robust) -- per sample size and perturbation type, with an interval (module docstring).
 
     Args:
         outcomes: One row per (record, type) perturbation that exists (:data:`OUTCOME_COLUMNS`):
@@ -207,17 +300,22 @@ def natural_robustness_scores(
         order: Every record id, in sampling order (:func:`nlp_robustness.sampling.record_order`).
         sizes: Sample sizes (the first k records of ``order``); None: every record.
         types: The perturbation types, in output order; ``"all"`` (:data:`POOLED_TYPE`) is added last.
-        resamples: Bootstrap replicates (>= 1).
-        confidence: Interval coverage in (0, 1), e.g. 0.95 for the 2.5 % and 97.5 % quantiles.
-        seed: Config seed; each size's generator is ``rng_for(seed, "natural_robustness", *labels,
-            sample)``, so a row does not depend on the other rows or on the order of jobs.
+        resamples: Bootstrap replicates (>= 1), used from ``bootstrap_from_records`` records on.
+        confidence: Interval coverage in (0, 1), e.g. 0.95.
+        seed: Config seed; each size's bootstrap generator is ``rng_for(seed, "natural_robustness",
+            *labels, sample)``, so a row does not depend on the other rows or on the order of jobs.
         labels: Name the row (e.g. system, criterion).
+        method: The binomial interval (:data:`BINOMIAL_INTERVALS`): on a type's perturbations, and for
+            the pooled type on its perturbations over the :func:`design_effect`.
+        bootstrap_from_records: Samples of at least this many records get the percentile cluster
+            bootstrap instead (a zero-width one falls back to ``method``); None: never.
 
     Returns:
         :data:`SCORE_COLUMNS`, one row per size (given order) and type (``types`` order, then ``"all"``):
-        ``records`` in the sample, ``perturbations``, ``unchanged``, ``score`` = unchanged / perturbations
-        (NaN without perturbations), ``ci_low``/``ci_high`` (NaN when no replicate has a perturbation) and
-        ``degenerate`` (every replicate gave the same score: a zero-width interval, not certainty).
+        ``records`` in the sample, ``perturbations``, ``unchanged``, ``score`` = unchanged / perturbations,
+        ``ci_low``/``ci_high``, ``interval`` (the method of the row: ``method`` or
+        :data:`CLUSTER_BOOTSTRAP`) and ``design_effect`` (1 for a type, estimated for ``all``; NaN for a
+        bootstrap interval). Score, interval and design effect are NaN without perturbations.
 
     Raises:
         InputError: Bad arguments; an outcome whose record is not in ``order`` or whose type is not in
@@ -227,6 +325,10 @@ def natural_robustness_scores(
         raise InputError(f"resamples must be an integer >= 1, got {resamples!r}")
     if not (isinstance(confidence, (int, float)) and math.isfinite(confidence) and 0 < confidence < 1):
         raise InputError(f"confidence must lie strictly between 0 and 1, got {confidence!r}")
+    if method not in BINOMIAL_INTERVALS:
+        raise InputError(f"interval method must be one of {', '.join(BINOMIAL_INTERVALS)}, got {method!r}")
+    if bootstrap_from_records is not None:
+        check_sample_size(bootstrap_from_records)
     for size in sizes:
         check_sample_size(size)
     sample_labels = [WHOLE_SAMPLE if size is None else str(int(size)) for size in sizes]
@@ -244,18 +346,30 @@ def natural_robustness_scores(
     rows = []
     for size, sample in zip(sizes, sample_labels):
         n = len(order) if size is None else min(int(size), len(order))
-        rng = rng_for(seed, "natural_robustness", *labels, sample)
-        denominators, numerators = _replicate_sums(perturbations[:n], unchanged[:n], int(resamples), rng)
+        totals, kept = perturbations[:n].sum(axis=0), unchanged[:n].sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            shares = kept / totals
+        effects = np.ones(len(types) + 1)
+        effects[-1] = design_effect(perturbations[:n, -1], unchanged[:n, -1])
+        lows, highs = binomial_interval(shares, totals / effects, confidence, method)
+        methods = [method] * len(effects)
+        if bootstrap_from_records is not None and n >= bootstrap_from_records:
+            rng = rng_for(seed, "natural_robustness", *labels, sample)
+            denominators, numerators = _replicate_sums(perturbations[:n], unchanged[:n], int(resamples), rng)
+            for column in range(len(effects)):
+                valid = denominators[:, column] > 0
+                replicates = numerators[valid, column] / denominators[valid, column]
+                if replicates.size and replicates.min() < replicates.max():  # else: zero width, keep the binomial one
+                    lows[column], highs[column] = np.quantile(replicates, quantiles)
+                    methods[column], effects[column] = CLUSTER_BOOTSTRAP, np.nan
         for column, type_name in enumerate([*types, POOLED_TYPE]):
-            total, kept = perturbations[:n, column].sum(), unchanged[:n, column].sum()
-            valid = denominators[:, column] > 0
-            replicates = numerators[valid, column] / denominators[valid, column]
-            low, high = np.quantile(replicates, quantiles) if replicates.size else (np.nan, np.nan)
+            present = totals[column] > 0
             rows.append({
                 "sample": sample, "records": n, "type": type_name,
-                "perturbations": int(total), "unchanged": int(kept),
-                "score": kept / total if total > 0 else np.nan,
-                "ci_low": float(low), "ci_high": float(high),
-                "degenerate": bool(replicates.size and replicates.min() == replicates.max()),
+                "perturbations": int(totals[column]), "unchanged": int(kept[column]),
+                "score": float(shares[column]) if present else np.nan,
+                "ci_low": float(lows[column]), "ci_high": float(highs[column]),
+                "interval": methods[column] if present else "",
+                "design_effect": float(effects[column]) if present else np.nan,
             })
     return pd.DataFrame(rows, columns=list(SCORE_COLUMNS))

@@ -17,7 +17,8 @@ The **score** is the share of perturbations that leave the response unchanged: *
 001's page writes the share of perturbations *causing different* responses while calling 1.0 robust;
 we compute the share that matches its reading of the scale.) It is computed on nested record samples
 (the first N records of a seeded order, by default five as the paper, and all sampled records) with
-cluster-bootstrap intervals (:mod:`nlp_robustness.statistics.natural_robustness`).
+binomial intervals, on an effective number of perturbations for the pooled share
+(:mod:`nlp_robustness.statistics.natural_robustness`).
 
 **Consistency across perturbation types** is measured by the one robustness engine: the types are the
 domains, a unit is one perturbation of one record scored 100 (unchanged) or 0, and a domain's value is
@@ -68,7 +69,7 @@ KINDS = {"mt": ("MT system", MT_CRITERIA), "sentiment": ("classifier", ("label",
 #: Columns of the score table: the row, then :func:`~nlp_robustness.statistics.natural_robustness.natural_robustness_scores`'s.
 SCORE_COLUMNS = (
     "responder", "kind", "criterion", "family", "sample", "records", "type", "perturbations", "unchanged", "score",
-    "ci_low", "ci_high", "degenerate",
+    "ci_low", "ci_high", "interval", "design_effect",
 )
 MT_RESPONSE_COLUMNS = ("record", "type", "same_exact", "same_chrf", "chrf", "original_response", "perturbed_response")
 SENTIMENT_RESPONSE_COLUMNS = ("record", "type", "same_label", "original_label", "perturbed_label")
@@ -250,7 +251,7 @@ def sentiment_responses(predict: Any, records: pd.DataFrame, derived: Mapping[st
 
 def natural_scores(
     records: Mapping[str, pd.DataFrame], responses: Mapping[str, Mapping[str, pd.DataFrame]], types: Mapping[str, str],
-    sizes: Sequence[int | None], bootstrap: Mapping[str, Any], seed: int,
+    sizes: Sequence[int | None], bootstrap: Mapping[str, Any], seed: int, interval: Mapping[str, Any] | None = None,
 ) -> pd.DataFrame:
     """The score table (:data:`SCORE_COLUMNS`) of every row of every kind, under each of its criteria.
 
@@ -261,9 +262,12 @@ def natural_scores(
         responses: Kind -> row (system, classifier) -> its responses table.
         types: Perturbation type -> family, in table order.
         sizes: Record sample sizes (None: every record).
-        bootstrap: ``resamples`` and ``confidence``.
+        bootstrap: ``resamples`` and ``confidence`` (the level of every interval).
         seed: Seeds the record order and every row's bootstrap (with kind, row and criterion).
+        interval: ``method`` (a binomial interval) and ``bootstrap_from_records`` (config
+            ``natural_robustness.interval``); None: Wilson, never the bootstrap.
     """
+    interval = {"method": "wilson", "bootstrap_from_records": None, **(interval or {})}
     frames = []
     for kind, rows in responses.items():
         order = record_order(records[kind], seed, "natural_robustness")
@@ -272,7 +276,8 @@ def natural_scores(
                 outcomes = pd.DataFrame({"record": table["record"], "type": table["type"], "same": table[f"same_{criterion}"].astype(bool)})
                 scores = natural_robustness_scores(
                     outcomes, order, sizes, list(types), resamples=bootstrap["resamples"], confidence=bootstrap["confidence"],
-                    seed=seed, labels=[kind, row, criterion],
+                    seed=seed, labels=[kind, row, criterion], method=interval["method"],
+                    bootstrap_from_records=interval["bootstrap_from_records"],
                 )
                 scores.insert(0, "family", scores["type"].map(lambda name: types.get(name, "all")))
                 scores.insert(0, "criterion", criterion)
