@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import copy
+import re
 
 import pytest
 import yaml
 from snakemake.utils import validate
 
+from nlp_robustness.errors import InputError
 from nlp_robustness.planning import canonical_config, fill_schema_defaults, prepare_config
 from nlp_robustness.statistics.engine import WHOLE_POOL
 from nlp_robustness.studies.plan import study_plan
@@ -112,7 +114,21 @@ def test_the_study_plan_of_the_default_config_keeps_every_branchs_paths() -> Non
     # Natural Robustness rows: each MT system under both criteria, each classifier under its label
     natural = plan.tables["natural_robustness"].rows
     assert [row for row in natural if row.endswith("(exact)")] == [f"{system} (exact)" for system in config["natural_robustness"]["systems"]]
-    assert len(plan.outputs()) == len(plan.tables) * 3 * 4 + len(plan.gamma_figures) * 2
+    assert len(plan.outputs()) == len(plan.tables) * 3 * 4 + len(plan.gamma_figures) * 2 + len(plan.tables) * 2
+    # every row's statistics job is seeded by its study's bootstrap settings, the same for every row of a study
+    assert job["uncertainty"] == {"confidence": 0.95, "resamples": 1000, "seed": 0, "resample_domains": False}
+    assert plan.table_replicates("paper/bleu")["apertium-en-es-fr"] == "results/robustness/paper/bleu/apertium-en-es-fr.replicates.npz"
+
+
+def test_resampled_domains_name_a_study_with_nested_units() -> None:
+    config = _prepared(DEFAULT_CONFIG)
+    config["uncertainty"]["resample_domains"] = ["domains/paper"]
+    plan = study_plan(config, _sections(config))
+    assert plan.statistics_job("robustness/paper/bleu/apertium-en-es-fr")["uncertainty"]["resample_domains"] is True
+    for name, message in (("domains/nope", "unknown study 'domains/nope'"), ("perturbations/word_order", "shared across its domains")):
+        config["uncertainty"]["resample_domains"] = [name]
+        with pytest.raises(InputError, match=re.escape(message)):
+            study_plan(config, _sections(config))
 
 
 def _families_without_reports(config: dict) -> set[str]:

@@ -20,12 +20,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from nlp_robustness.errors import InputError
 from nlp_robustness.perturbations.configuration import derived_testset, parts
 from nlp_robustness.statistics.engine import METHODS, leave_out_labels
 from nlp_robustness.studies.metric_attacks import aggregation_of as metric_aggregation_of
 from nlp_robustness.studies.metric_attacks import conditions as metric_conditions
 from nlp_robustness.studies.metric_attacks import metric_variants
 from nlp_robustness.studies.natural_robustness import CRITERIA, perturbation_types
+from nlp_robustness.studies.registry import study_module
 from nlp_robustness.studies.sentiment import aggregation_of as sentiment_aggregation_of
 from nlp_robustness.studies.sentiment import sentiment_classifiers, sentiment_models
 
@@ -421,4 +423,20 @@ def study_plan(config: Mapping[str, Any], sections: Mapping[str, str]) -> StudyP
     plan = StudyPlan(uncertainty=dict(config["uncertainty"]))
     for add in (_mt_domains, _sentiment, _human, _perturbations, _metric_attacks, _natural_robustness):
         add(plan, config, sections)
+    _check_resampled_domains(plan)
     return plan
+
+
+def _check_resampled_domains(plan: StudyPlan) -> None:
+    """Every study named in ``uncertainty.resample_domains`` exists and has units nested in its domains.
+
+    Raises:
+        InputError: An unknown study, or one whose units are shared across domains (named with the key).
+    """
+    for name in plan.uncertainty["resample_domains"]:
+        if name not in plan.studies:
+            raise InputError(f"uncertainty.resample_domains: unknown study {name!r} (studies: {', '.join(plan.studies)})")
+        study = plan.studies[name]
+        if study_module(study.module).crossed_units(study.options):
+            raise InputError(f"uncertainty.resample_domains: study {name!r} has units shared across its domains; "
+                             "its domains cannot be resampled as strata")
