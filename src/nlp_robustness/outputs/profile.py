@@ -146,6 +146,23 @@ def _names(systems: Sequence[str]) -> str:
     return systems[0] if len(systems) == 1 else ", ".join(systems[:-1]) + " and " + systems[-1]
 
 
+def _within_noise(measures: pd.DataFrame, best: Sequence[str], worst: Sequence[str]) -> str:
+    """A caveat when the best and the worst systems of an axis are not told apart: on every column of the axis
+    that has intervals their intervals overlap (then no column separates them; the paired tests of the
+    studies' comparisons tables are the sharper check). Empty when a column separates them or none has intervals."""
+    with_intervals = measures.dropna(subset=["ci_low", "ci_high"])
+    if with_intervals.empty:
+        return ""
+    for _, rows in with_intervals.groupby("measure", sort=False):
+        ends = rows.set_index("system")
+        for first in best:
+            for second in worst:
+                if first in ends.index and second in ends.index and (
+                        ends.at[first, "ci_low"] > ends.at[second, "ci_high"] or ends.at[second, "ci_low"] > ends.at[first, "ci_high"]):
+                    return ""
+    return " (not distinguishable: their intervals overlap on every column that has one)"
+
+
 def reading(axes: pd.DataFrame, axes_kendall: pd.DataFrame, profile: pd.DataFrame, groups: Mapping[str, Mapping[str, str]]) -> list[str]:
     """The profile in sentences, one paragraph per group (``groups``: name -> its ``label`` and ``scores``):
     the best and worst system on every axis (quality: highest and lowest; other axes: most and least robust
@@ -163,12 +180,13 @@ def reading(axes: pd.DataFrame, axes_kendall: pd.DataFrame, profile: pd.DataFram
             worst = rows[rows["rank"] == rows["rank"].max()]["system"].tolist()
             columns = int(rows["measures"].max())
             name = f"{axis[0].upper()}{axis[1:]}" + ("" if axis == "quality" else f" ({columns} column{'s' * (columns > 1)})")
+            caveat = _within_noise(profile[(profile["group"] == group) & (profile["axis"] == axis)], best, worst)
             if len(best) == len(rows):
                 sentences.append(f"{name}: every system ties.")
             elif axis == "quality":
-                sentences.append(f"{name}: best {_names(best)}, worst {_names(worst)}.")
+                sentences.append(f"{name}: best {_names(best)}, worst {_names(worst)}{caveat}.")
             else:
-                sentences.append(f"{name}: most robust {_names(best)}, least robust {_names(worst)}.")
+                sentences.append(f"{name}: most robust {_names(best)}, least robust {_names(worst)}{caveat}.")
         pairs = axes_kendall[axes_kendall["group"] == group].dropna(subset=["tau"])
         disagree = pairs[pairs["tau"] < 0].sort_values("tau", kind="stable")
         if pairs.empty:

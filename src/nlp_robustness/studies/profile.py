@@ -35,6 +35,7 @@ import hashlib
 import json
 import math
 from collections.abc import Mapping, MutableMapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -43,7 +44,7 @@ from scipy import stats
 
 from nlp_robustness.display_names import METHOD_NAMES, family_name, metric_name
 from nlp_robustness.errors import InputError
-from nlp_robustness.statistics.engine import WHOLE_POOL, csv_group
+from nlp_robustness.statistics.engine import WHOLE_POOL, csv_group, read_summary
 from nlp_robustness.statistics.rankings import kendall_tau, rank_values
 from nlp_robustness.studies.sentiment import sentiment_classifiers
 
@@ -283,14 +284,35 @@ def _row_values(frame: pd.DataFrame, path: str, key: str, values: pd.Series) -> 
     return dict(zip(rows, values.astype(float)))
 
 
+def _gamma_area_interval(curve_path: str, method: str, cache: dict[str, pd.DataFrame]) -> tuple[float, float]:
+    """The gamma-area interval of a row's whole pool by ``method``, from the summary beside its gamma table
+    (the engine writes ``<stem>.summary.tsv`` beside ``<stem>.gamma.tsv``); NaN without one."""
+    summary_path = curve_path.removesuffix(".gamma.tsv") + ".summary.tsv"
+    if summary_path == curve_path + ".summary.tsv" or not Path(summary_path).exists():
+        return math.nan, math.nan
+    summary = cache.get(summary_path)
+    if summary is None:
+        summary = cache[summary_path] = read_summary(summary_path)
+    rows = summary[(summary["left_out"].astype(str) == WHOLE_POOL) & (summary["method"] == method)]
+    if rows.empty or "gamma_area_lo" not in rows.columns:
+        return math.nan, math.nan
+    return float(rows["gamma_area_lo"].iloc[0]), float(rows["gamma_area_hi"].iloc[0])
+
+
 def _measure_values(source: Mapping[str, Any], systems: Sequence[str], cache: dict[str, pd.DataFrame]) -> dict[str, tuple[float, float, float]]:
     """(value, ci_low, ci_high) per system of one measure; systems the source has no row for are absent."""
     kind = source["kind"]
     nan = math.nan
-    if kind == "table_column":  # a branch table: first column = the row (system, classifier)
-        frame = _read_csv(source["path"], cache)
-        found = _row_values(frame, source["path"], frame.columns[0], _column(frame, source["column"], source["path"]))
-        return {system: (found[system], nan, nan) for system in systems if system in found}
+    if kind == "table_column":  # a branch table: first column = the row (system, classifier); its interval, if any,
+        frame = _read_csv(source["path"], cache)  # in the columns <column>_lo and <column>_hi
+        path, column = source["path"], source["column"]
+        found = _row_values(frame, path, frame.columns[0], _column(frame, column, path))
+        if f"{column}_lo" in frame.columns:
+            low = _row_values(frame, path, frame.columns[0], frame[f"{column}_lo"])
+            high = _row_values(frame, path, frame.columns[0], frame[f"{column}_hi"])
+        else:
+            low = high = dict.fromkeys(found, nan)
+        return {system: (found[system], low[system], high[system]) for system in systems if system in found}
     if kind == "gamma_area":
         values = {}
         for system, path in source["paths"].items():
@@ -298,7 +320,7 @@ def _measure_values(source: Mapping[str, Any], systems: Sequence[str], cache: di
             rows = curve[(_column(curve, "left_out", path).astype(str) == WHOLE_POOL) & (_column(curve, "method", path) == source["method"])]
             if rows.empty:
                 raise InputError(f"{path}: no gamma curve of the whole pool by {source['method']}")
-            values[system] = (float(_column(rows, "gamma", path).mean()), nan, nan)
+            values[system] = (float(_column(rows, "gamma", path).mean()), *_gamma_area_interval(path, source["method"], cache))
         return values
     if kind in ("function_mean", "function_drop"):
         path = source["path"]

@@ -1,0 +1,75 @@
+"""Paired comparisons of a study table's rows: Holm over pairs, verdicts, unpaired rows, the Markdown report,
+the tables' intervals and the profile's caveat for a best-worst pair within noise."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from nlp_robustness.outputs.comparisons import comparisons_markdown, interval_text
+from nlp_robustness.outputs.profile import _within_noise
+from nlp_robustness.outputs.tables import interval_cells, robustness_intervals, robustness_table, to_csv_text
+from nlp_robustness.statistics.comparisons import compare_rows, verdict_matrix
+from nlp_robustness.statistics.engine import draw_study_blocks, evaluate_study, leave_out_labels
+from nlp_robustness.statistics.pool_uncertainty import UncertaintyOptions, units_digest
+
+DOMAINS = ["a", "b"]
+
+
+def _units(scale: float, seed: int) -> pd.DataFrame:
+    """Two domains of 200 units; the scores' spread is ``scale`` (row noise seeded by ``seed``)."""
+    rng = np.random.default_rng(seed)
+    base = np.random.default_rng(0).normal(50, 10, 400)
+    return pd.DataFrame({"domain": np.repeat(DOMAINS, 200), "unit_id": [str(i) for i in range(400)],
+                         "score": 50 + scale * (base - 50) + rng.normal(0, 1, 400)})
+
+
+def _evaluate(units: pd.DataFrame):
+    pools = leave_out_labels([])
+    blocks = draw_study_blocks(units[["domain", "unit_id"]], DOMAINS, pools, seed=0, namespace=[], n_blocks=5, fraction=0.6)
+    return evaluate_study(units, DOMAINS, pools, blocks, np.arange(1.0, 41.0), uncertainty=UncertaintyOptions(resamples=300),
+                          seed_labels=["study"])
+
+
+def test_a_clearly_more_spread_row_is_less_consistent_and_equal_rows_are_not_told_apart() -> None:
+    rows = {"narrow": _units(0.5, 1), "wide": _units(2.0, 2), "narrow-too": _units(0.5, 3)}
+    evaluations = {row: _evaluate(units) for row, units in rows.items()}
+    summaries = {row: evaluation.summary for row, evaluation in evaluations.items()}
+    replicates = {row: (evaluation.replicates, units_digest(rows[row])) for row, evaluation in evaluations.items()}
+    comparisons = compare_rows(summaries, replicates, "none", 0.95, 0.8, 0)
+    variance = comparisons[comparisons["statistic"] == "variance"].set_index(["row_a", "row_b"])
+    assert variance.loc[("narrow", "wide"), "verdict"] == "more consistent"
+    assert variance.loc[("wide", "narrow-too"), "verdict"] == "less consistent"
+    assert variance.loc[("narrow", "narrow-too"), "verdict"] == "not distinguishable"
+    assert variance.loc[("narrow", "narrow-too"), "units_to_detect"] > 200  # more units than the 200 per domain here
+    assert np.isnan(variance.loc[("narrow", "wide"), "units_to_detect"])
+    assert variance["paired"].all() and (variance["p_holm"] >= variance["p"]).all()
+    matrix = verdict_matrix(comparisons, "variance", list(rows))
+    assert matrix.at["wide", "narrow"] == "less consistent" and matrix.at["narrow", "narrow"] == ""
+    report = comparisons_markdown(comparisons, list(rows), "test", 0.95, 2)
+    assert "## Var: 2 of 3 pairs told apart" in report
+    # rows on different units are compared as independent samples and say so
+    replicates["wide"] = (replicates["wide"][0], "another digest")
+    unpaired = compare_rows(summaries, replicates, "none", 0.95, 0.8, 0)
+    assert not unpaired.set_index(["row_a", "row_b"]).loc[("narrow", "wide"), "paired"].any()
+
+
+def test_tables_print_value_and_interval_and_the_csv_keeps_both_ends() -> None:
+    summaries = {"s": _evaluate(_units(1.0, 1)).summary}
+    table = robustness_table(summaries, "pool", ["none"])
+    low, high = robustness_intervals(table, summaries, "pool")
+    cells = interval_cells(table, low, high, 2)
+    mean = table.iloc[0][("none", "Mean")]
+    assert cells.iloc[0][("none", "Mean")] == interval_text(mean, low.iloc[0][("none", "Mean")], high.iloc[0][("none", "Mean")], 2)
+    assert low.iloc[0][("none", "Mean")] < mean < high.iloc[0][("none", "Mean")]
+    header = to_csv_text(table, low, high).splitlines()[0].split(",")
+    assert header[1:4] == ["whole_pool_Mean", "whole_pool_Mean_lo", "whole_pool_Mean_hi"]
+    assert interval_text(1.0, float("nan"), float("nan"), 1) == "1.0" and interval_text(float("nan"), 0, 1, 1) == "n/a"
+
+
+def test_the_profile_reading_flags_a_best_worst_pair_within_noise() -> None:
+    def measures(second_low: float) -> pd.DataFrame:
+        return pd.DataFrame({"measure": ["m", "m"], "system": ["x", "y"], "ci_low": [1.0, second_low], "ci_high": [2.0, second_low + 1]})
+    assert "not distinguishable" in _within_noise(measures(1.5), ["x"], ["y"])
+    assert _within_noise(measures(2.5), ["x"], ["y"]) == ""
+    assert _within_noise(measures(1.5).assign(ci_low=np.nan), ["x"], ["y"]) == ""
