@@ -31,6 +31,7 @@ rule robustness_profile:
         plan=PROFILE_PLAN,
         permutations=lambda wildcards: PROFILE["permutations"],
         seed=lambda wildcards: PROFILE["seed"],
+        confidence=UNCERTAINTY["confidence"],
         config_hash=CONFIG_HASH,
     threads: 1
     resources:

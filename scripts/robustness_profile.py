@@ -14,7 +14,8 @@ from nlp_robustness.studies.profile import build_profile, kendall_square, profil
 
 plan = snakemake.params.plan
 labels = {group["name"]: group["label"] for group in plan["groups"]}
-profile, kendall, axes, axes_kendall = build_profile(plan, snakemake.params.permutations, snakemake.params.seed)
+profile, kendall, axes, axes_kendall = build_profile(plan, snakemake.params.permutations, snakemake.params.seed,
+                                                     snakemake.params.confidence)
 paragraphs = reading(axes, axes_kendall, profile, {group["name"]: group for group in plan["groups"]})
 document = profile_document(plan, profile, kendall, axes, axes_kendall, paragraphs, snakemake.params.config_hash)
 
@@ -34,7 +35,7 @@ for index, (group, label) in enumerate(labels.items()):
     texts[snakemake.output.tables[2 * index]] = wide.to_csv(index=False, lineterminator="\n")
     texts[snakemake.output.tables[2 * index + 1]] = profile_markdown(display, label)
     texts[snakemake.output.kendall_tables[index]] = square.to_csv(index=False, lineterminator="\n")
-    tables[snakemake.output.html[index]] = (display, f"Robustness profile: {label} (value [interval] (#rank); rank 1 = best)")
+    tables[snakemake.output.html[index]] = (display, f"Robustness profile: {label} (value [interval] (#rank, rank interval); rank 1 = best)")
     tables[snakemake.output.kendall_html[index]] = (square, f"Kendall tau between the profile's column rankings: {label}")
 for path, text in texts.items():
     with atomic_write(path) as handle:

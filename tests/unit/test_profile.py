@@ -274,7 +274,7 @@ def test_the_document_holds_every_number_and_is_strict_json(branch_outputs: Path
     loaded = json.loads(text)
     measures = {measure["key"]: measure for measure in loaded["groups"][0]["measures"]}
     assert len(measures) == len(plan["groups"][0]["measures"])
-    assert measures["natural_exact"]["systems"]["mid"] == {"value": 0.5, "ci_low": 0.45, "ci_high": 0.55, "rank": 2}
+    assert measures["natural_exact"]["systems"]["mid"] == {"value": 0.5, "ci_low": 0.45, "ci_high": 0.55, "rank": 2, "rank_lo": None, "rank_hi": None}
     assert measures["mean_bleu"]["source"] == "results/tables/paper/bleu/robustness_pool.csv"
     assert loaded["config_hash"] == config_hash(config) and len(loaded["groups"][0]["kendall"]) == 15 * 14 // 2
 

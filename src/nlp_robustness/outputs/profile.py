@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import math
 import re
+from typing import Any
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -163,6 +164,11 @@ def _within_noise(measures: pd.DataFrame, best: Sequence[str], worst: Sequence[s
     return " (not distinguishable: their intervals overlap on every column that has one)"
 
 
+def _tau_interval(row: Any) -> str:
+    low, high = getattr(row, "tau_lo", math.nan), getattr(row, "tau_hi", math.nan)
+    return "" if not (np.isfinite(low) and np.isfinite(high)) else f" [{low:+.2f}, {high:+.2f}]"
+
+
 def reading(axes: pd.DataFrame, axes_kendall: pd.DataFrame, profile: pd.DataFrame, groups: Mapping[str, Mapping[str, str]]) -> list[str]:
     """The profile in sentences, one paragraph per group (``groups``: name -> its ``label`` and ``scores``):
     the best and worst system on every axis (quality: highest and lowest; other axes: most and least robust
@@ -194,8 +200,12 @@ def reading(axes: pd.DataFrame, axes_kendall: pd.DataFrame, profile: pd.DataFram
         elif disagree.empty:
             sentences.append("No two axes disagree: every Kendall tau between axis rankings is at least 0.")
         else:
-            clauses = [f"{row.first} vs {row.second} (tau = {row.tau:+.2f})" for row in disagree.itertuples()]
+            clauses = [f"{row.first} vs {row.second} (tau = {row.tau:+.2f}{_tau_interval(row)})" for row in disagree.itertuples()]
             sentences.append(f"The axes disagree on {len(disagree)} of {len(pairs)} pairs: {'; '.join(clauses)}.")
+            noisy = [row for row in disagree.itertuples() if getattr(row, "tau_hi", math.nan) >= 0]
+            if noisy:
+                sentences.append(f"{len(noisy)} of these disagreements lie within noise: their tau interval reaches 0 "
+                                 "(the ranks' bootstrap), so they are not findings.")
             measures = profile[profile["group"] == group]
             drop_axes = set(measures[measures["measure"].str.startswith("drop_")]["axis"])
             against_quality = {row.second if row.first == "quality" else row.first for row in disagree.itertuples()
@@ -211,7 +221,7 @@ def reading(axes: pd.DataFrame, axes_kendall: pd.DataFrame, profile: pd.DataFram
 
 def profile_display(profile: pd.DataFrame, group: str) -> pd.DataFrame:
     """One group's profile for reading: a row per measure (axis, column), a column per system holding
-    'value [interval] (#rank)' as text -- with few systems and many measures, measures down the page read
+    'value [interval] (#rank, rank interval)' as text -- with few systems and many measures, measures down the page read
     better than across it (the CSV keeps a row per system)."""
     frame = profile[profile["group"] == group]
     systems = list(dict.fromkeys(frame["system"]))
@@ -227,14 +237,19 @@ def profile_display(profile: pd.DataFrame, group: str) -> pd.DataFrame:
             text = value_text(float(cell["value"]))
             if pd.notna(cell["ci_low"]):
                 text += f" [{value_text(float(cell['ci_low']))}, {value_text(float(cell['ci_high']))}]"
-            row[system] = f"{text} (#{cell['rank']})" if pd.notna(cell["rank"]) else text
+            rank = ""
+            if pd.notna(cell["rank"]):
+                spread = (f", {int(cell['rank_lo'])}–{int(cell['rank_hi'])}"
+                          if "rank_lo" in cell and pd.notna(cell["rank_lo"]) and cell["rank_lo"] != cell["rank_hi"] else "")
+                rank = f" (#{cell['rank']}{spread})"
+            row[system] = f"{text}{rank}"
         rows.append(row)
     return pd.DataFrame(rows, columns=["axis", "measure", *systems])
 
 
 def profile_markdown(display: pd.DataFrame, label: str) -> str:
     """:func:`profile_display` as Markdown, under its title."""
-    return f"**Robustness profile: {label}** (value [interval] (#rank); rank 1 = best)\n\n" + markdown_table(display)
+    return f"**Robustness profile: {label}** (value [interval] (#rank, rank interval); rank 1 = best)\n\n" + markdown_table(display)
 
 
 def rst_text(text: str) -> str:

@@ -46,6 +46,7 @@ from nlp_robustness.display_names import METHOD_NAMES, family_name, metric_name
 from nlp_robustness.errors import InputError
 from nlp_robustness.statistics.engine import WHOLE_POOL, csv_group, read_summary
 from nlp_robustness.statistics.rankings import kendall_tau, rank_values
+from nlp_robustness.studies.profile_uncertainty import axis_tau_intervals, rank_intervals
 from nlp_robustness.studies.sentiment import sentiment_classifiers
 
 __all__ = [
@@ -74,7 +75,7 @@ AXES = ("quality", "test domains", "word order", "character attacks", "natural p
 FAMILY_VIEWS = ("faithfulness", "drop")
 #: Columns of the long profile table (one row per group, system and measure).
 LONG_COLUMNS = ("group", "system", "axis", "measure", "label", "metric", "role", "orientation", "value", "ci_low",
-                "ci_high", "rank", "source")
+                "ci_high", "rank", "rank_lo", "rank_hi", "source")
 #: Columns of the long Kendall table (one row per group and pair of measures).
 KENDALL_COLUMNS = ("group", "first", "second", "systems", "tau", "p_value")
 
@@ -125,33 +126,43 @@ def _measure(key: str, axis: str, label: str, metric: str | None, role: str, ori
             "source": source}
 
 
+def _replicates(gammas: Mapping[str, str], statistic: str, scale: float = 1.0) -> dict[str, Any]:
+    """Where a whole-pool column's bootstrap replicates are (beside each row's gamma table; see
+    :mod:`.profile_uncertainty`): the source keys ``replicates``, ``statistic`` and ``scale``."""
+    return {"replicates": {row: path.removesuffix(".gamma.tsv") + ".replicates.npz" for row, path in gammas.items()},
+            "statistic": statistic, "scale": scale}
+
+
 def _consistency(prefix: str, score: str, label: str, tables: str, gammas: Mapping[str, str], with_cov: bool = True) -> list[dict]:
     """COV and gamma-area of one score on the whole pool and by design bagging (axis: test domains)."""
     measures = []
     for method in ("pool", "design_bagging"):
+        pooled = method == "pool"  # only the whole pool has bootstrap replicates
         if with_cov:
             measures.append(_measure(
                 f"{prefix}cov_{score}_{method}", "test domains", f"COV {label} ({METHOD_NAMES[method]})", score,
                 "robustness", "lower", {"kind": "table_column", "path": f"{tables}/robustness_{method}.csv",
-                                        "column": f"{csv_group(WHOLE_POOL)}_COV"}))
+                                        "column": f"{csv_group(WHOLE_POOL)}_COV", **(_replicates(gammas, "cov") if pooled else {})}))
         measures.append(_measure(
             f"{prefix}gamma_area_{score}_{method}", "test domains", f"γ-area {label} ({METHOD_NAMES[method]})", score,
-            "robustness", "lower", {"kind": "gamma_area", "paths": dict(gammas), "method": method}))
+            "robustness", "lower", {"kind": "gamma_area", "paths": dict(gammas), "method": method,
+                                    **(_replicates(gammas, "gamma_area") if pooled else {})}))
     return measures
 
 
-def _between_domains(prefix: str, score: str, label: str, tables: str) -> list[dict]:
+def _between_domains(prefix: str, score: str, label: str, tables: str, gammas: Mapping[str, str]) -> list[dict]:
     """Var on the whole pool, and the between-domain SD and share of the variance (the decomposition of
     :mod:`nlp_robustness.statistics.variance_components`; axis: test domains)."""
     path = f"{tables}/robustness_pool.csv"
     pool = csv_group(WHOLE_POOL)
     return [
         _measure(f"{prefix}var_{score}_pool", "test domains", f"Var {label} (whole pool)", score, "robustness", "lower",
-                 {"kind": "table_column", "path": path, "column": f"{pool}_Var"}),
+                 {"kind": "table_column", "path": path, "column": f"{pool}_Var", **_replicates(gammas, "variance")}),
         _measure(f"{prefix}between_sd_{score}", "test domains", f"between-domain SD {label}", score, "robustness", "lower",
-                 {"kind": "table_column", "path": path, "column": f"{pool}_between_SD"}),
+                 {"kind": "table_column", "path": path, "column": f"{pool}_between_SD", **_replicates(gammas, "between_sd")}),
         _measure(f"{prefix}between_share_{score}", "test domains", f"between-domain share {label} (%)", score, "robustness",
-                 "lower", {"kind": "table_column", "path": path, "column": f"{pool}_between_share_pct"}),
+                 "lower", {"kind": "table_column", "path": path, "column": f"{pool}_between_share_pct",
+                           **_replicates(gammas, "between_share", 100.0)}),
     ]
 
 
@@ -206,9 +217,10 @@ def profile_plan(config: Mapping[str, Any], gamma_curves: Mapping[str, Mapping[s
         tables = f"results/tables/{study}/{metric}"
         measures = [
             _measure(f"mean_{metric}", "quality", f"mean {display}", metric, "quality", "higher",
-                     {"kind": "table_column", "path": f"{tables}/robustness_pool.csv", "column": f"{csv_group(WHOLE_POOL)}_Mean"}),
+                     {"kind": "table_column", "path": f"{tables}/robustness_pool.csv", "column": f"{csv_group(WHOLE_POOL)}_Mean",
+                      **_replicates(gamma_curves[f"{study}/{metric}"], "mean")}),
             *_consistency("", metric, display, tables, gamma_curves[f"{study}/{metric}"]),
-            *_between_domains("", metric, display, tables),
+            *_between_domains("", metric, display, tables, gamma_curves[f"{study}/{metric}"]),
         ]
         for family, view in section["families"].items():
             if set(families[family]["systems"]) & set(systems):
@@ -223,7 +235,8 @@ def profile_plan(config: Mapping[str, Any], gamma_curves: Mapping[str, Mapping[s
         classifiers = sentiment_classifiers(config)  # TF-IDF classifiers, then Hugging Face models
         measures = [
             _measure("mean_accuracy", "quality", "mean accuracy", "accuracy", "quality", "higher",
-                     {"kind": "table_column", "path": "results/tables/sentiment/robustness_pool.csv", "column": f"{csv_group(WHOLE_POOL)}_Mean"}),
+                     {"kind": "table_column", "path": "results/tables/sentiment/robustness_pool.csv", "column": f"{csv_group(WHOLE_POOL)}_Mean",
+                      **_replicates(gamma_curves["sentiment"], "mean")}),
             *_consistency("", "accuracy", "accuracy", "results/tables/sentiment", gamma_curves["sentiment"]),
         ]
         if natural:
@@ -238,7 +251,8 @@ def profile_plan(config: Mapping[str, Any], gamma_curves: Mapping[str, Mapping[s
         for score, label in (("human", "MQM"), (metric, display)):
             measures.append(_measure(
                 f"mean_{score}", "quality", f"mean {label}", score, "quality", "higher",
-                {"kind": "table_column", "path": f"results/tables/human/{score}/robustness_pool.csv", "column": f"{csv_group(WHOLE_POOL)}_Mean"}))
+                {"kind": "table_column", "path": f"results/tables/human/{score}/robustness_pool.csv", "column": f"{csv_group(WHOLE_POOL)}_Mean",
+                 **_replicates(gamma_curves[f"human/{score}"], "mean")}))
         for score, label in (("human", "MQM"), (metric, display)):
             measures += _consistency(
                 f"{'human' if score == 'human' else 'metric'}_", score, label, f"results/tables/human/{score}",
@@ -249,8 +263,9 @@ def profile_plan(config: Mapping[str, Any], gamma_curves: Mapping[str, Mapping[s
 
 
 def _source_files(source: Mapping[str, Any]) -> list[str]:
-    """The file(s) one measure is read from: one table, or a gamma curve per system."""
-    return [source["path"]] if "path" in source else list(source["paths"].values())
+    """The file(s) one measure is read from: one table, or a gamma curve per system (then its replicates, if any)."""
+    files = [source["path"]] if "path" in source else list(source["paths"].values())
+    return files + list(source.get("replicates", {}).values())
 
 
 def plan_files(plan: Mapping[str, Any]) -> list[str]:
@@ -377,7 +392,8 @@ def read_profile(plan: Mapping[str, Any]) -> pd.DataFrame:
                 rows.append({
                     "group": group["name"], "system": system, "axis": measure["axis"], "measure": measure["key"],
                     "label": measure["label"], "metric": measure["metric"], "role": measure["role"],
-                    "orientation": measure["orientation"], "value": value, "ci_low": low, "ci_high": high, "source": where,
+                    "orientation": measure["orientation"], "value": value, "ci_low": low, "ci_high": high,
+                    "rank_lo": math.nan, "rank_hi": math.nan, "source": where,
                 })
     columns = [column for column in LONG_COLUMNS if column != "rank"]
     return pd.DataFrame(rows, columns=columns)
@@ -388,6 +404,7 @@ def rank_profile(profile: pd.DataFrame) -> pd.DataFrame:
     quality; for beta2 - beta1 the most faithful); ties share the better rank; NaN values are not ranked."""
     ranked = profile.copy()
     ranked["rank"] = pd.array([pd.NA] * len(ranked), dtype="Int64")
+    ranked["rank_lo"] = ranked["rank_hi"] = np.nan  # filled by profile_uncertainty.rank_intervals
     for _, rows in ranked.groupby(["group", "measure"], sort=False):
         finite = rows[np.isfinite(rows["value"].astype(float))]
         if finite.empty:
@@ -484,7 +501,8 @@ def profile_document(plan: Mapping[str, Any], profile: pd.DataFrame, kendall: pd
                 "source": rows["source"].iloc[0] if not rows.empty else None,
                 "systems": {
                     row.system: {"value": _finite(row.value), "ci_low": _finite(row.ci_low), "ci_high": _finite(row.ci_high),
-                                 "rank": None if row.rank is pd.NA else int(row.rank)}
+                                 "rank": None if row.rank is pd.NA else int(row.rank),
+                                 "rank_lo": _finite(row.rank_lo), "rank_hi": _finite(row.rank_hi)}
                     for row in rows.itertuples()
                 },
             })
@@ -495,7 +513,8 @@ def profile_document(plan: Mapping[str, Any], profile: pd.DataFrame, kendall: pd
                       "rank": int(row.rank)} for row in group_axes.itertuples()],
             "kendall": [{"first": row.first, "second": row.second, "systems": int(row.systems), "tau": _finite(row.tau),
                          "p_value": _finite(row.p_value)} for row in kendall[kendall["group"] == group["name"]].itertuples()],
-            "axes_kendall": [{"first": row.first, "second": row.second, "systems": int(row.systems), "tau": _finite(row.tau)}
+            "axes_kendall": [{"first": row.first, "second": row.second, "systems": int(row.systems), "tau": _finite(row.tau),
+                              "tau_lo": _finite(getattr(row, "tau_lo", None)), "tau_hi": _finite(getattr(row, "tau_hi", None))}
                              for row in axes_kendall[axes_kendall["group"] == group["name"]].itertuples()],
         })
     return {"config_hash": digest, "metric": plan["metric"], "groups": groups, "reading": list(reading)}
@@ -530,12 +549,16 @@ def axis_kendall(axes: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["group", "first", "second", "systems", "tau"])
 
 
-def build_profile(plan: Mapping[str, Any], permutations: int, seed: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """The whole profile from the branch outputs the plan names: the ranked long table, the Kendall taus
-    between measures, the axis rankings and the Kendall taus between axes."""
+def build_profile(plan: Mapping[str, Any], permutations: int, seed: int,
+                  confidence: float = 0.95) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The whole profile from the branch outputs the plan names: the ranked long table with rank intervals,
+    the Kendall taus between measures, the axis rankings and the Kendall taus between axes with their
+    intervals (:mod:`.profile_uncertainty`, at ``confidence``)."""
     profile = rank_profile(read_profile(plan))
     axes = axis_rankings(profile)
-    return profile, kendall_matrix(profile, permutations, seed), axes, axis_kendall(axes)
+    profile, draws = rank_intervals(plan, profile, confidence)
+    return (profile[list(LONG_COLUMNS)], kendall_matrix(profile, permutations, seed), axes,
+            axis_tau_intervals(profile, axis_kendall(axes), draws, confidence))
 
 
 def kendall_square(kendall: pd.DataFrame, profile: pd.DataFrame, group: str) -> pd.DataFrame:
