@@ -104,6 +104,31 @@ rule metric_tau:
         "../scripts/metric_tau.py"
 
 
+rule metric_tau_uncertainty:
+    """How sure each tau is: percentile intervals from a bootstrap over segments (drawn within pairs, every
+    judgement of a segment in every condition together), and paired tests of the tau difference between
+    metric variants (first vs last layer, BERTScore vs chrF) per pair and averaged, Holm within a family."""
+    input:
+        agreement=METRIC_AGREEMENT,
+    output:
+        intervals="results/tables/metric_robustness/tau_intervals.csv",
+        intervals_markdown="results/tables/metric_robustness/tau_intervals.md",
+        differences="results/tables/metric_robustness/tau_differences.csv",
+        differences_markdown="results/tables/metric_robustness/tau_differences.md",
+    log:
+        "logs/metric_tau_uncertainty.log",
+    params:
+        job=metric_tau_uncertainty_job,
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/metric_tau_uncertainty.py"
+
+
 rule metric_reference_tables:
     """Unknown tokens per segment (paper Figure 1, Table 4) and the achieved attack rates, per pair, attack and level."""
     input:

@@ -62,6 +62,15 @@ def metric_tau_job(wildcards=None):
     }
 
 
+def metric_tau_uncertainty_job(wildcards=None):
+    """The conditions and variants of the tau bootstrap, its resamples, confidence and seed."""
+    settings = METRIC_ROBUSTNESS["uncertainty"]
+    return {
+        "conditions": METRIC_CONDITIONS, "variants": METRIC_VARIANTS, "seed": METRIC_ROBUSTNESS["seed"],
+        "resamples": settings["resamples"], "confidence": settings["confidence"],
+    }
+
+
 def metric_reference_files():
     return {condition: f"results/metric_robustness/references/{condition}.tsv" for condition in METRIC_CONDITIONS}
 
@@ -74,6 +83,7 @@ def metric_robustness_outputs():
     tables, figures = "results/tables/metric_robustness", "results/figures/metric_robustness"
     outputs = [f"{tables}/{name}.{extension}" for name in ("tau", "unknown_tokens") for extension in ("csv", "md", "tex", "html")]
     outputs += [f"{tables}/tau_by_layer.csv", f"{tables}/best_layers.csv", f"{tables}/attack_rates.csv", f"{tables}/attack_rates.md"]
+    outputs += [f"{tables}/tau_{name}.{extension}" for name in ("intervals", "differences") for extension in ("csv", "md")]
     outputs += expand(
         f"{figures}/{{figure}}.{{extension}}", figure=["unknown_tokens", "tau_vs_level", "tau_by_layer"], extension=["png", "pdf"]
     )

@@ -439,6 +439,7 @@ def test_agreement_has_one_row_per_judgement_and_condition_scored_by_hand() -> N
     assert list(agreement["condition"]) == [CLEAN] * 5 + [ATTACKED] * 5
     assert list(agreement["unit_id"]) == ["de-en/2", "de-en/3", "de-en/4", "lt-en/5", "lt-en/6"] * 2
     assert list(agreement["line"]) == [2, 3, 4, 5, 6] * 2
+    assert list(agreement["sid"]) == [1, 1, 2, 1, 2] * 2  # the segment: the bootstrap draws it with all its judgements
     for variant in VARIANTS:
         expected = [value for key in HAND_AGREEMENT for value in HAND_AGREEMENT[key][variant]]
         assert list(agreement[variant]) == expected, variant

@@ -2,6 +2,8 @@
 
 * :func:`tau_markdown` / :func:`tau_latex` (Tables 5, 8 and 9): DARR tau of every metric variant per
   pair and the pairs' average, one block per condition (clean first, then attack x level).
+* :func:`tau_interval_markdown`: tau [lo, hi] of every metric per condition and pair (segment bootstrap);
+  :func:`tau_difference_markdown`: the paired tests of tau differences between metric variants, with a verdict.
 * :func:`unknown_token_table` (Table 4, Figure 1): average unknown tokens per segment by attack, level, pair.
 * :func:`attack_rate_table`: the achieved rates (share of words and characters changed) by attack and level;
   :func:`attacked_source_rates` the same for the attacked sources of the MT systems' test sets.
@@ -23,7 +25,7 @@ import pandas as pd
 
 from nlp_robustness.display_names import METRIC_VARIANT_NAMES, display_name
 from nlp_robustness.outputs.figures import figure_outputs, grid, panel_grid, plt, save_figure
-from nlp_robustness.outputs.table_writer import latex_cell, latex_escape, latex_row, latex_table, markdown_table
+from nlp_robustness.outputs.table_writer import format_value, latex_cell, latex_escape, latex_row, latex_table, markdown_table
 
 __all__ = [
     "attack_rate_table",
@@ -32,6 +34,8 @@ __all__ = [
     "plot_tau_by_layer",
     "plot_tau_vs_level",
     "plot_unknown_tokens",
+    "tau_difference_markdown",
+    "tau_interval_markdown",
     "tau_latex",
     "tau_markdown",
     "unknown_token_latex",
@@ -87,6 +91,53 @@ def tau_latex(tau: pd.DataFrame) -> str:
             body.append(latex_row([latex_escape(condition), latex_escape(_name(metric)), *(latex_cell(value, 3) for value in values)]))
     caption = "WMT19 DARR Kendall-like tau of each metric on clean and attacked references (metric ties are discordant)."
     return latex_table("ll" + "r" * len(pairs), header, body, caption, "tab:metric-robustness-tau")
+
+
+def _with_interval(value: float, low: float, high: float, decimals: int = 3) -> str:
+    return f"{format_value(value, decimals)} [{format_value(low, decimals)}, {format_value(high, decimals)}]"
+
+
+def tau_interval_markdown(intervals: pd.DataFrame, confidence: float) -> str:
+    """Tau with its percentile interval, "tau [lo, hi]": a row per condition and pair (then the average), a
+    column per metric variant."""
+    frame = intervals.copy()
+    frame["cell"] = [_with_interval(*values) for values in zip(frame["tau"], frame["tau_lo"], frame["tau_hi"])]
+    metrics = _ordered_unique(frame["metric"])
+    table = frame.pivot(index=["condition", "pair"], columns="metric", values="cell")
+    keys = list(dict.fromkeys(zip(frame["condition"], frame["pair"])))
+    table = table.reindex(index=pd.MultiIndex.from_tuples(keys, names=["condition", "pair"]), columns=metrics).reset_index()
+    table.columns = ["condition", "pair", *(_name(metric) for metric in metrics)]
+    caption = (
+        f"WMT19 DARR tau (metric ties discordant) with {confidence:.0%} percentile intervals from a bootstrap over "
+        "segments (every judgement of a segment, in every condition, drawn together; segments drawn within each pair). "
+        "average: the mean of the pairs' taus, its interval from the same resamples."
+    )
+    return markdown_table(table, caption=caption, align="ll" + "r" * len(metrics))
+
+
+def tau_difference_markdown(differences: pd.DataFrame, confidence: float) -> str:
+    """The paired tests of tau(a) - tau(b): family, pair, comparison, difference [lo, hi], p, Holm p, verdict
+    (a is higher / lower, or "not distinguishable" at the level ``1 - confidence`` after Holm)."""
+    level = 1 - confidence
+    verdicts = []
+    for row in differences.itertuples(index=False):
+        if not row.p_holm < level:
+            verdicts.append(f"not distinguishable at {confidence:.0%}")
+        else:
+            verdicts.append(f"{_name(row.metric_a)} {'higher' if row.difference > 0 else 'lower'}")
+    table = pd.DataFrame({
+        "family": differences["family"], "pair": differences["pair"],
+        "comparison": [f"{_name(a)} − {_name(b)}" for a, b in zip(differences["metric_a"], differences["metric_b"])],
+        "difference": [_with_interval(*values) for values in zip(differences["difference"], differences["lo"], differences["hi"])],
+        "p": differences["p"], "Holm p": differences["p_holm"], "verdict": verdicts,
+    })
+    caption = (
+        f"Paired bootstrap tests of the difference of two metrics' DARR tau on the same judgements and resamples of "
+        f"segments (Hall-Wilson; symmetric {confidence:.0%} interval). A family is a condition, an attack averaged over "
+        "its levels, or every attacked condition averaged; Holm's adjustment runs over the tests of one family "
+        "(comparisons x pairs and their average)."
+    )
+    return markdown_table(table, caption=caption, align="lllrrrl", column_decimals={"p": 3, "Holm p": 3})
 
 
 def unknown_token_table(references: pd.DataFrame) -> pd.DataFrame:

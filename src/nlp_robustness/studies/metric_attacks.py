@@ -43,8 +43,11 @@ from nlp_robustness.errors import InputError
 from nlp_robustness.fileio import read_table
 from nlp_robustness.statistics.engine import UNIT_COLUMNS
 
-__all__ = ["has_variance_components", 
+__all__ = [
+    "has_variance_components",
     "AGREEMENT_KEY_COLUMNS",
+    "BOOTSTRAP_UNIT_COLUMNS",
+    "bootstrap_units",
     "DARR_COLUMNS",
     "aggregation_of",
     "HYPOTHESIS_COLUMNS",
@@ -74,7 +77,9 @@ CLEAN = "clean"
 #: BERTScore layer choices (config ``metric_robustness.bertscore.layers``).
 BERTSCORE_LAYERS: tuple[str, ...] = ("first", "last", "best", "mean")
 #: Key columns of the agreement table (one row per condition and DARR judgement); a column per variant follows.
-AGREEMENT_KEY_COLUMNS: tuple[str, ...] = ("condition", "pair", "line", "unit_id")
+AGREEMENT_KEY_COLUMNS: tuple[str, ...] = ("condition", "pair", "line", "sid", "unit_id")
+#: Columns of :func:`bootstrap_units`: a unit, its resampling cluster (the segment) and its score.
+BOOTSTRAP_UNIT_COLUMNS: tuple[str, ...] = ("domain", "unit_id", "cluster", "score")
 
 
 def _attacks_module() -> Any:
@@ -190,9 +195,10 @@ def best_layers(clean_layer_tau: pd.DataFrame) -> dict[str, int]:
     return chosen
 
 
-def _read_agreement(path: str) -> pd.DataFrame:
-    table = read_table(path, list(AGREEMENT_KEY_COLUMNS), "agreement table")
-    return table
+def _read_agreement(path: str, segments: bool = False) -> pd.DataFrame:
+    """The agreement table; its ``sid`` column is required only where the segments are (``segments``)."""
+    keys = [column for column in AGREEMENT_KEY_COLUMNS if segments or column != "sid"]
+    return read_table(path, keys, "agreement table")
 
 
 def aggregation_of(bagging_unit: str) -> str:
@@ -233,6 +239,27 @@ def units(files: Mapping[str, str], domains: Sequence[str], row: str, score: str
         tau = frame.groupby("domain", sort=False)["score"].mean()
         frame = pd.DataFrame({"domain": tau.index, "unit_id": tau.index, "score": tau.to_numpy()})
     return _in_domain_order(frame, domains)[list(UNIT_COLUMNS)]
+
+
+def bootstrap_units(files: Mapping[str, str], domains: Sequence[str], row: str, score: str, options: Mapping[str, Any]) -> pd.DataFrame:
+    """The resampling units of one metric variant (``row``) for the uncertainty layer, whatever ``bagging_unit``:
+    :data:`BOOTSTRAP_UNIT_COLUMNS`, one row per judgement and condition, scored +1 / -1 (engine aggregation
+    ``domain``), so a condition's mean score is exactly its tau as :func:`units` gives it with
+    ``bagging_unit: condition`` (judgements of every pair pooled); ``cluster`` is the segment
+    (``<pair>/<SID>``), which brings all its judgements, in every condition, into a resample.
+
+    Raises:
+        InputError: as :func:`units`, or an agreement table without the ``sid`` column (one written before it
+            had one: rerun ``metric_tau``).
+    """
+    table = _read_agreement(files["agreement"], segments=True)
+    if row not in table.columns:
+        raise InputError(f"{files['agreement']}: no column for metric {row!r}")
+    frame = pd.DataFrame({
+        "domain": table["condition"], "unit_id": table["unit_id"],
+        "cluster": table["pair"].astype(str) + "/" + table["sid"].astype(str), "score": table[row].astype(float),
+    })
+    return _in_domain_order(frame, domains)[list(BOOTSTRAP_UNIT_COLUMNS)]
 
 
 def _in_domain_order(frame: pd.DataFrame, domains: Sequence[str]) -> pd.DataFrame:
@@ -372,7 +399,8 @@ def tau_tables(
 
     Returns ``(agreement, tau, tau_by_layer, best)``:
 
-    * ``agreement``: :data:`AGREEMENT_KEY_COLUMNS` then one +1 / -1 column per metric variant;
+    * ``agreement``: :data:`AGREEMENT_KEY_COLUMNS` (``sid``: the judgement's segment, the bootstrap's
+      cluster) then one +1 / -1 column per metric variant;
     * ``tau``: ``condition, attack, p, pair, metric, tau, judgements`` (every pair, then ``average``:
       the mean of the pairs' taus, as the paper averages language pairs);
     * ``tau_by_layer``: ``condition, attack, p, pair, layer, tau`` for every hidden layer and ``mean``;
@@ -425,7 +453,7 @@ def tau_tables(
         for pair, judgements in darr.items():
             frame = pd.DataFrame({
                 "condition": condition, "pair": pair, "line": judgements["line"].astype(int).to_numpy(),
-                "unit_id": [f"{pair}/{line}" for line in judgements["line"]],
+                "sid": judgements["sid"].astype(int).to_numpy(), "unit_id": [f"{pair}/{line}" for line in judgements["line"]],
             })
             for variant, column_of in variant_columns.items():
                 values = agreements[(condition, pair)][column_of(pair)]
