@@ -263,14 +263,14 @@ def profile_plan(config: Mapping[str, Any], gamma_curves: Mapping[str, Mapping[s
 
 
 def _source_files(source: Mapping[str, Any]) -> list[str]:
-    """The file(s) one measure is read from: one table, or a gamma curve per system (then its replicates, if any)."""
-    files = [source["path"]] if "path" in source else list(source["paths"].values())
-    return files + list(source.get("replicates", {}).values())
+    """The file(s) one measure is read from: one table, or a gamma curve per system."""
+    return [source["path"]] if "path" in source else list(source["paths"].values())
 
 
 def plan_files(plan: Mapping[str, Any]) -> list[str]:
     """Every file the plan reads, once, in plan order (the profile job's input)."""
-    files = [path for group in plan["groups"] for measure in group["measures"] for path in _source_files(measure["source"])]
+    files = [path for group in plan["groups"] for measure in group["measures"]
+             for path in [*_source_files(measure["source"]), *measure["source"].get("replicates", {}).values()]]
     return list(dict.fromkeys(files))
 
 
