@@ -92,8 +92,9 @@ rule perturbation_scores:
 
 
 rule perturbation_tables:
-    """Mean beta, beta1, beta2, alpha, kept fraction and flips (beta1 > beta) per system and function, and
-    the flips with the largest gain as examples (paper Table 3)."""
+    """Mean beta, beta1, beta2, alpha and beta2 - beta1 with segment-bootstrap intervals and the paired test
+    of beta2 = beta1, kept fraction and flips (beta1 > beta + flip margin) per system and function, the means
+    per system over the functions, and the flips with the largest gain as examples (paper Table 3)."""
     input:
         family_report_inputs("pair_scores", "status", "derived", "translations", "testsets", "testset_translations"),
     output:
@@ -105,12 +106,17 @@ rule perturbation_tables:
         ),
         means_markdown="results/tables/perturbations/{family}/{perturbation_metric}/means.md",
         means_latex="results/tables/perturbations/{family}/{perturbation_metric}/means.tex",
+        over_functions="results/tables/perturbations/{family}/{perturbation_metric}/means_over_functions.csv",
+        over_functions_markdown="results/tables/perturbations/{family}/{perturbation_metric}/means_over_functions.md",
         flips="results/tables/perturbations/{family}/{perturbation_metric}/flip_examples.csv",
         flips_markdown="results/tables/perturbations/{family}/{perturbation_metric}/flip_examples.md",
     log:
         "logs/perturbation_tables/{family}/{perturbation_metric}.log",
     params:
         job=family_report_job,
+        # the top-level uncertainty section where the config has one; else these defaults (seed: the family's)
+        uncertainty={"confidence": 0.95, "resamples": 1000, "seed": config["perturbations"]["seed"], **config.get("uncertainty", {})},
+        flip_margin=config["perturbations"]["flip_margin"],
     threads: 1
     resources:
         mem_mb=2000,

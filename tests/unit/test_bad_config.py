@@ -67,6 +67,7 @@ def _rename(path: str, old: str, new: str):
      ["systems.mine.files", "wmt15", "mt_studies.paper"]),
     (lambda config: config["perturbations"]["families"]["word_order"].update(testsets=["wmt14", "defr-news"]),
      ["perturbations.families.word_order.testsets[1]", "defr-news is de-fr"]),
+    (_set("perturbations.flip_margin", -1), ["perturbations.flip_margin"]),
     (_set("systems", {}), ["invalid configuration at key 'systems'"]),
     (_set("testsets", {}), ["invalid configuration at key 'testsets'"]),
     # references into the dataset manifest

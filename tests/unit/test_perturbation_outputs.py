@@ -21,14 +21,20 @@ from nlp_robustness.outputs.perturbation_figures import (
 )
 from nlp_robustness.outputs.perturbation_tables import (
     FLIP_COLUMNS,
+    DEFAULT_FLIP_MARGIN,
     MEANS_COLUMNS,
+    OVER_FUNCTIONS_COLUMNS,
     flip_examples,
+    is_flip,
     function_similarity,
     means_table,
     order_by_category,
+    over_functions_table,
     write_flip_examples,
     write_means_tables,
+    write_over_functions_tables,
 )
+from nlp_robustness.statistics.perturbation_intervals import family_intervals
 from nlp_robustness.scoring.sentence_scores import sentence_scores
 
 FUNCTIONS = ["shuffle", "nounSwap", "treeMirror"]
@@ -50,7 +56,7 @@ def scores() -> pd.DataFrame:
         score_row("sys_a", "shuffle", "3", 20, 30, 30, 80, length=12),
         # sys_a, nounSwap: one flip (gain 5)
         score_row("sys_a", "nounSwap", "1", 60, 65, 50, 90),
-        score_row("sys_a", "nounSwap", "2", 40, 40.005, 20, 85),  # beta1 - beta within FLIP_MARGIN: a tie, not a flip
+        score_row("sys_a", "nounSwap", "2", 40, 40.005, 20, 85),  # gain 0.005 < DEFAULT_FLIP_MARGIN: no flip
         # sys_b, shuffle: no flip
         score_row("sys_b", "shuffle", "1", 70, 60, 30, 60),
         score_row("sys_b", "shuffle", "2", 70, 50, 40, 70),
@@ -84,9 +90,13 @@ def texts(scores: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def intervals_of(scores: pd.DataFrame, metric: str = "bleu"):
+    return family_intervals(scores, FUNCTIONS, SYSTEMS, metric, resamples=200, confidence=0.95, seed=0, labels=("test",))
+
+
 @pytest.fixture
 def means(scores, status) -> pd.DataFrame:
-    return means_table(scores, status, FUNCTIONS, CATEGORIES, SYSTEMS, "bleu")
+    return means_table(scores, status, FUNCTIONS, CATEGORIES, SYSTEMS, "bleu", intervals_of(scores))
 
 
 def test_means_rows_follow_the_given_orders(means: pd.DataFrame) -> None:
@@ -121,11 +131,55 @@ def test_means_of_a_function_that_kept_nothing_are_missing(means: pd.DataFrame) 
 
 def test_means_reject_bad_input(scores, status) -> None:
     with pytest.raises(InputError, match="boolean"):
-        means_table(scores, status.assign(kept=status["kept"].astype(str)), FUNCTIONS, CATEGORIES, SYSTEMS, "bleu")
+        means_table(scores, status.assign(kept=status["kept"].astype(str)), FUNCTIONS, CATEGORIES, SYSTEMS, "bleu", intervals_of(scores))
     with pytest.raises(InputError, match="more than one row"):
-        means_table(pd.concat([scores, scores.iloc[:1]]), status, FUNCTIONS, CATEGORIES, SYSTEMS, "bleu")
+        means_table(pd.concat([scores, scores.iloc[:1]]), status, FUNCTIONS, CATEGORIES, SYSTEMS, "bleu", intervals_of(scores))
     with pytest.raises(InputError, match="no category"):
-        means_table(scores, status, FUNCTIONS, {"shuffle": "random"}, SYSTEMS, "bleu")
+        means_table(scores, status, FUNCTIONS, {"shuffle": "random"}, SYSTEMS, "bleu", intervals_of(scores))
+    with pytest.raises(InputError, match="give system sys_a, function shuffle, segment wmt/1 twice"):
+        intervals_of(pd.concat([scores, scores.iloc[:1]]))
+    with pytest.raises(InputError, match="intervals lack system sys_a"):
+        only_b = family_intervals(scores, FUNCTIONS, ["sys_b"], "bleu", resamples=20, confidence=0.95, seed=0)
+        means_table(scores, status, FUNCTIONS, CATEGORIES, SYSTEMS, "bleu", only_b)
+
+
+def test_means_carry_intervals_that_hold_the_estimate_and_the_margin(means: pd.DataFrame) -> None:
+    rows = means.set_index(["system", "function"])
+    for stat in ("beta", "beta1", "beta2", "alpha", "beta2_minus_beta1"):
+        scored = rows[rows[stat].notna()]
+        assert (scored[f"{stat}_lo"] <= scored[stat] + 1e-9).all() and (scored[stat] <= scored[f"{stat}_hi"] + 1e-9).all()
+    # sys_b, shuffle: beta1 60, 50, 40 -> resample means in [40, 60], expanded about 50 by c(3) = 2.69
+    assert 50 - 2.7 * 10 <= rows.at[("sys_b", "shuffle"), "beta1_lo"] < 50 < rows.at[("sys_b", "shuffle"), "beta1_hi"] <= 50 + 2.7 * 10
+    assert rows.loc[("sys_a", "treeMirror"), ["beta_lo", "beta_hi", "p"]].isna().all()
+    assert (means["flip_margin"] == DEFAULT_FLIP_MARGIN).all()
+    # p_holm over the functions of a system: never below p, at most 1
+    scored = means[means["p"].notna()]
+    assert (scored["p_holm"] >= scored["p"]).all() and (scored["p_holm"] <= 1).all()
+
+
+def test_a_gain_below_the_margin_is_no_flip(scores, status) -> None:
+    assert list(is_flip(pd.Series([40.0, 40.0, 2.0]), pd.Series([40.9, 41.1, 2.99]))) == [False, True, False]
+    assert list(is_flip(pd.Series([2.0]), pd.Series([2.99]), margin=0.5)) == [True]
+    with pytest.raises(ValueError, match="flip margin"):
+        is_flip(pd.Series([1.0]), pd.Series([2.0]), margin=-1)
+    # sys_a, shuffle gains 10 and 10; sys_b, nounSwap gains 40 and 10: a margin of 10 keeps only the 40
+    strict = means_table(scores, status, FUNCTIONS, CATEGORIES, SYSTEMS, "bleu", intervals_of(scores), flip_margin=10)
+    assert strict.set_index(["system", "function"])["flips"].to_dict() == {
+        ("sys_b", "shuffle"): 0, ("sys_b", "nounSwap"): 1, ("sys_b", "treeMirror"): 0,
+        ("sys_a", "shuffle"): 0, ("sys_a", "nounSwap"): 0, ("sys_a", "treeMirror"): 0}
+    assert (strict["flip_margin"] == 10).all()
+
+
+def test_over_functions_table(scores, tmp_path: Path) -> None:
+    table = over_functions_table(intervals_of(scores))
+    assert list(table.columns) == list(OVER_FUNCTIONS_COLUMNS) and list(table["system"]) == SYSTEMS
+    sys_a = table.set_index("system").loc["sys_a"]
+    # the mean of the per-function means (shuffle 110/3, nounSwap 52.5002; treeMirror has none)
+    assert sys_a["functions"] == 2 and sys_a["beta1"] == pytest.approx((110 / 3 + (65 + 40.005) / 2) / 2)
+    assert sys_a["beta1_lo"] <= sys_a["beta1"] <= sys_a["beta1_hi"]
+    write_over_functions_tables(table, tmp_path / "over.csv", tmp_path / "over.md", "Over functions.")
+    markdown = (tmp_path / "over.md").read_text()
+    assert f"| sys_a | 2 | {sys_a['beta']:.2f} [{sys_a['beta_lo']:.2f}, {sys_a['beta_hi']:.2f}] |" in markdown
 
 
 def test_write_means_tables(means: pd.DataFrame, tmp_path: Path) -> None:
@@ -134,12 +188,16 @@ def test_write_means_tables(means: pd.DataFrame, tmp_path: Path) -> None:
     read = pd.read_csv(paths[0])
     assert read.loc[(read["system"] == "sys_a") & (read["function"] == "shuffle"), "beta"].item() == 100 / 3
     markdown = paths[1].read_text()
-    assert "| sys_a | shuffle | random | 4 | 3 | 0.750 | 33.33 | 36.67 | 20.00 | 70.00 | -16.67 | 2 | 0.667 |" in markdown
-    assert "| sys_a | treeMirror | tree | 2 | 0 | 0.000 | \u2013 | \u2013 | \u2013 | \u2013 | \u2013 | 0 | \u2013 |" in markdown
+    row = means.set_index(["system", "function"]).loc[("sys_a", "shuffle")]
+    cells = " | ".join(f"{row[stat]:.2f} [{row[stat + '_lo']:.2f}, {row[stat + '_hi']:.2f}]"
+                       for stat in ("beta", "beta1", "beta2", "alpha", "beta2_minus_beta1"))
+    assert f"| sys_a | shuffle | random | 4 | 3 | 0.750 | {cells} | {row['p']:.3f} | {row['p_holm']:.3f} | 2 | 0.667 |" in markdown
+    assert cells.startswith("33.33 [") and "_lo" not in markdown and "margin" in markdown
+    assert "| sys_a | treeMirror | tree | 2 | 0 | 0.000 | \u2013 | \u2013 | \u2013 | \u2013 | \u2013 | \u2013 | \u2013 | 0 | \u2013 |" in markdown
     assert markdown.rstrip().endswith("Means of BLEU & co")
     latex = paths[2].read_text()
-    assert r"sys\_a & shuffle & random & 4 & 3 & 0.750 & 33.33 & 36.67 & 20.00 & 70.00 & -16.67 & 2 & 0.667 \\" in latex
-    assert r" & nounSwap & pos & 3 & 2 & 0.667 & 50.00 & 52.50 & 35.00 & 87.50 & -17.50 & 1 & 0.500 \\" in latex
+    assert f"sys\\_a & shuffle & random & 4 & 3 & 0.750 & {cells.replace(' | ', ' & ')} & {row['p']:.3f} & {row['p_holm']:.3f} & 2 & 0.667 \\\\" in latex
+    assert r" & nounSwap & pos & 3 & 2 & 0.667 & 50.00 [" in latex
     assert r"\caption{Means of BLEU \& co}" in latex and r"\label{tab:means}" in latex
     assert r"$\beta_2-\beta_1$" in latex
 

@@ -6,13 +6,31 @@ source)) (robustness), beta2 = kappa(perturbed target, Phi(perturbed source)) (f
 kappa(tokenized source, perturbed source) (how far Psi moved the source).
 
 * :func:`means_table` -- one row per (system, function): how many sampled segments the function could
-  perturb, the mean of each score over those, beta2 - beta1 (negative: more robust than faithful, the
-  paper's Figure 1 quantity) and the "flips" where the perturbed source translated better than the
-  original (beta1 > beta; the paper reports these in its Table 3 and discussion).
+  perturb, the mean of each score over those with its segment-clustered bootstrap interval
+  (:mod:`nlp_robustness.statistics.perturbation_intervals`), beta2 - beta1 (negative: more robust than
+  faithful, the paper's Figure 1 quantity) with the paired test of beta2 = beta1 (``p``, and ``p_holm``
+  over the functions of the system), and the "flips" where the perturbed source translated better than
+  the original by more than the flip margin (beta1 > beta + margin; the paper reports flips in its
+  Table 3 and discussion). :func:`over_functions_table` gives the same means per system over all functions.
+* :data:`DEFAULT_FLIP_MARGIN` -- why a flip needs a gain of a whole score point (measured below).
 * :func:`flip_examples` -- the paper's Table 3 analog: the largest flips of each (system, function).
 * :func:`function_similarity` -- the paper's Figure 10 analog: mean kappa(Psi_i(s), Psi_j(s)).
 
-CSV keeps full precision; Markdown and LaTeX round scores to 2 decimals and fractions to 3.
+CSV keeps full precision with ``<stat>_lo`` / ``<stat>_hi`` columns; Markdown and LaTeX print
+"value [lo, hi]" with scores to 2 decimals, fractions and p-values to 3.
+
+**The flip margin.** Sentence BLEU below 5 points is almost all smoothing: on the default run's word-order
+sample (300 segments x 3 systems: 25 per test set of wmt14, wmt15, iwslt17, bio18), every one of the 109
+translations scoring below 5 BLEU has no 4-gram match and 106 no 3-gram match, so their score is sacrebleu's
+exponential smoothing of empty precisions. There, a *trivial* edit of the translation -- dropping its last
+token -- moves sentence BLEU by a median of 0.28 points, 1.07 at the 90th and 1.43 at the 95th
+percentile (dropping the first token: 0.12, 0.38, 0.50; swapping two middle tokens: 0.00, 0.09, 1.15).
+The ConvS2S's flips (beta1 > beta) on that run had a median gain of 0.71 BLEU, and 332 of its 454 flips lay
+between two scores below 5: most were within what a one-token difference does. :data:`DEFAULT_FLIP_MARGIN`
+= 1.0 point (``perturbations.flip_margin``) is the 90th percentile of that one-token noise; it keeps 180
+of the ConvS2S's 454 BLEU flips (84 of the 332 low ones) and 54 / 74 of the Apertium pivots' 158 / 156.
+chrF and the Levenshtein similarity move at least as much under one-token edits (median 0.5-2.8 points at
+scores 5-20), so the one margin is a floor for them too, not a noise-free threshold.
 """
 
 from __future__ import annotations
@@ -24,19 +42,22 @@ import numpy as np
 import pandas as pd
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.outputs.table_writer import csv_text, latex_cell, latex_escape, latex_row, latex_table, markdown_table, write_text
+from nlp_robustness.outputs.table_writer import csv_text, format_value, latex_cell, latex_escape, latex_row, latex_table, markdown_table, write_text
+from nlp_robustness.statistics.perturbation_intervals import INTERVAL_STATISTICS, FamilyIntervals
 
 __all__ = [
     "MEANS_COLUMNS",
     "FLIP_COLUMNS",
     "means_table",
     "write_means_tables",
-    "FLIP_MARGIN",
+    "DEFAULT_FLIP_MARGIN",
     "flip_examples",
     "is_flip",
     "write_flip_examples",
     "function_similarity",
     "order_by_category",
+    "over_functions_table",
+    "write_over_functions_tables",
 ]
 
 SCORE_NAMES = ("beta", "beta1", "beta2", "alpha")
@@ -46,28 +67,32 @@ TEXT_COLUMNS = ("system", "function", "testset", "segment_id", "source", "pertur
                 "translation", "perturbed_translation")
 PERTURBED_COLUMNS = ("function", "testset", "segment_id", "text")
 
-MEANS_COLUMNS = ("system", "function", "category", "sampled", "kept", "kept_fraction", *SCORE_NAMES,
-                 "beta2_minus_beta1", "flips", "flip_fraction")
+#: The statistics with an interval, each followed by its ``_lo`` and ``_hi`` columns (printed "value [lo, hi]").
+_WITH_BOUNDS = tuple(column for stat in INTERVAL_STATISTICS for column in (stat, f"{stat}_lo", f"{stat}_hi"))
+MEANS_COLUMNS = ("system", "function", "category", "sampled", "kept", "kept_fraction", *_WITH_BOUNDS, "p", "p_holm",
+                 "flips", "flip_fraction", "flip_margin")
+OVER_FUNCTIONS_COLUMNS = ("system", "functions", *_WITH_BOUNDS, "p", "p_holm")
 FLIP_COLUMNS = ("system", "function", "testset", "segment_id", "source", "perturbed_source", "beta", "beta1",
                 "translation", "perturbed_translation", "reference")
 
 #: Columns of the means table that are scores (2 decimals) or fractions (3 decimals) when printed.
 SCORE_COLUMNS = (*SCORE_NAMES, "beta2_minus_beta1")
-FRACTION_COLUMNS = ("kept_fraction", "flip_fraction")
-#: Decimals of the printed scores (2, as the paper prints BLEU) and fractions (3); counts print as integers.
-PRINTED_DECIMALS = {**dict.fromkeys(SCORE_COLUMNS, 2), **dict.fromkeys(FRACTION_COLUMNS, 3)}
+FRACTION_COLUMNS = ("kept_fraction", "flip_fraction", "p", "p_holm")
+#: Decimals of the printed scores (2, as the paper prints BLEU) and fractions and p-values (3); counts print as integers.
+PRINTED_DECIMALS = {**dict.fromkeys(SCORE_COLUMNS, 2), **dict.fromkeys(FRACTION_COLUMNS, 3), "flip_margin": 2}
 #: Columns right-aligned when printed (numbers).
-NUMERIC_COLUMNS = (*SCORE_COLUMNS, *FRACTION_COLUMNS, "sampled", "kept", "flips")
+NUMERIC_COLUMNS = (*SCORE_COLUMNS, *FRACTION_COLUMNS, "sampled", "kept", "flips", "functions", "flip_margin")
 
 #: How the means table's columns are headed in Markdown and LaTeX.
 MARKDOWN_HEADERS = {"system": "system", "function": "function", "category": "category", "sampled": "sampled",
                     "kept": "kept", "kept_fraction": "kept fraction", "beta": "β", "beta1": "β1 (robust)",
-                    "beta2": "β2 (faithful)", "alpha": "α", "beta2_minus_beta1": "β2 − β1", "flips": "flips (β1 > β)",
-                    "flip_fraction": "flip fraction"}
+                    "beta2": "β2 (faithful)", "alpha": "α", "beta2_minus_beta1": "β2 − β1", "p": "p (β2 = β1)",
+                    "p_holm": "p Holm", "flips": "flips (β1 > β + margin)", "flip_fraction": "flip fraction",
+                    "functions": "functions"}
 LATEX_HEADERS = {"system": "System", "function": "Function", "category": "Category", "sampled": "Sampled",
                  "kept": "Kept", "kept_fraction": "Kept frac.", "beta": r"$\beta$", "beta1": r"$\beta_1$",
                  "beta2": r"$\beta_2$", "alpha": r"$\alpha$", "beta2_minus_beta1": r"$\beta_2-\beta_1$",
-                 "flips": "Flips", "flip_fraction": "Flip frac."}
+                 "p": "$p$", "p_holm": r"$p_{\mathrm{Holm}}$", "flips": "Flips", "flip_fraction": "Flip frac."}
 FLIP_HEADERS = {"system": "system", "function": "function", "testset": "test set", "segment_id": "segment",
                 "source": "source", "perturbed_source": "perturbed source", "beta": "β", "beta1": "β1",
                 "translation": "translation of source", "perturbed_translation": "translation of perturbed source",
@@ -95,15 +120,20 @@ def order_by_category(functions: Sequence[str], categories: Mapping[str, str]) -
     return sorted(functions, key=lambda function: category_order.index(categories[function]))  # stable
 
 
-#: How much beta1 must exceed beta for a flip, in score points: the score tables' resolution is 1e-6, so
-#: sentence BLEU's smoothing residues (1e-6 against 0 on a hopeless segment) would count as flips; a
-#: hundredth of a point is below the tables' printed precision and far above those residues.
-FLIP_MARGIN = 0.01
+#: How much beta1 must exceed beta for a flip, in score points (config ``perturbations.flip_margin``): the
+#: 90th percentile of how much a one-token edit moves sentence BLEU below 5 points (module docstring).
+DEFAULT_FLIP_MARGIN = 1.0
 
 
-def is_flip(beta: pd.Series, beta1: pd.Series) -> pd.Series:
-    """Whether the perturbed source translated better: beta1 > beta + :data:`FLIP_MARGIN`."""
-    return beta1 > beta + FLIP_MARGIN
+def is_flip(beta: pd.Series, beta1: pd.Series, margin: float = DEFAULT_FLIP_MARGIN) -> pd.Series:
+    """Whether the perturbed source translated better by more than ``margin`` points: beta1 > beta + margin.
+
+    Raises:
+        ValueError: A negative or non-finite ``margin``.
+    """
+    if not (np.isfinite(margin) and margin >= 0):
+        raise ValueError(f"the flip margin must be a finite number of points >= 0, got {margin!r}")
+    return beta1 > beta + margin
 
 
 def means_table(
@@ -113,19 +143,23 @@ def means_table(
     categories: Mapping[str, str],
     systems: Sequence[str],
     metric: str,
+    intervals: FamilyIntervals,
+    flip_margin: float = DEFAULT_FLIP_MARGIN,
 ) -> pd.DataFrame:
-    """One row per (system, function), systems outer, both in the given orders.
+    """One row per (system, function), systems outer, both in the given orders (:data:`MEANS_COLUMNS`).
 
     ``sampled``/``kept`` count the rows of ``status`` (all test sets pooled; system-independent), and
     ``kept_fraction`` is their ratio. ``beta``, ``beta1``, ``beta2``, ``alpha`` are means over the rows of
     ``scores`` for ``metric`` (the kept segments that were scored), ``beta2_minus_beta1`` is the mean of
-    beta2 - beta1, ``flips`` counts segments with beta1 > beta + FLIP_MARGIN and ``flip_fraction`` divides
-    it by the number of scored segments. A (system, function) without scored segments gets NaN means,
-    0 flips and a NaN flip fraction.
+    beta2 - beta1; their ``_lo``/``_hi`` bounds and the test of beta2 = beta1 (``p``, ``p_holm``) come from
+    ``intervals`` (:func:`~nlp_robustness.statistics.perturbation_intervals.family_intervals` of the same
+    scores and metric). ``flips`` counts segments with beta1 > beta + ``flip_margin``, ``flip_fraction``
+    divides it by the number of scored segments, and ``flip_margin`` repeats the margin. A (system,
+    function) without scored segments gets NaN means, 0 flips and a NaN flip fraction.
 
     Raises:
-        InputError: A missing column, a function without category, a duplicated segment, or a
-            ``kept`` column that is not boolean.
+        InputError: A missing column, a function without category, a duplicated segment, a
+            ``kept`` column that is not boolean, or ``intervals`` without a row of the table.
     """
     _require_columns(scores, SCORE_FRAME_COLUMNS, "scores")
     _require_columns(status, STATUS_COLUMNS, "status")
@@ -138,10 +172,11 @@ def means_table(
 
     sampled = status.groupby("function").size()
     kept = status.groupby("function")["kept"].sum()
-    scored = selected.assign(flip=is_flip(selected["beta"], selected["beta1"]),
+    scored = selected.assign(flip=is_flip(selected["beta"], selected["beta1"], flip_margin),
                              beta2_minus_beta1=selected["beta2"] - selected["beta1"])
     groups = scored.groupby(["system", "function"])
     means = groups[[*SCORE_NAMES, "beta2_minus_beta1"]].mean()
+    bounds = intervals.by_function.set_index(["system", "function"])
     counts = groups.size()
     flips = groups["flip"].sum()
 
@@ -156,18 +191,42 @@ def means_table(
             row = {"system": system, "function": function, "category": categories[function],
                    "sampled": n_sampled, "kept": n_kept,
                    "kept_fraction": n_kept / n_sampled if n_sampled else np.nan}
-            for column in (*SCORE_NAMES, "beta2_minus_beta1"):
+            if key not in bounds.index:
+                raise InputError(f"the intervals lack system {system}, function {function}")
+            for column in INTERVAL_STATISTICS:
                 row[column] = float(means.at[key, column]) if n_scored else np.nan
+                row[f"{column}_lo"], row[f"{column}_hi"] = bounds.at[key, f"{column}_lo"], bounds.at[key, f"{column}_hi"]
+            row["p"], row["p_holm"] = bounds.at[key, "p"], bounds.at[key, "p_holm"]
             row["flips"] = n_flips
             row["flip_fraction"] = n_flips / n_scored if n_scored else np.nan
+            row["flip_margin"] = float(flip_margin)
             rows.append(row)
     table = pd.DataFrame(rows, columns=list(MEANS_COLUMNS))
     return table.astype({"sampled": "int64", "kept": "int64", "flips": "int64"})
 
 
+def over_functions_table(intervals: FamilyIntervals) -> pd.DataFrame:
+    """Per system over all functions (each function weighing the same): the means with their intervals and
+    the test of beta2 = beta1 (``p_holm`` over the systems); :data:`OVER_FUNCTIONS_COLUMNS`."""
+    return intervals.over_functions[list(OVER_FUNCTIONS_COLUMNS)].reset_index(drop=True)
+
+
 def _printed(table: pd.DataFrame) -> pd.DataFrame:
-    """``table`` with its scores and fractions as floats, so that a whole-number score prints with its decimals."""
-    return table.astype({column: float for column in PRINTED_DECIMALS if column in table.columns})
+    """``table`` with its scores and fractions as floats, so that a whole-number score prints with its
+    decimals, and each statistic with bounds as one "value [lo, hi]" text (its bound columns dropped)."""
+    table = table.astype({column: float for column in PRINTED_DECIMALS if column in table.columns})
+    table = table.drop(columns=[column for column in ("flip_margin",) if column in table.columns])
+    for stat in INTERVAL_STATISTICS:
+        if f"{stat}_lo" not in table.columns:
+            continue
+        decimals = PRINTED_DECIMALS[stat]
+        table[stat] = [
+            format_value(value, decimals) if pd.isna(value) or pd.isna(low)
+            else f"{format_value(value, decimals)} [{format_value(low, decimals)}, {format_value(high, decimals)}]"
+            for value, low, high in zip(table[stat], table[f"{stat}_lo"], table[f"{stat}_hi"])
+        ]
+        table = table.drop(columns=[f"{stat}_lo", f"{stat}_hi"])
+    return table
 
 
 def _markdown_text(table: pd.DataFrame, headers: Mapping[str, str], caption: str) -> str:
@@ -179,6 +238,18 @@ def _markdown_text(table: pd.DataFrame, headers: Mapping[str, str], caption: str
 def means_markdown_text(table: pd.DataFrame, caption: str) -> str:
     """The means table as GitHub Markdown followed by ``caption``."""
     return _markdown_text(table, MARKDOWN_HEADERS, caption)
+
+
+def over_functions_markdown_text(table: pd.DataFrame, caption: str) -> str:
+    """The over-functions table as GitHub Markdown followed by ``caption``."""
+    return _markdown_text(table, MARKDOWN_HEADERS, caption)
+
+
+def write_over_functions_tables(table: pd.DataFrame, csv_path: str | os.PathLike[str],
+                                markdown_path: str | os.PathLike[str], caption: str) -> None:
+    """Write the over-functions table as CSV (full precision) and Markdown ("value [lo, hi]")."""
+    write_text(csv_text(table), csv_path)
+    write_text(over_functions_markdown_text(table, caption), markdown_path)
 
 
 def means_latex_text(table: pd.DataFrame, caption: str, label: str) -> str:
@@ -226,8 +297,9 @@ def flip_examples(
     *,
     systems: Sequence[str] | None = None,
     functions: Sequence[str] | None = None,
+    flip_margin: float = DEFAULT_FLIP_MARGIN,
 ) -> pd.DataFrame:
-    """The paper's Table 3 analog: segments whose perturbed source translated better (beta1 > beta).
+    """The paper's Table 3 analog: segments whose perturbed source translated better (beta1 > beta + ``flip_margin``).
 
     For each (system, function), the ``per_function`` segments with the largest beta1 - beta for
     ``metric``; equal gains are ordered by test set, then segment id (as strings), so the choice is
@@ -242,7 +314,7 @@ def flip_examples(
     if per_function < 0:
         raise ValueError(f"per_function must be >= 0, got {per_function}")
     keys = ["system", "function", "testset", "segment_id"]
-    flips = scores[(scores["metric"] == metric) & is_flip(scores["beta"], scores["beta1"])][keys + ["beta", "beta1"]].copy()
+    flips = scores[(scores["metric"] == metric) & is_flip(scores["beta"], scores["beta1"], flip_margin)][keys + ["beta", "beta1"]].copy()
     flips["segment_id"] = flips["segment_id"].astype(str)
     system_order = list(systems) if systems is not None else sorted(flips["system"].unique())
     function_order = list(functions) if functions is not None else sorted(flips["function"].unique())
