@@ -14,7 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nlp_robustness.statistics.perturbation_intervals import expansion, family_intervals, replicate_means
+from nlp_robustness.statistics.perturbation_intervals import family_intervals, replicate_means
+from nlp_robustness.statistics.uncertainty import expansion
 from nlp_robustness.statistics.uncertainty import cluster_design, holm, resample_weights
 
 FUNCTIONS = 16

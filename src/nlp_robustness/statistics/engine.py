@@ -355,25 +355,28 @@ def evaluate_study(
             raise InputError(f"{where}: the pool gives {whole.size} value(s); variance and gamma need at least 2")
         statistics = summarize(whole)
         whole_gamma = gamma_curve(whole, epsilons)
+        between = _between_domains(scores, codes, len(members), where) if variance_components else {}
         band = (np.full(epsilons.shape, np.nan), np.full(epsilons.shape, np.nan))
         intervals_of_pool = dict.fromkeys(INTERVAL_COLUMNS, np.nan)
         if uncertainty is not None:
             if replicate_units is not None:
                 finer = pool_units(replicate_units, domains, left_out, study)
-                drawn = pool_replicates(finer["score"].to_numpy(dtype=np.float64), _codes(finer, members), len(members),
+                drawn, clusters = pool_replicates(finer["score"].to_numpy(dtype=np.float64), _codes(finer, members), len(members),
                                         finer["cluster"].to_numpy(), "domain", epsilons, uncertainty, [*seed_labels, left_out])
             else:
-                drawn = pool_replicates(scores, codes, len(members), pool["unit_id"].to_numpy() if crossed_units else None,
+                drawn, clusters = pool_replicates(scores, codes, len(members), pool["unit_id"].to_numpy() if crossed_units else None,
                                         aggregation, epsilons, uncertainty, [*seed_labels, left_out],
                                         variance_components and len(members) > 1)
             replicates[left_out] = {name: values for name, values in drawn.items() if name != "gamma"}
-            intervals_of_pool = replicate_intervals(drawn, uncertainty.confidence)
+            estimates = {"mean": statistics.mean, "variance": statistics.variance, "cov": statistics.cov,
+                         "gamma_area": float(whole_gamma.mean()), **between}
+            intervals_of_pool = replicate_intervals(drawn, estimates, uncertainty.confidence, clusters,
+                                                    reflect=aggregation == "domain" or replicate_units is not None)
             band = tuple(np.nanquantile(drawn["gamma"], [(1 - uncertainty.confidence) / 2, (1 + uncertainty.confidence) / 2], axis=0))
         summary_rows.append({
             "left_out": left_out, "method": "pool", "domains": len(members), "units": len(pool), "blocks": 1,
             "block_size": len(pool), "mean": statistics.mean, "variance": statistics.variance, "cov": statistics.cov,
-            **(_between_domains(scores, codes, len(members), where) if variance_components else {}),
-            "gamma_area": float(whole_gamma.mean()), **intervals_of_pool,
+            **between, "gamma_area": float(whole_gamma.mean()), **intervals_of_pool,
         })
         gamma_frames.append(pd.DataFrame({
             "left_out": left_out, "method": "pool", "epsilon": epsilons, "gamma": whole_gamma,

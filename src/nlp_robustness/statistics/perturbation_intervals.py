@@ -39,9 +39,9 @@ import pandas as pd
 from scipy import stats as scipy_stats
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.statistics.uncertainty import cluster_design, difference, holm, interval, resample_weights
+from nlp_robustness.statistics.uncertainty import cluster_design, difference, expansion, holm, interval, resample_weights
 
-__all__ = ["INTERVAL_STATISTICS", "FamilyIntervals", "expansion", "family_intervals", "replicate_means"]
+__all__ = ["INTERVAL_STATISTICS", "FamilyIntervals", "family_intervals", "replicate_means"]
 
 #: The statistics that get an interval, in table order (beta2_minus_beta1 = the mean of beta2 - beta1).
 INTERVAL_STATISTICS = ("beta", "beta1", "beta2", "alpha", "beta2_minus_beta1")
@@ -56,14 +56,6 @@ class FamilyIntervals:
 
     by_function: pd.DataFrame
     over_functions: pd.DataFrame
-
-
-def expansion(n_segments: int, confidence: float) -> float:
-    """The small-sample factor c(n) of the expanded percentile interval (module docstring); NaN below 2."""
-    if n_segments < 2:
-        return np.nan
-    tail = (1 + confidence) / 2
-    return float(np.sqrt(n_segments / (n_segments - 1)) * scipy_stats.t.ppf(tail, n_segments - 1) / scipy_stats.norm.ppf(tail))
 
 
 def replicate_means(values: np.ndarray, weights: np.ndarray, columns_of_function: Sequence[np.ndarray]) -> np.ndarray:

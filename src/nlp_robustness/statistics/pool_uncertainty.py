@@ -35,7 +35,7 @@ from nlp_robustness.errors import InputError
 from nlp_robustness.fileio import atomic_write
 from nlp_robustness.statistics.uncertainty import (
     cluster_design,
-    intervals,
+    interval,
     map_chunks,
     weighted_between_domains,
     weighted_statistics,
@@ -76,7 +76,7 @@ def pool_replicates(
     options: UncertaintyOptions,
     labels: Sequence[str],
     variance_components: bool = False,
-) -> dict[str, NDArray[np.float64]]:
+) -> tuple[dict[str, NDArray[np.float64]], int]:
     """Bootstrap replicates of one pool's statistics: ``mean, variance, cov, gamma_area`` (B,), ``gamma`` (B, G)
     and, with ``variance_components``, the between-domain columns (B,).
 
@@ -84,6 +84,7 @@ def pool_replicates(
     together across domains (None: units nested in domains, stratified); ``aggregation``: ``unit`` (the unit
     scores are the sample) or ``domain`` (the domain means are); ``labels`` seed the replicates with
     ``options.seed`` (the same labels for every row of a study make their replicates paired).
+    Also returns the clusters drawn in the smallest stratum (the n of :func:`.uncertainty.expansion`).
     """
     design = cluster_design(codes, clusters, options.resample_domains)
     indicator = _indicator(codes, n_domains) if aggregation == "domain" or variance_components else None
@@ -101,18 +102,28 @@ def pool_replicates(
         return statistics
 
     chunks = map_chunks(replicate, design, options.resamples, options.seed, labels, options.threads)
-    return {name: np.concatenate([chunk[name] for chunk in chunks]) for name in chunks[0]}
+    smallest = int(np.bincount(design.stratum_of_cluster).min())
+    return {name: np.concatenate([chunk[name] for chunk in chunks]) for name in chunks[0]}, smallest
 
 
-def replicate_intervals(replicates: dict[str, NDArray[np.float64]], confidence: float) -> dict[str, float]:
-    """``<statistic>_lo`` and ``<statistic>_hi`` of every :data:`INTERVAL_STATISTICS` (NaN where no replicates)."""
+#: Statistics that cannot be negative (a reflected interval is clipped at 0).
+NON_NEGATIVE = ("variance", "gamma_area", "between_variance", "between_sd", "between_share")
+
+
+def replicate_intervals(replicates: dict[str, NDArray[np.float64]], estimates: Mapping[str, float], confidence: float,
+                        clusters: int, reflect: bool) -> dict[str, float]:
+    """``<statistic>_lo`` and ``<statistic>_hi`` of every :data:`INTERVAL_STATISTICS` (NaN where no replicates or no
+    estimate): expanded percentile intervals for ``clusters`` clusters, reflected for a domain-level sample
+    (:func:`.uncertainty.interval`)."""
     columns: dict[str, float] = {}
     for name in INTERVAL_STATISTICS:
         values = replicates.get(name)
-        if values is None or np.count_nonzero(np.isfinite(values)) < 2:
+        estimate = float(estimates.get(name, math.nan))
+        if values is None or not math.isfinite(estimate):
             low = high = math.nan
         else:
-            low, high = (float(bound[0]) for bound in intervals(values[:, None], confidence))
+            low, high = interval(values, confidence, estimate=estimate, clusters=clusters, reflect=reflect,
+                                 non_negative=name in NON_NEGATIVE)
         columns[f"{name}_lo"], columns[f"{name}_hi"] = low, high
     return columns
 

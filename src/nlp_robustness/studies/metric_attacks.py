@@ -48,6 +48,8 @@ __all__ = [
     "AGREEMENT_KEY_COLUMNS",
     "BOOTSTRAP_UNIT_COLUMNS",
     "bootstrap_units",
+    "crossed_units",
+    "replicate_units",
     "DARR_COLUMNS",
     "aggregation_of",
     "HYPOTHESIS_COLUMNS",
@@ -239,6 +241,19 @@ def units(files: Mapping[str, str], domains: Sequence[str], row: str, score: str
         tau = frame.groupby("domain", sort=False)["score"].mean()
         frame = pd.DataFrame({"domain": tau.index, "unit_id": tau.index, "score": tau.to_numpy()})
     return _in_domain_order(frame, domains)[list(UNIT_COLUMNS)]
+
+
+def crossed_units(options: Mapping[str, Any]) -> bool:
+    """A judgement appears under every condition (its unit id names it in each): judgements are resampled
+    across conditions (the engine uses :func:`replicate_units` instead, which resamples whole segments)."""
+    return True
+
+
+def replicate_units(files: Mapping[str, str], domains: Sequence[str], row: str, score: str,
+                    options: Mapping[str, Any]) -> pd.DataFrame:
+    """The engine's bootstrap units: :func:`bootstrap_units` (judgements, resampled by segment), in both
+    bagging units (a condition's tau is the mean of its judgements' +1 / -1 either way)."""
+    return bootstrap_units(files, domains, row, score, options)
 
 
 def bootstrap_units(files: Mapping[str, str], domains: Sequence[str], row: str, score: str, options: Mapping[str, Any]) -> pd.DataFrame:
