@@ -114,8 +114,7 @@ rule perturbation_tables:
         "logs/perturbation_tables/{family}/{perturbation_metric}.log",
     params:
         job=family_report_job,
-        # the top-level uncertainty section where the config has one; else these defaults (seed: the family's)
-        uncertainty={"confidence": 0.95, "resamples": 1000, "seed": config["perturbations"]["seed"], **config.get("uncertainty", {})},
+        uncertainty=UNCERTAINTY,
         flip_margin=config["perturbations"]["flip_margin"],
     threads: 1
     resources:

@@ -63,11 +63,10 @@ def metric_tau_job(wildcards=None):
 
 
 def metric_tau_uncertainty_job(wildcards=None):
-    """The conditions and variants of the tau bootstrap, its resamples, confidence and seed."""
-    settings = METRIC_ROBUSTNESS["uncertainty"]
+    """The conditions and variants of the tau bootstrap, and its resamples, confidence and seed (the uncertainty section)."""
     return {
-        "conditions": METRIC_CONDITIONS, "variants": METRIC_VARIANTS, "seed": METRIC_ROBUSTNESS["seed"],
-        "resamples": settings["resamples"], "confidence": settings["confidence"],
+        "conditions": METRIC_CONDITIONS, "variants": METRIC_VARIANTS, "seed": UNCERTAINTY["seed"],
+        "resamples": UNCERTAINTY["resamples"], "confidence": UNCERTAINTY["confidence"],
     }
 
 
