@@ -215,7 +215,7 @@ def test_units_to_detect_against_a_hand_computation() -> None:
 
 def test_difference_by_hand() -> None:
     result = difference(3.0, 1.0, np.array([2.0, 3.0, 4.0, 5.0, 6.0]), np.array([1.0, 1.0, 1.0, 1.0, 1.0]), 0.5)
-    # deltas 1..5, |delta - 2| = 1, 0, 1, 2, 3; median 1; one distance >= 2 plus the observed... two: p = 3/6
+    # deltas 1..5, distances |delta - 2| = 1, 0, 1, 2, 3: the half-width is their median 1; two are >= 2: p = 3 / 6
     assert result.estimate == 2.0
     assert (result.low, result.high) == (1.0, 3.0)
     assert result.standard_error == pytest.approx(np.std([1, 2, 3, 4, 5], ddof=1))

@@ -45,6 +45,11 @@ BAND = (0.93, 0.97)
 POOL_STATISTICS = ("mean", "variance", "cov", "gamma_area")
 #: The default WMT22 size (4 test sets of about 500 segments) and a smaller one.
 SIZES = (500, 100)
+#: Units per domain of the bagging check (the engine per test set: blocks, bagged statistics, pandas).
+BAGGED_SIZE = 250
+#: Units per domain of the paired test, and the planted excess noise SD of the third row (noise SD 10 + it).
+PAIRED_SIZE = 100
+PLANTED_SD = 6.0
 
 
 def draw_scores(rng: np.random.Generator, per_domain: int) -> tuple[np.ndarray, np.ndarray]:
@@ -158,3 +163,42 @@ def test_truth_is_that_of_a_very_large_sample() -> None:
     assert np.std(means, ddof=1) == pytest.approx(TRUTH["between_sd"], rel=5e-3)
     from nlp_robustness.statistics.robustness_metrics import gamma_curve
     assert gamma_curve(scores, EPSILONS).mean() == pytest.approx(TRUTH["gamma_area"], rel=5e-3)
+
+
+#: Measured coverage outside the band, kept as strict expected failures (see the reasons).
+KNOWN_MISSES = {
+    ("gamma_area", 500): "measured 0.987 at 4 x 500 (1,000 test sets, 400 resamples): over-covers. The 10 % "
+                         "zeros are an atom at distance mu from the mean, and gamma(eps) jumps by 0.1 eps^2 / s^2 "
+                         "where mu crosses a grid point; the percentile interval of this non-smooth functional is "
+                         "too wide (conservative). At 4 x 100 mu's SE spans several grid points and it is 0.953.",
+}
+
+
+@pytest.mark.parametrize("per_domain", SIZES)
+@pytest.mark.parametrize("statistic", POOL_STATISTICS)
+def test_whole_pool_bootstrap_covers_the_truth(measured: Callable, statistic: str, per_domain: int,
+                                               request: pytest.FixtureRequest) -> None:
+    if (statistic, per_domain) in KNOWN_MISSES:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=KNOWN_MISSES[statistic, per_domain]))
+    coverage = measured(("pool", per_domain), pool_coverage, per_domain, per_domain == 500)[statistic]
+    assert BAND[0] <= coverage <= BAND[1], f"{statistic} at 4 x {per_domain}: coverage {coverage}"
+
+
+@pytest.mark.parametrize("statistic", ["between_sd", "between_share"])
+def test_between_domain_bootstrap_covers_the_planted_between_part(measured: Callable, statistic: str) -> None:
+    assert TRUTH["between_sd"] > 5  # planted, not near 0
+    coverage = measured(("pool", 500), pool_coverage, 500, True)[statistic]
+    assert BAND[0] <= coverage <= BAND[1], f"{statistic} at 4 x 500: coverage {coverage}"
+
+
+@pytest.mark.parametrize("method", ["bagging", "design_bagging"])
+@pytest.mark.parametrize("statistic", ["mean", "variance"])
+def test_blocks_jackknife_covers_the_truth(measured: Callable, method: str, statistic: str) -> None:
+    coverage = measured(("bagged", BAGGED_SIZE), bagged_coverage, BAGGED_SIZE)[method, statistic]
+    assert BAND[0] <= coverage <= BAND[1], f"{method} {statistic} at 4 x {BAGGED_SIZE}: coverage {coverage}"
+
+
+def test_paired_test_holds_its_level_and_has_power(measured: Callable) -> None:
+    null, planted = measured(("paired", PAIRED_SIZE), paired_rejections, PAIRED_SIZE, PLANTED_SD)
+    assert 0.03 <= null <= 0.07, f"rejection rate under the null: {null}"
+    assert planted > 0.8, f"power on the planted difference: {planted}"
