@@ -29,7 +29,7 @@ from scipy import stats as scipy_stats
 
 from nlp_robustness.statistics.engine import WHOLE_POOL, draw_study_blocks, evaluate_study
 from nlp_robustness.statistics.pool_uncertainty import UncertaintyOptions, pool_replicates, replicate_intervals
-from nlp_robustness.statistics.robustness_metrics import epsilon_grid
+from nlp_robustness.statistics.robustness_metrics import epsilon_grid, gamma_curve
 from nlp_robustness.statistics.uncertainty import difference
 
 #: Beta parameters of the four domains' non-zero scores (means 40, 50, 33, 57 before the zeros).
@@ -161,7 +161,6 @@ def test_truth_is_that_of_a_very_large_sample() -> None:
     assert scores.var() == pytest.approx(TRUTH["variance"], rel=5e-3)
     means = np.bincount(codes, weights=scores) / np.bincount(codes)
     assert np.std(means, ddof=1) == pytest.approx(TRUTH["between_sd"], rel=5e-3)
-    from nlp_robustness.statistics.robustness_metrics import gamma_curve
     assert gamma_curve(scores, EPSILONS).mean() == pytest.approx(TRUTH["gamma_area"], rel=5e-3)
 
 
