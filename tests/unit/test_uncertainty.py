@@ -19,10 +19,14 @@ from nlp_robustness.statistics.uncertainty import (
     VERDICTS,
     cluster_design,
     difference,
+    block_statistics,
+    gathers,
     holm,
     interval,
     map_chunks,
+    resample_blocks,
     resample_weights,
+    stratum_sizes,
     units_to_detect,
     verdict,
     weighted_between_domains,
@@ -139,7 +143,7 @@ def test_unit_weights_give_the_plain_statistics(scores: np.ndarray) -> None:
     assert weighted["gamma_area"][0] == pytest.approx(gamma_curve(scores, EPSILONS).mean(), rel=1e-9, abs=1e-15)
     # weights None: the same
     unweighted = weighted_statistics(scores, None, EPSILONS)
-    np.testing.assert_array_equal(unweighted["gamma"], weighted["gamma"])
+    np.testing.assert_allclose(unweighted["gamma"], weighted["gamma"], rtol=1e-12, atol=1e-15)
 
 
 def test_integer_weights_are_the_repeated_sample() -> None:
@@ -342,7 +346,7 @@ def test_percentile_interval_agrees_with_scipy_bootstrap(statistic: str, scipy_s
     scores = bleu_like(np.random.default_rng(8), 400)
     options = UncertaintyOptions(resamples=2000, seed=9)
     replicates = pool_replicates(scores, np.zeros(scores.size, dtype=np.int64), 1, None, "unit", np.array([1.0]),
-                                 options, ["scipy"])[statistic]
+                                 options, ["scipy"])[0][statistic]
     ours = interval(replicates, 0.95)
     theirs = scipy_stats.bootstrap((scores,), lambda values, axis: scipy_statistic(values, axis=axis), vectorized=True,
                                    method="percentile", n_resamples=2000, confidence_level=0.95,
@@ -359,7 +363,7 @@ def paired_p_values(shift: float, seed: int) -> tuple[float, float]:
     common = rng.normal(50, 10, 40)
     first, second = common + rng.normal(0, 3, 40), common + shift + rng.normal(0, 3, 40)
     options, codes = UncertaintyOptions(resamples=4000, seed=seed), np.zeros(40, dtype=np.int64)
-    replicates = [pool_replicates(values, codes, 1, None, "unit", np.array([1.0]), options, ["paired"])["mean"]
+    replicates = [pool_replicates(values, codes, 1, None, "unit", np.array([1.0]), options, ["paired"])[0]["mean"]
                   for values in (first, second)]
     bootstrap = difference(first.mean(), second.mean(), *replicates, 0.95).p_value
     permutation = scipy_stats.permutation_test((first, second), lambda x, y, axis: np.mean(x - y, axis=axis),
@@ -376,3 +380,24 @@ def test_paired_test_agrees_with_scipy_permutation_test() -> None:
     moderate_bootstrap, moderate_permutation = paired_p_values(1.2, 13)
     assert 0.05 < moderate_permutation < 0.5  # a moderate case indeed
     assert moderate_bootstrap == pytest.approx(moderate_permutation, abs=0.05)
+
+
+def test_gathered_blocks_are_the_weights_resamples() -> None:
+    """The engine gathers the drawn scores stratum by stratum for units nested in domains; the statistics equal
+    those of the weights (the same draws), domains in any order of the units."""
+    rng = np.random.default_rng(0)
+    codes = np.array([2] * 30 + [0] * 50 + [1] * 20)
+    rng.shuffle(codes)
+    scores = rng.random(100) * 100
+    design = cluster_design(codes)
+    assert gathers(design) and not gathers(cluster_design(codes, codes))
+    weighted = [weighted_statistics(scores, weights, EPSILONS) | weighted_between_domains(scores, codes, 3, weights)
+                for weights in resample_weights(design, 120, 3, "t")]
+    gathered = [block_statistics(blocks, 40.0, EPSILONS, between=True) for blocks in resample_blocks(design, scores - 40.0, 120, 3, "t")]
+    assert [block.shape for block in next(resample_blocks(design, scores, 120, 3, "t"))] == [(50, 50), (50, 20), (50, 30)]
+    assert list(stratum_sizes(design)) == [50, 20, 30]
+    for name in ("mean", "variance", "cov", "gamma_area", "between_sd", "between_share"):
+        np.testing.assert_allclose(np.concatenate([chunk[name] for chunk in gathered]),
+                                   np.concatenate([chunk[name] for chunk in weighted]), rtol=1e-10, atol=1e-12)
+    with pytest.raises(ValueError, match="one-stage design"):
+        next(resample_blocks(cluster_design(codes, codes // 2), scores, 10, 0))

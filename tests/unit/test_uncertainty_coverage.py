@@ -29,7 +29,8 @@ from scipy import stats as scipy_stats
 
 from nlp_robustness.statistics.engine import WHOLE_POOL, draw_study_blocks, evaluate_study
 from nlp_robustness.statistics.pool_uncertainty import UncertaintyOptions, pool_replicates, replicate_intervals
-from nlp_robustness.statistics.robustness_metrics import epsilon_grid, gamma_curve
+from nlp_robustness.statistics.robustness_metrics import epsilon_grid, gamma_curve, summarize
+from nlp_robustness.statistics.variance_components import variance_components
 from nlp_robustness.statistics.uncertainty import difference
 
 #: Beta parameters of the four domains' non-zero scores (means 40, 50, 33, 57 before the zeros).
@@ -87,6 +88,15 @@ def population_truth() -> dict[str, float]:
 TRUTH = population_truth()
 
 
+def estimates_of(scores: np.ndarray, codes: np.ndarray) -> dict[str, float]:
+    """The point estimates the engine centres its intervals on (the same functions it uses)."""
+    plain = summarize(scores)
+    parts = variance_components(scores, codes)
+    return {"mean": plain.mean, "variance": plain.variance, "cov": plain.cov,
+            "gamma_area": float(gamma_curve(scores, EPSILONS).mean()),
+            "between_sd": parts.between_sd, "between_share": parts.between_share}
+
+
 def pool_coverage(per_domain: int, variance_components: bool) -> dict[str, float]:
     """Share of simulated test sets whose whole-pool bootstrap interval (:func:`pool_replicates`) holds the truth."""
     names = POOL_STATISTICS + (("between_sd", "between_share") if variance_components else ())
@@ -94,9 +104,9 @@ def pool_coverage(per_domain: int, variance_components: bool) -> dict[str, float
     for replication in range(REPLICATIONS):
         scores, codes = draw_scores(np.random.default_rng([per_domain, replication]), per_domain)
         options = UncertaintyOptions(confidence=CONFIDENCE, resamples=RESAMPLES, seed=replication)
-        replicates = pool_replicates(scores, codes, len(DOMAIN_BETAS), None, "unit", EPSILONS, options,
-                                     ["coverage"], variance_components)
-        bounds = replicate_intervals(replicates, CONFIDENCE)
+        replicates, clusters = pool_replicates(scores, codes, len(DOMAIN_BETAS), None, "unit", EPSILONS, options,
+                                               ["coverage"], variance_components)
+        bounds = replicate_intervals(replicates, estimates_of(scores, codes), CONFIDENCE, clusters, reflect=False)
         for name in names:
             hits[name] += bounds[f"{name}_lo"] <= TRUTH[name] <= bounds[f"{name}_hi"]
     return {name: count / REPLICATIONS for name, count in hits.items()}
@@ -135,7 +145,7 @@ def paired_rejections(per_domain: int, planted_sd: float) -> tuple[float, float]
                 "c": common + rng.normal(0, 10 + planted_sd, common.size)}
         options = UncertaintyOptions(confidence=CONFIDENCE, resamples=RESAMPLES, seed=replication)
         replicates = {name: pool_replicates(values, codes, len(DOMAIN_BETAS), None, "unit", np.array([1.0]), options,
-                                            ["paired"])["variance"] for name, values in rows.items()}
+                                            ["paired"])[0]["variance"] for name, values in rows.items()}
         variances = {name: float(np.var(values)) for name, values in rows.items()}
         null += difference(variances["a"], variances["b"], replicates["a"], replicates["b"], CONFIDENCE).p_value < level
         planted += difference(variances["a"], variances["c"], replicates["a"], replicates["c"], CONFIDENCE).p_value < level

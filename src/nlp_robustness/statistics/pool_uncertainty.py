@@ -34,7 +34,9 @@ from scipy import stats as scipy_stats
 from nlp_robustness.errors import InputError
 from nlp_robustness.fileio import atomic_write
 from nlp_robustness.statistics.uncertainty import (
+    block_statistics,
     cluster_design,
+    gathers,
     interval,
     map_chunks,
     weighted_between_domains,
@@ -87,6 +89,18 @@ def pool_replicates(
     Also returns the clusters drawn in the smallest stratum (the n of :func:`.uncertainty.expansion`).
     """
     design = cluster_design(codes, clusters, options.resample_domains)
+    smallest = int(np.bincount(design.stratum_of_cluster).min())
+    if aggregation == "unit" and gathers(design):
+        # units nested in domains: gather the drawn scores stratum by stratum (the same resamples as the
+        # weights, no dense weight matrix)
+        shift = float(scores.mean())
+        between = variance_components and n_domains > 1
+
+        def gathered(blocks: list[NDArray[np.float64]]) -> dict[str, NDArray[np.float64]]:
+            return block_statistics(blocks, shift, epsilons, between)
+
+        chunks = map_chunks(gathered, design, options.resamples, options.seed, labels, options.threads, values=scores - shift)
+        return {name: np.concatenate([chunk[name] for chunk in chunks]) for name in chunks[0]}, smallest
     indicator = _indicator(codes, n_domains) if aggregation == "domain" or variance_components else None
 
     def replicate(weights: NDArray[np.float64]) -> dict[str, NDArray[np.float64]]:
@@ -102,7 +116,6 @@ def pool_replicates(
         return statistics
 
     chunks = map_chunks(replicate, design, options.resamples, options.seed, labels, options.threads)
-    smallest = int(np.bincount(design.stratum_of_cluster).min())
     return {name: np.concatenate([chunk[name] for chunk in chunks]) for name in chunks[0]}, smallest
 
 

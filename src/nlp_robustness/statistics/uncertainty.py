@@ -54,6 +54,7 @@ import math
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -74,7 +75,12 @@ __all__ = [
     "resample_weights",
     "units_to_detect",
     "verdict",
+    "weighted_moments",
     "weighted_statistics",
+    "block_statistics",
+    "gathers",
+    "resample_blocks",
+    "stratum_sizes",
     "weighted_between_domains",
 ]
 
@@ -134,28 +140,49 @@ def cluster_design(domains: ArrayLike, clusters: ArrayLike | None = None, resamp
     return ResamplingDesign(cluster_codes, strata, resample_domains)
 
 
+def _strata_members(design: ResamplingDesign) -> list[NDArray[np.int64]]:
+    """The clusters of every stratum, in stratum order."""
+    strata = design.stratum_of_cluster
+    order = np.argsort(strata, kind="stable")
+    return np.split(order, np.cumsum(np.bincount(strata))[:-1])
+
+
+def _draws(members: list[NDArray[np.int64]], rows: int, rng: np.random.Generator) -> list[NDArray[np.int32]]:
+    """One replicate draw per stratum: ``rows`` x (its size) uniform picks among its clusters, int32 (the draws
+    every path derives its replicates from, so weights and positions describe the same resamples)."""
+    return [rng.integers(0, ids.size, size=(rows, ids.size), dtype=np.int32) for ids in members]
+
+
 def _chunk_counts(design: ResamplingDesign, rows: int, rng: np.random.Generator) -> NDArray[np.float64]:
     """``rows`` replicates of cluster counts (rows, C): within each stratum as many draws as it has clusters."""
-    strata = design.stratum_of_cluster
-    n_strata = int(strata.max()) + 1
-    members = [np.flatnonzero(strata == stratum) for stratum in range(n_strata)]
-    counts = np.zeros((rows, design.n_clusters), dtype=np.float64)
+    members = _strata_members(design)
+    n_strata = len(members)
     offsets = (np.arange(rows, dtype=np.int64) * design.n_clusters)[:, None]
-    flat = counts.reshape(-1)
     if design.resample_strata:
+        counts = np.zeros((rows, design.n_clusters), dtype=np.float64)
+        flat = counts.reshape(-1)
         drawn_strata = rng.integers(0, n_strata, size=(rows, n_strata))
-    for index, cluster_ids in enumerate(members):
-        if design.resample_strata:
+        for index, cluster_ids in enumerate(members):
             # a stratum drawn k times in a replicate contributes k independent within-stratum draws
             times = (drawn_strata == index).sum(axis=1)
             draws = rng.integers(0, cluster_ids.size, size=(rows, cluster_ids.size * max(1, int(times.max()))))
             keep = np.arange(draws.shape[1])[None, :] < (times * cluster_ids.size)[:, None]
             picked = np.where(keep, offsets + cluster_ids[draws], -1)
-            picked = picked[picked >= 0]
-        else:
-            picked = (offsets + cluster_ids[rng.integers(0, cluster_ids.size, size=(rows, cluster_ids.size))]).reshape(-1)
-        flat += np.bincount(picked, minlength=flat.size)
-    return counts
+            flat += np.bincount(picked[picked >= 0], minlength=flat.size)
+        return counts
+    picked = np.concatenate([(offsets + ids[draws]).reshape(-1) for ids, draws in zip(members, _draws(members, rows, rng))])
+    return np.bincount(picked, minlength=rows * design.n_clusters).astype(np.float64).reshape(rows, design.n_clusters)
+
+
+def _chunks(n_resamples: int) -> Iterator[tuple[int, int]]:
+    if n_resamples < 1:
+        raise ValueError(f"need at least one resample, got {n_resamples}")
+    for chunk, start in enumerate(range(0, n_resamples, CHUNK)):
+        yield chunk, min(CHUNK, n_resamples - start)
+
+
+def _weights_chunk(design: ResamplingDesign, rows: int, rng: np.random.Generator) -> NDArray[np.float64]:
+    return _chunk_counts(design, rows, rng)[:, design.cluster_of_unit]
 
 
 def resample_weights(design: ResamplingDesign, n_resamples: int, seed: int, *labels: str) -> Iterator[NDArray[np.float64]]:
@@ -167,24 +194,108 @@ def resample_weights(design: ResamplingDesign, n_resamples: int, seed: int, *lab
     Raises:
         ValueError: ``n_resamples`` < 1 or a design without units.
     """
-    if n_resamples < 1:
-        raise ValueError(f"need at least one resample, got {n_resamples}")
     if design.n_units == 0:
         raise ValueError("no units to resample")
-    for chunk, start in enumerate(range(0, n_resamples, CHUNK)):
-        rows = min(CHUNK, n_resamples - start)
-        counts = _chunk_counts(design, rows, rng_for(seed, *labels, "bootstrap", str(chunk)))
-        yield counts[:, design.cluster_of_unit]
+    for chunk, rows in _chunks(n_resamples):
+        yield _weights_chunk(design, rows, rng_for(seed, *labels, "bootstrap", str(chunk)))
 
 
-def map_chunks(function, design: ResamplingDesign, n_resamples: int, seed: int, labels: Sequence[str], threads: int = 1) -> list:
-    """``function(weights)`` of every chunk of :func:`resample_weights`, in chunk order, on ``threads`` threads
-    (numpy releases the GIL in its heavy loops); results do not depend on ``threads``."""
-    chunks = resample_weights(design, n_resamples, seed, *labels)
+def gathers(design: ResamplingDesign) -> bool:
+    """Whether :func:`resample_positions` serves ``design``: every unit its own cluster, one stage."""
+    return not design.resample_strata and bool(np.array_equal(design.cluster_of_unit, np.arange(design.n_units)))
+
+
+def _block_drawer(design: ResamplingDesign, values: NDArray[np.float64]):
+    """A function (rows, generator) -> the gathered blocks of one chunk (see :func:`resample_blocks`)."""
+    if not gathers(design) or design.n_units == 0:
+        raise ValueError("gathered resamples need a one-stage design whose clusters are its units")
+    members = _strata_members(design)
+    by_stratum = [np.ascontiguousarray(np.asarray(values, dtype=np.float64)[ids]) for ids in members]
+
+    def draw(rows: int, rng: np.random.Generator) -> list[NDArray[np.float64]]:
+        # int32 draws (half the random bits), widened before the read: take is fastest on native indices
+        return [np.take(stratum_values, drawn.astype(np.intp)) for stratum_values, drawn in zip(by_stratum, _draws(members, rows, rng))]
+
+    return draw
+
+
+def resample_blocks(design: ResamplingDesign, values: NDArray[np.float64], n_resamples: int, seed: int,
+                    *labels: str) -> Iterator[list[NDArray[np.float64]]]:
+    """The same resamples as :func:`resample_weights`, as the drawn ``values`` themselves: per chunk, one
+    ``(rows, n_s)`` block of gathered values per stratum (stratum order), for designs where :func:`gathers`.
+    No weight matrix and no positions are formed: every draw costs one random integer and one read, which
+    is what makes a million-unit bootstrap fast (benchmarks/bench_bootstrap.py).
+
+    Raises:
+        ValueError: a design it does not serve, ``n_resamples`` < 1, or no units.
+    """
+    draw = _block_drawer(design, values)
+    for chunk, rows in _chunks(n_resamples):
+        yield draw(rows, rng_for(seed, *labels, "bootstrap", str(chunk)))
+
+
+def stratum_sizes(design: ResamplingDesign) -> NDArray[np.int64]:
+    """Units per stratum, in stratum order (the blocks of :func:`resample_blocks`)."""
+    return np.bincount(design.stratum_of_cluster)
+
+
+def block_statistics(blocks: Sequence[NDArray[np.float64]], shift: float, epsilons: NDArray[np.float64] | None = None,
+                     between: bool = False) -> dict[str, NDArray[np.float64]]:
+    """Metrics I-III of every replicate from its gathered blocks (:func:`resample_blocks`; one per stratum) of
+    scores minus ``shift`` (centring before gathering keeps large scores from cancelling when squared and
+    saves a pass), as :func:`weighted_statistics` defines them: ``mean, variance, cov`` always; with
+    ``epsilons`` also ``gamma`` (B, G) and ``gamma_area``; with ``between`` the decomposition of
+    :func:`weighted_between_domains` (strata = domains)."""
+    sizes = np.array([block.shape[1] for block in blocks], dtype=np.float64)
+    rows = blocks[0].shape[0]
+    sums = np.empty((rows, len(blocks)))
+    squares = np.empty((rows, len(blocks)))
+    for index, centred in enumerate(blocks):
+        sums[:, index] = centred.sum(axis=1)
+        squares[:, index] = np.einsum("ij,ij->i", centred, centred)
+    centred_blocks = blocks
+    total = float(sizes.sum())
+    means = sums.sum(axis=1) / total
+    variances = np.maximum(squares.sum(axis=1) / total - means**2, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        result = {"mean": means + shift, "variance": variances, "cov": np.sqrt(variances) / (means + shift)}
+    if epsilons is not None:
+        grid = np.asarray(epsilons, dtype=np.float64)
+        width = grid.size + 1
+        histogram = np.zeros(rows * width)
+        offsets = (np.arange(rows) * width)[:, None]
+        for centred in centred_blocks:
+            bins = np.searchsorted(grid, np.abs(centred - means[:, None]), side="right")
+            histogram += np.bincount((offsets + bins).reshape(-1), minlength=rows * width)
+        within = np.cumsum(histogram.reshape(rows, width), axis=1)[:, :grid.size]
+        sample_variances = variances * total / max(total - 1, 1e-300)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            gamma = (1 - within / total) * grid[None, :] ** 2 / sample_variances[:, None]
+        gamma[sample_variances <= 0] = 0.0
+        result |= {"gamma": gamma, "gamma_area": gamma.mean(axis=1)}
+    if between:
+        result |= _between_from_sums(np.broadcast_to(sizes, sums.shape), sums, squares)
+    return result
+
+
+def map_chunks(function, design: ResamplingDesign, n_resamples: int, seed: int, labels: Sequence[str], threads: int = 1,
+               values: NDArray[np.float64] | None = None) -> list:
+    """``function(chunk)`` of every chunk of :func:`resample_weights` (with ``values``: of :func:`resample_blocks`),
+    in chunk order, on ``threads`` threads: each thread draws its chunks itself (numpy releases the GIL in the
+    draws, the reads and the reductions); results do not depend on ``threads``."""
+    if design.n_units == 0:
+        raise ValueError("no units to resample")
+    draw = (lambda rows, rng: _weights_chunk(design, rows, rng)) if values is None else _block_drawer(design, values)
+
+    def work(chunk_rows: tuple[int, int]) -> Any:
+        chunk, rows = chunk_rows
+        return function(draw(rows, rng_for(seed, *labels, "bootstrap", str(chunk))))
+
+    chunks = list(_chunks(n_resamples))
     if threads <= 1:
-        return [function(weights) for weights in chunks]
+        return [work(chunk) for chunk in chunks]
     with ThreadPoolExecutor(max_workers=threads) as pool:
-        return list(pool.map(function, chunks))
+        return list(pool.map(work, chunks))
 
 
 def expansion(clusters: int, confidence: float) -> float:
@@ -304,9 +415,33 @@ def units_to_detect(units_per_domain: float, estimate: float, standard_error: fl
     return float(math.ceil(units_per_domain * (z * standard_error / abs(estimate)) ** 2))
 
 
+def weighted_moments(values: NDArray[np.float64], weights: NDArray[np.float64] | None) -> dict[str, NDArray[np.float64]]:
+    """Mean, population variance and COV of every replicate: ``values`` ``(n,)`` with ``weights`` ``(B, n)``
+    (matrix-vector products, no (B, n) temporary), or gathered ``values`` ``(B, n)`` with ``weights`` None.
+    The values are centred first, so large scores lose no precision to cancellation."""
+    if weights is None:
+        matrix = np.atleast_2d(values)
+        shift = float(np.nanmean(matrix))
+        centred = matrix - shift
+        totals = np.full(matrix.shape[0], float(matrix.shape[1]))
+        means = centred.sum(axis=1) / totals
+        squares = np.einsum("ij,ij->i", centred, centred) / totals
+    else:
+        shift = float(np.mean(values))
+        centred = np.asarray(values, dtype=np.float64) - shift
+        totals = weights.sum(axis=1)
+        means = weights @ centred / totals
+        squares = weights @ (centred * centred) / totals
+    variances = np.maximum(squares - means**2, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cov = np.sqrt(variances) / (means + shift)
+    return {"mean": means + shift, "variance": variances, "cov": cov, "_totals": totals, "_shift": np.array(shift)}
+
+
 def weighted_statistics(values: NDArray[np.float64], weights: NDArray[np.float64] | None,
                         epsilons: NDArray[np.float64]) -> dict[str, NDArray[np.float64]]:
-    """Metrics I-III of every replicate: ``values`` ``(n,)`` or ``(B, n)``, ``weights`` ``(B, n)`` (None: 1).
+    """Metrics I-III of every replicate: ``values`` ``(n,)`` or ``(B, n)``, ``weights`` ``(B, n)`` (None: every
+    value once, e.g. values gathered at :func:`resample_positions`).
 
     The same definitions as :mod:`.robustness_metrics`: the mean, the population variance, COV = sigma / mu,
     gamma(eps) = (1 - Pr_w[|t - mu| < eps]) eps^2 / s^2 with s^2 the sample variance (divisor N - 1, N the
@@ -316,39 +451,40 @@ def weighted_statistics(values: NDArray[np.float64], weights: NDArray[np.float64
     """
     grid = np.asarray(epsilons, dtype=np.float64)
     matrix = np.atleast_2d(values)
-    if weights is None:
-        weights = np.ones_like(matrix)
-    weights = np.broadcast_to(weights, np.broadcast_shapes(matrix.shape, weights.shape))
-    rows = weights.shape[0]
-    shift = float(np.nanmean(matrix))  # centre before squaring: no cancellation for large scores
-    centred = matrix - shift
-    totals = weights.sum(axis=1)
-    means = (weights * centred).sum(axis=1) / totals
-    variances = np.maximum((weights * centred**2).sum(axis=1) / totals - means**2, 0.0)
-    distances = np.abs(centred - means[:, None])
+    if weights is not None and matrix.shape[0] == 1:
+        moments = weighted_moments(matrix[0], weights)
+    elif weights is None:
+        moments = weighted_moments(matrix, None)
+    else:  # per-replicate values with weights (domain means present or not)
+        weights = np.broadcast_to(weights, matrix.shape)
+        shift = float(np.nanmean(matrix))
+        centred = matrix - shift
+        totals = weights.sum(axis=1)
+        means = (weights * centred).sum(axis=1) / totals
+        variances = np.maximum((weights * centred**2).sum(axis=1) / totals - means**2, 0.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cov = np.sqrt(variances) / (means + shift)
+        moments = {"mean": means + shift, "variance": variances, "cov": cov, "_totals": totals, "_shift": np.array(shift)}
+    totals, means, variances = moments["_totals"], moments["mean"], moments["variance"]
+    rows = max(matrix.shape[0], 1 if weights is None else weights.shape[0])
+    shift = float(moments["_shift"])
+    distances = np.abs((matrix - shift) - (means - shift)[:, None])  # on centred values: no cancellation
     bins = np.searchsorted(grid, distances, side="right")  # eps_g counts a distance when g >= its bin
     width = grid.size + 1
-    histogram = np.bincount((np.arange(rows)[:, None] * width + bins).reshape(-1),
-                            weights=np.broadcast_to(weights, bins.shape).reshape(-1), minlength=rows * width)
+    keys = (np.arange(rows)[:, None] * width + bins).reshape(-1)
+    histogram = np.bincount(keys, weights=None if weights is None else np.broadcast_to(weights, bins.shape).reshape(-1),
+                            minlength=rows * width)
     within = np.cumsum(histogram.reshape(rows, width), axis=1)[:, :grid.size]
     sample_variances = variances * totals / np.maximum(totals - 1, 1e-300)
     with np.errstate(divide="ignore", invalid="ignore"):
         gamma = (1 - within / totals[:, None]) * grid[None, :] ** 2 / sample_variances[:, None]
-        cov = np.sqrt(variances) / (means + shift)
     gamma[sample_variances <= 0] = 0.0
-    return {"mean": means + shift, "variance": variances, "cov": cov, "gamma": gamma, "gamma_area": gamma.mean(axis=1)}
+    return {"mean": means, "variance": variances, "cov": moments["cov"], "gamma": gamma, "gamma_area": gamma.mean(axis=1)}
 
 
-def weighted_between_domains(values: NDArray[np.float64], domain_codes: NDArray[np.int64], n_domains: int,
-                             weights: NDArray[np.float64]) -> dict[str, NDArray[np.float64]]:
-    """The method-of-moments decomposition of :mod:`.variance_components` for every replicate (a unit drawn k
-    times counts k times). Returns ``between_variance, between_sd, within_sd, between_share, domain_mean_sd``."""
-    indicator = np.zeros((values.size, n_domains))
-    indicator[np.arange(values.size), domain_codes] = 1.0
-    centred = values - values.mean()
-    counts = weights @ indicator
-    sums = (weights * centred) @ indicator
-    squares = (weights * centred**2) @ indicator
+def _between_from_sums(counts: NDArray[np.float64], sums: NDArray[np.float64], squares: NDArray[np.float64]) -> dict[str, NDArray[np.float64]]:
+    """The decomposition from per-replicate, per-domain unit counts, sums and sums of squares (B, D)."""
+    n_domains = counts.shape[1]
     total = counts.sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         means = sums / counts
@@ -362,3 +498,13 @@ def weighted_between_domains(values: NDArray[np.float64], domain_codes: NDArray[
         "between_variance": between, "between_sd": np.sqrt(between), "within_sd": np.sqrt(np.maximum(within_square, 0)),
         "between_share": share, "domain_mean_sd": np.nanstd(means, axis=1, ddof=1),
     }
+
+
+def weighted_between_domains(values: NDArray[np.float64], domain_codes: NDArray[np.int64], n_domains: int,
+                             weights: NDArray[np.float64]) -> dict[str, NDArray[np.float64]]:
+    """The method-of-moments decomposition of :mod:`.variance_components` for every replicate (a unit drawn k
+    times counts k times). Returns ``between_variance, between_sd, within_sd, between_share, domain_mean_sd``."""
+    indicator = np.zeros((values.size, n_domains))
+    indicator[np.arange(values.size), domain_codes] = 1.0
+    centred = values - values.mean()
+    return _between_from_sums(weights @ indicator, (weights * centred) @ indicator, (weights * centred**2) @ indicator)
