@@ -164,6 +164,7 @@ rule metric_figures:
         unknown="results/tables/metric_robustness/unknown_tokens.csv",
         tau="results/tables/metric_robustness/tau.csv",
         tau_by_layer="results/tables/metric_robustness/tau_by_layer.csv",
+        intervals="results/tables/metric_robustness/tau_intervals.csv",
     output:
         unknown=report(
             "results/figures/metric_robustness/unknown_tokens.png",

@@ -115,7 +115,7 @@ rule perturbation_tables:
     params:
         job=family_report_job,
         uncertainty=UNCERTAINTY,
-        flip_margin=config["perturbations"]["flip_margin"],
+        flip_margin=lambda wildcards: config["perturbations"]["flip_margin"],
     threads: 1
     resources:
         mem_mb=2000,

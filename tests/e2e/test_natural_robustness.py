@@ -202,16 +202,16 @@ def test_editing_one_function_reruns_only_that_function_and_the_summaries(finish
         "perturb_reviews": "1", "natural_responses_mt": "4", "natural_responses_sentiment": "4",
         "natural_responses_sentiment_model": "1", "natural_robustness_scores": "1",
         "natural_robustness_tables": "1", "natural_robustness_figure": "1", "study_blocks": "2",
-        "robustness_statistics": "13", "robustness_tables": "3", "gamma_curves": "1",
-        "all": "1", "total": "38",
+        "robustness_statistics": "13", "robustness_tables": "3", "robustness_comparisons": "1", "gamma_curves": "1",
+        "all": "1", "total": "39",
     })
     config = yaml.safe_load((finished_run / "config.yaml").read_text(encoding="utf-8"))
     config["natural_robustness"]["same_response"]["chrf_threshold"] = 70
     result = run_workflow(finished_run, config, "--dry-run", "--quiet", "rules", config_name="edited.yaml")
     assert _rules(result.stdout) == with_profile({  # no perturbation, translation or classifier: the MT responses and what follows
         "natural_responses_mt": "4", "natural_robustness_scores": "1", "natural_robustness_tables": "1", "natural_robustness_figure": "1",
-        "robustness_statistics": "8", "robustness_tables": "3", "gamma_curves": "1",
-        "all": "1", "total": "20",
+        "robustness_statistics": "8", "robustness_tables": "3", "robustness_comparisons": "1", "gamma_curves": "1",
+        "all": "1", "total": "21",
     })
 
 

@@ -109,8 +109,8 @@ def test_editing_one_branch_reruns_that_branch_and_the_profile(finished_run: Pat
     result = run_workflow(finished_run, config, "--dry-run", "--quiet", "rules", config_name="edited.yaml")
     assert result.returncode == 0, result.stdout[-3000:]
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", result.stdout, flags=re.MULTILINE))
-    assert jobs == with_profile({"robustness_statistics": "5", "robustness_tables": "3", "gamma_curves": "1",
-                                 "all": "1", "total": "10"})  # the four classifiers trained here and the Hugging Face one
+    assert jobs == with_profile({"robustness_statistics": "5", "robustness_tables": "3", "robustness_comparisons": "1", "gamma_curves": "1",
+                                 "all": "1", "total": "11"})  # the four classifiers trained here and the Hugging Face one
     # the profile's own setting reruns the profile only
     config = yaml.safe_load((finished_run / "config.yaml").read_text(encoding="utf-8"))
     config["robustness_profile"]["families"] = {"word_order": "faithfulness"}

@@ -339,7 +339,7 @@ def test_editing_the_bagging_fraction_reruns_only_what_it_touches(finished_run: 
     assert {rule: len(jobs) for rule, jobs in _planned_jobs(result.stdout).items()} == with_profile({
         # every study's rows (MT: paper 10, WMT22 de-fr 12; sentiment 5, human 24, perturbation families 24, Natural
         # Robustness 13), tables (6 + 6 + 3 + 9 + 18 + 3) and gamma figures (2 + 2 + 1 + 1 + 6 + 1)
-        "study_blocks": 12, "robustness_statistics": 88, "robustness_tables": 45, "gamma_curves": 13, "human_rankings": 1,
+        "study_blocks": 12, "robustness_statistics": 88, "robustness_tables": 45, "robustness_comparisons": 15, "gamma_curves": 13, "human_rankings": 1,
         "all": 1})
     # the metric-robustness study draws its own blocks (metric_robustness.bagging): untouched
 
@@ -355,17 +355,17 @@ def test_editing_the_sentiment_classifier_reruns_only_the_sentiment_branch(finis
     # (robustness statistics, tables and gamma figures: the sentiment study's 4 + 3 + 1, Natural Robustness's 5 + 3 + 1:
     # the Hugging Face classifier's predictions stay, its responses to the re-drawn reviews follow)
     assert jobs == with_profile({"sentiment_train": "4", "sentiment_evaluate": "4", "study_blocks": "5", "robustness_statistics": "9",
-                    "robustness_tables": "6", "sentiment_accuracy_table": "1", "gamma_curves": "2",
+                    "robustness_tables": "6", "robustness_comparisons": "2", "sentiment_accuracy_table": "1", "gamma_curves": "2",
                     "natural_review_records": "1", "perturb_reviews": "4", "natural_responses_sentiment": "4",
                     "natural_responses_sentiment_model": "1", "natural_robustness_scores": "1", "natural_robustness_tables": "1",
-                    "natural_robustness_figure": "1", "all": "1", "total": "45"})
+                    "natural_robustness_figure": "1", "all": "1", "total": "47"})
     config = yaml.safe_load((finished_run / "config.yaml").read_text(encoding="utf-8"))
     config["sentiment"]["leave_out"] = ["dvd"]
     result = run_workflow(finished_run, config, "--dry-run", "--quiet", "rules", config_name="edited.yaml")
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", result.stdout, flags=re.MULTILINE))
     # the four classifiers trained here and the Hugging Face one, each on its own blocks
-    assert jobs == with_profile({"study_blocks": "5", "robustness_statistics": "5", "robustness_tables": "3",
-                                 "gamma_curves": "1", "all": "1", "total": "15"})
+    assert jobs == with_profile({"study_blocks": "5", "robustness_statistics": "5", "robustness_tables": "3", "robustness_comparisons": "1",
+                                 "gamma_curves": "1", "all": "1", "total": "16"})
 
 
 def test_a_rerun_with_the_same_config_does_nothing(finished_run: Path) -> None:
@@ -406,7 +406,7 @@ def test_changing_one_system_reruns_only_its_jobs(finished_run: Path) -> None:
     assert {rule: len(items) for rule, items in jobs.items()} == with_profile({
         # robustness statistics: its rows in the MT (2), perturbation (6) and Natural Robustness (2) studies; every
         # table (6 + 18 + 3) and gamma figure (2 + 6 + 1) of those studies
-        "translate_apertium": 16, "score_sentences": 12, "robustness_statistics": 10, "robustness_tables": 27,
+        "translate_apertium": 16, "score_sentences": 12, "robustness_statistics": 10, "robustness_tables": 27, "robustness_comparisons": 9,
         "testset_means": 2, "gamma_curves": 9, "perturbation_scores": 8, "perturbation_tables": 6,
         "perturbation_figures": 6, "natural_responses_mt": 1, "natural_robustness_scores": 1, "natural_robustness_tables": 1,
         "natural_robustness_figure": 1, "all": 1})
@@ -427,7 +427,7 @@ def test_adding_a_testset_reruns_its_jobs_and_the_pooled_ones(finished_run: Path
     jobs = _planned_jobs(result.stdout)
     assert {rule: len(items) for rule, items in jobs.items()} == with_profile({
         "prepare_testset": 1, "translate_apertium": 2, "translate_fairseq": 1, "translate_huggingface": 1, "score_sentences": 4,
-        "study_blocks": 1, "robustness_statistics": 8, "robustness_tables": 6, "testset_means": 2,
+        "study_blocks": 1, "robustness_statistics": 8, "robustness_tables": 6, "robustness_comparisons": 2, "testset_means": 2,
         "gamma_curves": 2, "all": 1})
     # only the new test set is translated and scored; the other test sets' translations stand
     for rule in ("prepare_testset", "translate_apertium", "translate_fairseq", "translate_huggingface", "score_sentences"):
@@ -444,8 +444,8 @@ def test_editing_the_human_ranking_reruns_only_the_rankings_and_the_profile(fini
     config["human"]["epsilon"]["stop"] = 20
     result = run_workflow(finished_run, config, "--dry-run", "--quiet", "rules", config_name="edited.yaml")
     assert dict(re.findall(r"^(\w+)\s+(\d+)$", result.stdout, flags=re.MULTILINE)) == with_profile({
-        "robustness_statistics": "8", "robustness_tables": "3", "human_rankings": "1", "gamma_curves": "1",
-        "all": "1", "total": "14"})
+        "robustness_statistics": "8", "robustness_tables": "3", "robustness_comparisons": "1", "human_rankings": "1", "gamma_curves": "1",
+        "all": "1", "total": "15"})
 
 
 def test_a_run_killed_mid_job_reruns_to_identical_results(

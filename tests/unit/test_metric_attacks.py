@@ -633,6 +633,12 @@ def test_figures_are_written_as_png_and_pdf(tmp_path: Path) -> None:
     assert sorted(path.name for path in tmp_path.iterdir()) == sorted(
         f"{name}.{suffix}" for name in ("tau", "layers", "unknown") for suffix in ("png", "pdf")
     )  # written atomically: no temporary file left
+    # with the segment bootstrap's intervals every tau point gets an error bar: another figure
+    intervals = tau.assign(tau_lo=tau["tau"] - 0.05, tau_hi=tau["tau"] + 0.05)[["condition", "pair", "metric", "tau_lo", "tau_hi"]]
+    plain = (tmp_path / "tau.pdf").read_bytes()
+    plot_tau_vs_level(tau, str(tmp_path / "tau.png"), str(tmp_path / "tau.pdf"), intervals)
+    assert_figures(tmp_path / "tau.png", tmp_path / "tau.pdf")
+    assert (tmp_path / "tau.pdf").read_bytes() != plain
 
 
 def test_attacked_source_rates_sum_over_segments() -> None:

@@ -401,3 +401,12 @@ def test_gathered_blocks_are_the_weights_resamples() -> None:
                                    np.concatenate([chunk[name] for chunk in weighted]), rtol=1e-10, atol=1e-12)
     with pytest.raises(ValueError, match="one-stage design"):
         next(resample_blocks(cluster_design(codes, codes // 2), scores, 10, 0))
+
+
+
+def test_widened_or_reflected_intervals_of_a_non_negative_statistic_stay_at_or_above_0() -> None:
+    replicates = np.r_[np.zeros(60), np.linspace(0.1, 3.0, 40)]  # a between-domain SD often truncated at 0
+    assert interval(replicates, 0.95, estimate=0.5, clusters=10)[0] < 0  # widening alone leaves the range
+    low, high = interval(replicates, 0.95, estimate=0.5, clusters=10, non_negative=True)
+    assert low == 0.0 and high > 2.5
+    assert interval(replicates, 0.95, estimate=0.2, reflect=True, non_negative=True)[0] == 0.0

@@ -45,7 +45,7 @@ BAND = (0.93, 0.97)
 #: The statistics whose whole-pool bootstrap coverage is checked at every size.
 POOL_STATISTICS = ("mean", "variance", "cov", "gamma_area")
 #: The default WMT22 size (4 test sets of about 500 segments) and a smaller one.
-SIZES = (500, 100)
+SIZES = (500, 100, 25)  # the WMT22 domains' size, a small test set, a family's sample (25 segments)
 #: Units per domain of the bagging check (the engine per test set: blocks, bagged statistics, pandas).
 BAGGED_SIZE = 250
 #: Units per domain of the paired test, and the planted excess noise SD of the third row (noise SD 10 + it).
@@ -180,6 +180,9 @@ KNOWN_MISSES = {
                          "zeros are an atom at distance mu from the mean, and gamma(eps) jumps by 0.1 eps^2 / s^2 "
                          "where mu crosses a grid point; the percentile interval of this non-smooth functional is "
                          "too wide (conservative). At 4 x 100 mu's SE spans several grid points and it is 0.953.",
+    ("gamma_area", 25): "measured 0.920 at 4 x 25 (1,000 test sets, 400 resamples, expanded percentile): short. "
+                        "With 25 units a domain the same jumps make the bootstrap distribution of the gamma-area "
+                        "too narrow; the moment statistics cover at this size (0.94-0.95).",
 }
 
 

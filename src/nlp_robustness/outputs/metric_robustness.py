@@ -232,15 +232,24 @@ def _attack_panels(
     save_figure(figure, figure_outputs(png, pdf))
 
 
-def plot_tau_vs_level(tau: pd.DataFrame, png: str, pdf: str) -> None:
-    """Average tau of every metric variant against p, one panel per attack (Figures 2 and 4)."""
+def plot_tau_vs_level(tau: pd.DataFrame, png: str, pdf: str, intervals: pd.DataFrame | None = None) -> None:
+    """Average tau of every metric variant against p, one panel per attack (Figures 2 and 4); with
+    ``intervals`` (the segment bootstrap's ``tau_lo``, ``tau_hi`` per condition, pair and metric) each point
+    gets its error bar."""
     average = tau[tau["pair"] == "average"].copy()
     average["p"] = average["p"].astype(float)
+    if intervals is not None:
+        bounds = intervals[intervals["pair"] == "average"][["condition", "metric", "tau_lo", "tau_hi"]]
+        average = average.merge(bounds, on=["condition", "metric"], how="left", validate="one_to_one")
 
     def draw(axis: plt.Axes, rows: pd.DataFrame) -> None:
         for metric in _ordered_unique(rows["metric"]):
             selected = rows[rows["metric"] == metric]
-            axis.plot(selected["p"], selected["tau"], marker="o", label=_name(metric))
+            if "tau_lo" in selected:
+                error = np.vstack([selected["tau"] - selected["tau_lo"], selected["tau_hi"] - selected["tau"]])
+                axis.errorbar(selected["p"], selected["tau"], yerr=error, marker="o", capsize=2, label=_name(metric))
+            else:
+                axis.plot(selected["p"], selected["tau"], marker="o", label=_name(metric))
 
     _attack_panels(_with_clean(average, "tau", ["metric"]), draw, "DARR tau (pair average)", 3, png, pdf)
 

@@ -119,7 +119,7 @@ def pool_replicates(
     return {name: np.concatenate([chunk[name] for chunk in chunks]) for name in chunks[0]}, smallest
 
 
-#: Statistics that cannot be negative (a reflected interval is clipped at 0).
+#: Statistics that cannot be negative (their interval is clipped at 0; COV too where the mean is positive).
 NON_NEGATIVE = ("variance", "gamma_area", "between_variance", "between_sd", "between_share")
 
 
@@ -136,7 +136,7 @@ def replicate_intervals(replicates: dict[str, NDArray[np.float64]], estimates: M
             low = high = math.nan
         else:
             low, high = interval(values, confidence, estimate=estimate, clusters=clusters, reflect=reflect,
-                                 non_negative=name in NON_NEGATIVE)
+                                 non_negative=name in NON_NEGATIVE or (name == "cov" and estimate >= 0))
         columns[f"{name}_lo"], columns[f"{name}_hi"] = low, high
     return columns
 

@@ -312,8 +312,8 @@ def interval(replicates: ArrayLike, confidence: float, *, estimate: float | None
     """The percentile interval of ``replicates`` (NaN replicates ignored; NaN when fewer than two are finite).
 
     With ``estimate``: ``clusters`` widens the replicates around it by :func:`expansion`; ``reflect`` gives the
-    basic interval (the percentile interval reflected about the estimate), ``non_negative`` clips it at 0
-    (module docstring).
+    basic interval (the percentile interval reflected about the estimate) (module docstring).
+    ``non_negative``: the statistic cannot be negative (a variance, an SD), so the ends are clipped at 0.
 
     Raises:
         ValueError: ``confidence`` outside (0, 1).
@@ -331,8 +331,8 @@ def interval(replicates: ArrayLike, confidence: float, *, estimate: float | None
     low, high = np.quantile(values, [(1 - confidence) / 2, (1 + confidence) / 2])
     if reflect:
         low, high = 2 * estimate - high, 2 * estimate - low
-        if non_negative:
-            low, high = max(low, 0.0), max(high, 0.0)
+    if non_negative:  # widening or reflecting must not leave the statistic's range
+        low, high = max(low, 0.0), max(high, 0.0)
     return float(low), float(high)
 
 
