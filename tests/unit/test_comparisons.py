@@ -68,8 +68,12 @@ def test_tables_print_value_and_interval_and_the_csv_keeps_both_ends() -> None:
 
 
 def test_the_profile_reading_flags_a_best_worst_pair_within_noise() -> None:
-    def measures(second_low: float) -> pd.DataFrame:
-        return pd.DataFrame({"measure": ["m", "m"], "system": ["x", "y"], "ci_low": [1.0, second_low], "ci_high": [2.0, second_low + 1]})
+    def measures(second_low: float, orientation: str = "lower") -> pd.DataFrame:
+        return pd.DataFrame({"measure": ["m", "m"], "system": ["x", "y"], "orientation": orientation,
+                             "ci_low": [1.0, second_low], "ci_high": [2.0, second_low + 1]})
     assert "not distinguishable" in _within_noise(measures(1.5), ["x"], ["y"])
-    assert _within_noise(measures(2.5), ["x"], ["y"]) == ""
+    assert _within_noise(measures(2.5), ["x"], ["y"]) == ""  # best x (lower is better) entirely below worst y
+    # separated, but the "best" is on the worse side of the column: that does not support the ranking
+    assert "not distinguishable" in _within_noise(measures(2.5, "higher"), ["x"], ["y"])
+    assert _within_noise(measures(-1.5, "higher"), ["x"], ["y"]) == ""
     assert _within_noise(measures(1.5).assign(ci_low=np.nan), ["x"], ["y"]) == ""

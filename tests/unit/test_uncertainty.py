@@ -410,3 +410,11 @@ def test_widened_or_reflected_intervals_of_a_non_negative_statistic_stay_at_or_a
     low, high = interval(replicates, 0.95, estimate=0.5, clusters=10, non_negative=True)
     assert low == 0.0 and high > 2.5
     assert interval(replicates, 0.95, estimate=0.2, reflect=True, non_negative=True)[0] == 0.0
+
+
+def test_a_reflected_interval_always_reaches_its_estimate() -> None:
+    """Replicates all above the estimate (a domain-level Var made of noise): the basic interval would end below
+    the estimate; it is extended to reach it."""
+    replicates = np.linspace(0.05, 0.12, 200)
+    low, high = interval(replicates, 0.95, estimate=0.045, reflect=True, non_negative=True)
+    assert low == 0.0 and high == pytest.approx(0.045)

@@ -148,20 +148,26 @@ def _names(systems: Sequence[str]) -> str:
 
 
 def _within_noise(measures: pd.DataFrame, best: Sequence[str], worst: Sequence[str]) -> str:
-    """A caveat when the best and the worst systems of an axis are not told apart: on every column of the axis
-    that has intervals their intervals overlap (then no column separates them; the paired tests of the
-    studies' comparisons tables are the sharper check). Empty when a column separates them or none has intervals."""
+    """A caveat when the best and the worst systems of an axis are not told apart: no column of the axis that
+    has intervals separates them *in the axis's direction* (the best's interval entirely on the better side of
+    the worst's; a column separating them the other way does not support the ranking). The paired tests of
+    the studies' comparisons tables are the sharper check. Empty when a column separates them so, or none has
+    intervals."""
     with_intervals = measures.dropna(subset=["ci_low", "ci_high"])
     if with_intervals.empty:
         return ""
     for _, rows in with_intervals.groupby("measure", sort=False):
         ends = rows.set_index("system")
+        higher = rows["orientation"].iloc[0] == "higher" if "orientation" in rows else True
         for first in best:
             for second in worst:
-                if first in ends.index and second in ends.index and (
-                        ends.at[first, "ci_low"] > ends.at[second, "ci_high"] or ends.at[second, "ci_low"] > ends.at[first, "ci_high"]):
+                if first not in ends.index or second not in ends.index:
+                    continue
+                separated = (ends.at[first, "ci_low"] > ends.at[second, "ci_high"] if higher
+                             else ends.at[first, "ci_high"] < ends.at[second, "ci_low"])
+                if separated:
                     return ""
-    return " (not distinguishable: their intervals overlap on every column that has one)"
+    return " (not distinguishable: no column separates them beyond their intervals)"
 
 
 def _tau_interval(row: Any) -> str:
@@ -204,8 +210,9 @@ def reading(axes: pd.DataFrame, axes_kendall: pd.DataFrame, profile: pd.DataFram
             sentences.append(f"The axes disagree on {len(disagree)} of {len(pairs)} pairs: {'; '.join(clauses)}.")
             noisy = [row for row in disagree.itertuples() if getattr(row, "tau_hi", math.nan) >= 0]
             if noisy:
-                sentences.append(f"{len(noisy)} of these disagreements lie within noise: their tau interval reaches 0 "
-                                 "(the ranks' bootstrap), so they are not findings.")
+                sentences.append(f"{len(noisy)} of these {'lies' if len(noisy) == 1 else 'lie'} within noise: "
+                                 f"{'its' if len(noisy) == 1 else 'their'} tau interval reaches 0 (the ranks' bootstrap), "
+                                 f"so {'it is not a finding' if len(noisy) == 1 else 'they are not findings'}.")
             measures = profile[profile["group"] == group]
             drop_axes = set(measures[measures["measure"].str.startswith("drop_")]["axis"])
             against_quality = {row.second if row.first == "quality" else row.first for row in disagree.itertuples()

@@ -330,7 +330,9 @@ def interval(replicates: ArrayLike, confidence: float, *, estimate: float | None
         return math.nan, math.nan
     low, high = np.quantile(values, [(1 - confidence) / 2, (1 + confidence) / 2])
     if reflect:
-        low, high = 2 * estimate - high, 2 * estimate - low
+        # the basic interval; where the replicates' bias exceeds their spread it would exclude the estimate
+        # itself (a domain-level Var made mostly of noise): it is extended to reach the estimate (wider only)
+        low, high = min(2 * estimate - high, estimate), max(2 * estimate - low, estimate)
     if non_negative:  # widening or reflecting must not leave the statistic's range
         low, high = max(low, 0.0), max(high, 0.0)
     return float(low), float(high)
