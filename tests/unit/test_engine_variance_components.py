@@ -104,3 +104,14 @@ def test_every_study_says_whether_its_units_decompose() -> None:
     assert decides["domains"]({}) and decides["human"]({}) and decides["perturbations"]({}) and decides["natural_robustness"]({})
     assert decides["sentiment"]({"bagging_unit": "review"}) and not decides["sentiment"]({"bagging_unit": "domain"})
     assert not decides["metric_attacks"]({"bagging_unit": "condition"}) and decides["metric_attacks"]({"bagging_unit": "judgement"})
+
+
+def test_every_study_says_how_its_units_are_resampled() -> None:
+    """Segments, rated segments and reviews belong to one domain (resampled within it); a perturbed segment,
+    a record and a DARR judgement appear under every function, type or condition (resampled across them)."""
+    crossed = {name: study_module(name).crossed_units({"bagging_unit": "condition"}) for name in STUDIES}
+    assert crossed == {"domains": False, "human": False, "sentiment": False, "perturbations": True,
+                       "metric_attacks": True, "natural_robustness": True}
+    for name in ("domains", "human", "perturbations", "natural_robustness"):
+        assert study_module(name).replicate_units({}, [], "row", "score", {}) is None
+    assert study_module("sentiment").replicate_units({}, [], "row", "accuracy", {"bagging_unit": "review"}) is None

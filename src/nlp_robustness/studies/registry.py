@@ -1,6 +1,6 @@
 """Every study the engine measures, by name: the module that reads its units.
 
-A study module defines two functions (their files are the paths the study's rules hand over, by domain
+A study module defines these functions (their files are the paths the study's rules hand over, by domain
 or by role; ``options`` are the study's settings from the config):
 
 * ``unit_keys(files, domains, options)``: the keys ``domain, unit_id`` that blocks are drawn over;
@@ -8,7 +8,13 @@ or by role; ``options`` are the study's settings from the config):
   system under a metric, a classifier, ...);
 * ``has_variance_components(options)``: whether a domain's value is the mean of its unit scores, so the
   engine decomposes them into between- and within-domain variance
-  (:mod:`nlp_robustness.statistics.variance_components`).
+  (:mod:`nlp_robustness.statistics.variance_components`);
+* ``crossed_units(options)``: whether a unit id names the same item in every domain (a segment under every
+  perturbation function), so the bootstrap of the uncertainty layer resamples ids across domains instead of
+  units within each domain (:mod:`nlp_robustness.statistics.pool_uncertainty`);
+* ``replicate_units(files, domains, row, score, options)``: finer units (``domain, unit_id, cluster, score``)
+  whose domain means are the study's domain values, resampled by ``cluster`` in their place (the metric
+  study's judgements behind each condition's tau), or None: the study's own units are resampled.
 
 A new study writes such a module and adds one line here; the
 rule ``study_blocks``, the script ``robustness_statistics.py``, the engine and the table writers serve
@@ -24,7 +30,8 @@ from nlp_robustness.errors import InputError
 
 __all__ = ["STUDIES", "study_module"]
 
-#: Study name -> the module with its ``unit_keys``, ``units`` and ``has_variance_components``.
+#: Study name -> the module with its ``unit_keys``, ``units``, ``has_variance_components``, ``crossed_units`` and
+#: ``replicate_units``.
 STUDIES: dict[str, str] = {
     "domains": "nlp_robustness.studies.domains",  # MT test sets as domains, sentence scores
     "human": "nlp_robustness.studies.human",  # human-rated domains, MQM and sentence scores
