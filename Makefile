@@ -51,6 +51,7 @@ benchmark: setup
 	$(VENV)/bin/python benchmarks/bench_character_attacks.py
 	$(VENV)/bin/python benchmarks/bench_bertscore.py
 	$(VENV)/bin/python benchmarks/bench_natural_robustness.py
+	$(VENV)/bin/python benchmarks/bench_bootstrap.py
 
 # Translation throughput of the default ConvS2S (trained by `make run`), CPU and GPU if present.
 benchmark-fairseq: setup
