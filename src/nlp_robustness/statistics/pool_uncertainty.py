@@ -36,6 +36,7 @@ from nlp_robustness.fileio import atomic_write
 from nlp_robustness.statistics.uncertainty import (
     block_statistics,
     cluster_design,
+    domain_indicator,
     gathers,
     interval,
     map_chunks,
@@ -60,12 +61,6 @@ class UncertaintyOptions:
     seed: int = 0
     resample_domains: bool = False
     threads: int = 1
-
-
-def _indicator(codes: NDArray[np.int64], n_domains: int) -> NDArray[np.float64]:
-    indicator = np.zeros((codes.size, n_domains))
-    indicator[np.arange(codes.size), codes] = 1.0
-    return indicator
 
 
 def pool_replicates(
@@ -101,7 +96,7 @@ def pool_replicates(
 
         chunks = map_chunks(gathered, design, options.resamples, options.seed, labels, options.threads, values=scores - shift)
         return {name: np.concatenate([chunk[name] for chunk in chunks]) for name in chunks[0]}, smallest
-    indicator = _indicator(codes, n_domains) if aggregation == "domain" or variance_components else None
+    indicator = domain_indicator(codes, n_domains) if aggregation == "domain" or variance_components else None
 
     def replicate(weights: NDArray[np.float64]) -> dict[str, NDArray[np.float64]]:
         if aggregation == "unit":

@@ -69,6 +69,7 @@ __all__ = [
     "VERDICTS",
     "cluster_design",
     "difference",
+    "domain_indicator",
     "expansion",
     "holm",
     "interval",
@@ -185,6 +186,11 @@ def _weights_chunk(design: ResamplingDesign, rows: int, rng: np.random.Generator
     return _chunk_counts(design, rows, rng)[:, design.cluster_of_unit]
 
 
+def _chunk_rng(seed: int, labels: Sequence[str], chunk: int) -> np.random.Generator:
+    """The generator of replicate chunk ``chunk``: every path (weights, gathered blocks, threads) draws from it."""
+    return rng_for(seed, *labels, "bootstrap", str(chunk))
+
+
 def resample_weights(design: ResamplingDesign, n_resamples: int, seed: int, *labels: str) -> Iterator[NDArray[np.float64]]:
     """The unit weights of ``n_resamples`` replicates, in chunks of at most :data:`CHUNK` rows ``(rows, n_units)``.
 
@@ -197,7 +203,7 @@ def resample_weights(design: ResamplingDesign, n_resamples: int, seed: int, *lab
     if design.n_units == 0:
         raise ValueError("no units to resample")
     for chunk, rows in _chunks(n_resamples):
-        yield _weights_chunk(design, rows, rng_for(seed, *labels, "bootstrap", str(chunk)))
+        yield _weights_chunk(design, rows, _chunk_rng(seed, labels, chunk))
 
 
 def gathers(design: ResamplingDesign) -> bool:
@@ -231,7 +237,7 @@ def resample_blocks(design: ResamplingDesign, values: NDArray[np.float64], n_res
     """
     draw = _block_drawer(design, values)
     for chunk, rows in _chunks(n_resamples):
-        yield draw(rows, rng_for(seed, *labels, "bootstrap", str(chunk)))
+        yield draw(rows, _chunk_rng(seed, labels, chunk))
 
 
 def stratum_sizes(design: ResamplingDesign) -> NDArray[np.int64]:
@@ -289,7 +295,7 @@ def map_chunks(function, design: ResamplingDesign, n_resamples: int, seed: int, 
 
     def work(chunk_rows: tuple[int, int]) -> Any:
         chunk, rows = chunk_rows
-        return function(draw(rows, rng_for(seed, *labels, "bootstrap", str(chunk))))
+        return function(draw(rows, _chunk_rng(seed, labels, chunk)))
 
     chunks = list(_chunks(n_resamples))
     if threads <= 1:
@@ -419,9 +425,16 @@ def units_to_detect(units_per_domain: float, estimate: float, standard_error: fl
 
 def weighted_moments(values: NDArray[np.float64], weights: NDArray[np.float64] | None) -> dict[str, NDArray[np.float64]]:
     """Mean, population variance and COV of every replicate: ``values`` ``(n,)`` with ``weights`` ``(B, n)``
-    (matrix-vector products, no (B, n) temporary), or gathered ``values`` ``(B, n)`` with ``weights`` None.
-    The values are centred first, so large scores lose no precision to cancellation."""
-    if weights is None:
+    (matrix-vector products, no (B, n) temporary), gathered ``values`` ``(B, n)`` with ``weights`` None, or
+    per-replicate ``values`` ``(B, n)`` with ``weights`` ``(B, n)`` (domain means present or not). The values
+    are centred first, so large scores lose no precision to cancellation."""
+    if weights is not None and np.ndim(values) == 2:
+        shift = float(np.nanmean(values))
+        centred = values - shift
+        totals = weights.sum(axis=1)
+        means = (weights * centred).sum(axis=1) / totals
+        squares = (weights * centred**2).sum(axis=1) / totals
+    elif weights is None:
         matrix = np.atleast_2d(values)
         shift = float(np.nanmean(matrix))
         centred = matrix - shift
@@ -453,20 +466,7 @@ def weighted_statistics(values: NDArray[np.float64], weights: NDArray[np.float64
     """
     grid = np.asarray(epsilons, dtype=np.float64)
     matrix = np.atleast_2d(values)
-    if weights is not None and matrix.shape[0] == 1:
-        moments = weighted_moments(matrix[0], weights)
-    elif weights is None:
-        moments = weighted_moments(matrix, None)
-    else:  # per-replicate values with weights (domain means present or not)
-        weights = np.broadcast_to(weights, matrix.shape)
-        shift = float(np.nanmean(matrix))
-        centred = matrix - shift
-        totals = weights.sum(axis=1)
-        means = (weights * centred).sum(axis=1) / totals
-        variances = np.maximum((weights * centred**2).sum(axis=1) / totals - means**2, 0.0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            cov = np.sqrt(variances) / (means + shift)
-        moments = {"mean": means + shift, "variance": variances, "cov": cov, "_totals": totals, "_shift": np.array(shift)}
+    moments = weighted_moments(matrix[0] if weights is not None and matrix.shape[0] == 1 else matrix, weights)
     totals, means, variances = moments["_totals"], moments["mean"], moments["variance"]
     rows = max(matrix.shape[0], 1 if weights is None else weights.shape[0])
     shift = float(moments["_shift"])
@@ -502,11 +502,17 @@ def _between_from_sums(counts: NDArray[np.float64], sums: NDArray[np.float64], s
     }
 
 
+def domain_indicator(domain_codes: NDArray[np.int64], n_domains: int) -> NDArray[np.float64]:
+    """The (n, D) 0/1 matrix of units by domain: weights @ it sums a replicate's weights per domain."""
+    indicator = np.zeros((domain_codes.size, n_domains))
+    indicator[np.arange(domain_codes.size), domain_codes] = 1.0
+    return indicator
+
+
 def weighted_between_domains(values: NDArray[np.float64], domain_codes: NDArray[np.int64], n_domains: int,
                              weights: NDArray[np.float64]) -> dict[str, NDArray[np.float64]]:
     """The method-of-moments decomposition of :mod:`.variance_components` for every replicate (a unit drawn k
     times counts k times). Returns ``between_variance, between_sd, within_sd, between_share, domain_mean_sd``."""
-    indicator = np.zeros((values.size, n_domains))
-    indicator[np.arange(values.size), domain_codes] = 1.0
+    indicator = domain_indicator(domain_codes, n_domains)
     centred = values - values.mean()
     return _between_from_sums(weights @ indicator, (weights * centred) @ indicator, (weights * centred**2) @ indicator)
