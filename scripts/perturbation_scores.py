@@ -25,6 +25,7 @@ for part, path in job["derived"].items():
         testset_scores,
         job["metrics"],
         where=path,
+        tokenize=job.get("bleu_tokenize"),  # beta1's BLEU tokeniser (None: 13a, sacrebleu's default)
     ))
 scores = pd.concat(tables, ignore_index=True)
 write_table(scores, snakemake.output[0], pair_score_columns(job["metrics"]))

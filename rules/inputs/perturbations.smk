@@ -81,6 +81,8 @@ def pair_score_job(wildcards):
         "translations": _derived_files(wildcards, "results/translations/{system}/{name}.txt"),
         "testset_scores": {testset: mt_score_files(wildcards.system)[testset] for testset in spec["testsets"]},
         "metrics": PERTURBATION_METRICS,
+        # beta2's BLEU tokenizer: the one beta1 was scored with (every part of a family shares it).
+        "bleu_tokenize": BLEU_TOKENIZERS[derived_testset(wildcards.family, wildcards.function, parts(spec)[0])],
     }
 
 

@@ -6,7 +6,10 @@ translation and scoring rules use like any other: its ``source`` is the perturbe
 keeps what the other metrics need, so each is a pure function of files on disk: the test set and the
 original segment id of every row, the original source, the source as the tokens that were permuted
 (``source_tokens``: alpha compares the perturbed source with it, so the tokenisation alone costs
-nothing), and the perturbed reference (beta2).
+nothing), and the perturbed reference (beta2). A family that perturbs parsed references writes the
+perturbed reference with the gold reference's spacing (:mod:`~nlp_robustness.perturbations.token_spacing`:
+``d'endroit`` stays one word while its tokens stay together), so beta2 and beta1 are scored against
+references of the same form and an unchanged order scores beta2 = beta1.
 
 A segment is kept when the function perturbs both its source and its reference; any other sampled
 segment is recorded, with the reason, in the function's status table, never silently dropped.
@@ -30,6 +33,7 @@ from nlp_robustness.errors import InputError
 from nlp_robustness.perturbations.base import Perturbed, Skipped
 from nlp_robustness.perturbations.parse import ParsedSegment
 from nlp_robustness.perturbations.registry import family_module
+from nlp_robustness.perturbations.token_spacing import join_with_gold_spacing
 from nlp_robustness.sampling import segment_rng
 
 __all__ = [
@@ -97,6 +101,16 @@ def _tokens_text(module: ModuleType, text: str, parsed: ParsedSegment | None) ->
     return text
 
 
+def _reference_text(
+    module: ModuleType, result: Perturbed, reference: str, parsed: ParsedSegment | None, perturbed: bool, where: str,
+) -> str:
+    """The perturbed reference as beta2 reads it: in the gold's form for a parsed, perturbed reference (its
+    tokens with the gold's spacing), else the text as it is (a reference left alone joins back byte for byte)."""
+    if perturbed and module.NEEDS_PARSE and parsed is not None:
+        return join_with_gold_spacing(result.tokens, parsed.words(), reference, where)
+    return result.text
+
+
 def derive_testset(
     module: ModuleType,
     family: str,
@@ -149,7 +163,10 @@ def derive_testset(
                 "testset": testset,
                 "original_source": record.source,
                 "source_tokens": _tokens_text(module, record.source, parsed["source"]),
-                "perturbed_reference": results["reference"].text,
+                "perturbed_reference": _reference_text(
+                    module, results["reference"], record.reference, parsed["reference"], "reference" in sides,
+                    f"{family}/{function}: reference of segment {segment_id} of {testset}",
+                ),
             })
     if not rows:
         raise InputError(

@@ -10,10 +10,15 @@ With kappa a sentence similarity (sentence BLEU, chrF, normalised Levenshtein; 0
 beta and beta1 are read from the score tables the scoring rule wrote for the test set and for the
 perturbed test set; beta2 and alpha are computed here with the same metric code. alpha compares the
 perturbed source with the *tokens* it permutes joined by spaces (``source_tokens``), so a perturbation
-that leaves the order alone would score 100 whatever the tokeniser does. beta2's reference is the
-perturbed reference's tokens joined by spaces, as in the paper; chrF ignores spaces, sentence BLEU's 13a
-tokeniser splits most punctuation again, but the normalised Levenshtein similarity sees every space the
-tokeniser added (French elisions such as ``d' endroit``), which lowers its beta2 a little.
+that leaves the order alone would score 100 whatever the tokeniser does.
+
+beta1 and beta2 are scored like for like: beta1 against the gold reference as the test set writes it,
+beta2 against the perturbed reference written with the gold's spacing (the perturbed test set's
+``perturbed_reference``, :mod:`~nlp_robustness.perturbations.token_spacing`), so an unchanged order
+gives the gold byte for byte and beta2 = beta1 under every metric, and with the same BLEU tokeniser
+(``tokenize``: the one the scoring rule used for the perturbed test set). A family that leaves the
+reference alone (character attacks, natural noise) has the gold as its perturbed reference: beta2 =
+beta1 there.
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ def pair_scores(
     testset_scores: Mapping[str, pd.DataFrame],
     metrics: Sequence[str],
     where: str = "perturbed test set",
+    tokenize: str | None = None,
 ) -> pd.DataFrame:
     """beta, beta1, beta2 and alpha of every kept segment of one perturbed test set, for one system.
 
@@ -55,6 +61,7 @@ def pair_scores(
         testset_scores: Test set -> the scoring rule's table of the system on the unperturbed test set.
         metrics: The similarity functions kappa (columns of the score tables).
         where: Names the perturbed test set in error messages.
+        tokenize: sacrebleu's BLEU tokeniser of beta2: the one beta1 was scored with (None: 13a).
 
     Raises:
         InputError: Tables that do not align, or a segment missing from its test set's scores.
@@ -82,7 +89,9 @@ def pair_scores(
                 raise InputError(f"{where}: segment {segment_id} of {testset} has no {metric} score on the test set") from None
         table[f"beta_{metric}"] = beta
         table[f"beta1_{metric}"] = derived_scores[metric].to_numpy(dtype=np.float64)
-        table[f"beta2_{metric}"] = sentence_scores(list(perturbed_translations), derived["perturbed_reference"].tolist(), metric)
+        table[f"beta2_{metric}"] = sentence_scores(
+            list(perturbed_translations), derived["perturbed_reference"].tolist(), metric, tokenize
+        )
         table[f"alpha_{metric}"] = sentence_scores(derived["source"].tolist(), derived["source_tokens"].tolist(), metric)
     return table[pair_score_columns(metrics)]
 
