@@ -12,12 +12,14 @@ import pandas as pd
 import pytest
 
 from nlp_robustness.errors import InputError
+from nlp_robustness.outputs.figures import plt
 from nlp_robustness.outputs.perturbation_figures import (
     plot_beta_heatmaps,
     plot_function_similarity,
     plot_robust_vs_faithful,
     plot_scores_vs_alpha_and_length,
     spearman,
+    system_free_points,
 )
 from nlp_robustness.outputs.perturbation_tables import (
     FLIP_COLUMNS,
@@ -58,9 +60,9 @@ def scores() -> pd.DataFrame:
         score_row("sys_a", "nounSwap", "1", 60, 65, 50, 90),
         score_row("sys_a", "nounSwap", "2", 40, 40.005, 20, 85),  # gain 0.005 < DEFAULT_FLIP_MARGIN: no flip
         # sys_b, shuffle: no flip
-        score_row("sys_b", "shuffle", "1", 70, 60, 30, 60),
-        score_row("sys_b", "shuffle", "2", 70, 50, 40, 70),
-        score_row("sys_b", "shuffle", "3", 70, 40, 50, 80),
+        score_row("sys_b", "shuffle", "1", 70, 60, 30, 60, length=4),  # alpha and length: the source's, as sys_a's
+        score_row("sys_b", "shuffle", "2", 70, 50, 40, 70, length=8),
+        score_row("sys_b", "shuffle", "3", 70, 40, 50, 80, length=12),
         score_row("sys_b", "nounSwap", "1", 10, 50, 45, 90),
         score_row("sys_b", "nounSwap", "2", 10, 20, 15, 85),
         # another metric, which must not leak into the BLEU numbers
@@ -296,6 +298,34 @@ def _draw_all(scores, means, tmp_path: Path) -> dict[str, dict[str, Path]]:
                           index=FUNCTIONS, columns=FUNCTIONS)
     plot_function_similarity(matrix, CATEGORIES, "levenshtein", outputs["similarity"])
     return outputs
+
+
+def test_alpha_against_length_has_one_point_per_function_and_segment(scores: pd.DataFrame) -> None:
+    rows = scores[scores["metric"] == "bleu"]
+    points = system_free_points(rows)
+    assert len(rows) == 10 and len(points) == len(rows[["function", "testset", "segment_id"]].drop_duplicates()) == 5
+    assert points[["function", "segment_id", "alpha", "source_length"]].values.tolist() == [
+        ["nounSwap", "1", 90, 5], ["nounSwap", "2", 85, 5], ["shuffle", "1", 60, 4], ["shuffle", "2", 70, 8],
+        ["shuffle", "3", 80, 12]]
+    clash = rows.copy()
+    clash.loc[(clash["system"] == "sys_b") & (clash["function"] == "shuffle") & (clash["segment_id"] == "2"), "alpha"] = 71
+    with pytest.raises(InputError, match="segment 2 of wmt under shuffle"):
+        system_free_points(clash)
+
+
+def test_panel_b_draws_alpha_once(scores: pd.DataFrame, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    drawn = []
+    original = plt.Axes.scatter
+
+    def recording_scatter(axis, x, y, *args, **kwargs):
+        drawn.append((axis, len(x)))
+        return original(axis, x, y, *args, **kwargs)
+
+    monkeypatch.setattr(plt.Axes, "scatter", recording_scatter)
+    plot_scores_vs_alpha_and_length(scores, SYSTEMS, "bleu", _figures(tmp_path, "scatter"))
+    counts = [(axis.get_title()[:3], count) for axis, count in drawn]  # titles are set after the points
+    assert [count for title, count in counts if title == "(b)"] == [5]  # one layer, a point per (function, segment)
+    assert [count for title, count in counts if title == "(a)"] == [5, 5]  # a layer per system elsewhere
 
 
 def test_figures_are_written_and_pdfs_are_deterministic(scores, means, tmp_path: Path) -> None:

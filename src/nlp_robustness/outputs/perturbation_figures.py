@@ -23,6 +23,7 @@ import pandas as pd
 from matplotlib.patches import Patch
 from scipy.stats import spearmanr
 
+from nlp_robustness.errors import InputError
 from nlp_robustness.display_names import MISSING, WORD_ORDER_CATEGORY_NAMES, metric_name
 from nlp_robustness.outputs.figures import grid, panel_grid, plt, save_figure
 from nlp_robustness.outputs.perturbation_tables import order_by_category
@@ -33,6 +34,7 @@ __all__ = [
     "plot_scores_vs_alpha_and_length",
     "plot_function_similarity",
     "spearman",
+    "system_free_points",
 ]
 
 #: Colour of each perturbation category (an unknown category is grey).
@@ -219,6 +221,30 @@ SCATTER_PANELS = (
 )
 
 
+#: The panels whose quantities do not depend on the system: drawn once, from one point per (function, segment).
+SYSTEM_FREE_PANELS = frozenset({("alpha", "source_length")})
+_SEGMENT_KEYS = ["function", "testset", "segment_id"]
+
+
+def system_free_points(rows: pd.DataFrame) -> pd.DataFrame:
+    """One row per (function, test set, segment) of ``rows`` (one metric, any number of systems): alpha and
+    the source length depend on the perturbed source only, not on the system that translated it.
+
+    Raises:
+        InputError: Two systems have different alpha or source length for the same segment and function
+            (their pair-score tables were not computed from the same perturbed test set).
+    """
+    columns = [*_SEGMENT_KEYS, "alpha", "source_length"]
+    distinct = rows[columns].drop_duplicates()
+    if distinct.duplicated(_SEGMENT_KEYS).any():
+        clash = distinct[distinct.duplicated(_SEGMENT_KEYS, keep=False)].iloc[0]
+        raise InputError(
+            f"pair scores: the systems disagree on alpha or source length of segment {clash['segment_id']} of "
+            f"{clash['testset']} under {clash['function']}: their perturbed test sets differ"
+        )
+    return distinct.sort_values(_SEGMENT_KEYS, kind="mergesort").reset_index(drop=True)
+
+
 def plot_scores_vs_alpha_and_length(
     scores: pd.DataFrame,
     systems: Sequence[str],
@@ -228,13 +254,20 @@ def plot_scores_vs_alpha_and_length(
     """Figures 7 and 11 analogs: one point per (segment, function) of each system, all functions pooled,
     in six panels (y vs x): beta1 vs beta2, alpha vs source length, beta1 and beta2 vs source length,
     beta1 and beta2 vs alpha. Each system's Spearman rho is in the panel legend (NaN when a side is
-    constant). Points are drawn without jitter; scatter layers are rasterised in the PDF."""
+    constant). Panel (b) does not depend on the system: it has one point per (function, segment)
+    (:func:`system_free_points`) and one rho. Points are drawn without jitter; scatter layers are
+    rasterised in the PDF."""
     name = metric_name(metric)
     rows = _metric_rows(scores, metric)
     figure, axes = panel_grid(2, 3, (15, 9), constrained_layout=True)
     colours = plt.get_cmap("tab10")
     for axis, (y, x, title) in zip(axes.ravel(), SCATTER_PANELS):
-        for index, system in enumerate(systems):
+        if (y, x) in SYSTEM_FREE_PANELS:
+            points = system_free_points(rows)
+            rho = spearman(points[x], points[y])
+            axis.scatter(points[x], points[y], s=6, alpha=0.35, color="0.3", linewidths=0, rasterized=True,
+                         label=rf"every system ($\rho$ = {rho:.2f}, n = {len(points)})")
+        for index, system in enumerate(systems if (y, x) not in SYSTEM_FREE_PANELS else ()):
             points = rows[rows["system"] == system]
             rho = spearman(points[x], points[y])
             axis.scatter(points[x], points[y], s=6, alpha=0.35, color=colours(index % 10), linewidths=0,
