@@ -82,7 +82,7 @@ def pair_score_job(wildcards):
         "testset_scores": {testset: mt_score_files(wildcards.system)[testset] for testset in spec["testsets"]},
         "metrics": PERTURBATION_METRICS,
         # beta2's BLEU tokenizer: the one beta1 was scored with (every part of a family shares it).
-        "bleu_tokenize": BLEU_TOKENIZERS[derived_testset(wildcards.family, wildcards.function, parts(spec)[0])],
+        "bleu_tokenize": BLEU_TOKENIZERS[derived_testset(wildcards.family, wildcards.function, next(iter(parts(spec))))],
     }
 
 
