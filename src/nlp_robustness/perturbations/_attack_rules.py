@@ -82,8 +82,8 @@ def intrude_edit(piece: str, p: float, symbols: Sequence[str], rng: np.random.Ge
     alphanumeric = [i for i, character in enumerate(piece) if character.isalnum()]
     first, gaps = alphanumeric[0], alphanumeric[-1] - alphanumeric[0]
     symbol = symbols[int(rng.integers(len(symbols)))]
-    weights = (1 - p) ** np.arange(gaps)
-    opening = int(rng.choice(gaps, p=weights / weights.sum()))
+    cumulative = np.cumsum((1 - p) ** np.arange(gaps))
+    opening = min(int(np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right")), gaps - 1)
     chosen = [opening, *(opening + 1 + np.flatnonzero(rng.random(gaps - opening - 1) < p)).tolist()]
     cuts = [0, *(first + 1 + gap for gap in chosen), len(piece)]
     return symbol.join(piece[start:end] for start, end in zip(cuts, cuts[1:]))
