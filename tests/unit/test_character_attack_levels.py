@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections import Counter
 import string
 
 import numpy as np
@@ -169,3 +170,17 @@ def test_the_rate_table_reports_the_unit_rate_beside_word_and_character_rates():
     assert disemvowel["word_rate"] == pytest.approx(2 / 4)
     plain = attacked_source_rates(derived, attacks.attack_rate, attacks.parse_instance)
     assert list(plain.columns) == ["function", "attack", "p", "segments", "word_rate", "character_rate"]
+
+
+@pytest.mark.parametrize("p", LEVELS)
+def test_an_intruded_word_has_each_gap_with_probability_p_given_at_least_one(p):
+    """Zeroe redraws a word its intruders left unchanged: the symbols in a word of g gaps follow a
+    binomial(g, p) given at least one, mean g p / (1 - (1 - p)^g), and no gap is favoured."""
+    rng, gaps, draws = np.random.default_rng(5), 8, 4000
+    results = [attacks.attack_text("intrude", "agreement", p, {"symbols": ["#"]}, rng, context())
+               for _ in range(int(draws / p))]
+    attacked_words = [r for r in results if r != "agreement"]
+    counts = np.array([r.count("#") for r in attacked_words])
+    assert counts.min() >= 1 and abs(counts.mean() - gaps * p / (1 - (1 - p) ** gaps)) < 0.1
+    per_gap = Counter(len(r[:i].replace("#", "")) - 1 for r in attacked_words for i, c in enumerate(r) if c == "#")
+    assert max(per_gap.values()) / min(per_gap.values()) < 1.25 and len(per_gap) == gaps
