@@ -10,7 +10,8 @@ It takes the first --segments references of a WMT'19 to-English test set of the 
 * attacking -- a pass over the sample at level --level (default 0.3) with the resources loaded.
 
 Each attack's warm pass is printed as segments and characters per second and as a ratio to the fastest
-attack, beside the achieved rate (attacked units / eligible units, changed characters / characters).
+attack, beside the achieved rate (changed / eligible units: words, or letters for visual; changed
+characters / characters).
 Timings are the best of --repeats runs; no time is asserted.
 
     .venv/bin/python benchmarks/bench_character_attacks.py [--segments N] [--level P] [--repeats R]
@@ -31,8 +32,8 @@ from nlp_robustness.perturbations.character_attacks import (
     AttackResources,
     attack_rate,
     attack_text,
-    eligible_units,
     load_context,
+    unit_rate as measure_units,
 )
 
 REPOSITORY = Path(__file__).resolve().parent.parent
@@ -79,11 +80,10 @@ def main(argv: list[str] | None = None) -> int:
             return attack_all(attack, settings, texts, level, seed, context)  # noqa: B023
 
         seconds, attacked = best_time(run, repeats)
-        units = sum(eligible_units(attack, text, context, settings) for text in texts)
+        units = [measure_units(attack, text, result, context, settings) for text, result in zip(texts, attacked)]
         rates = [attack_rate(text, result) for text, result in zip(texts, attacked)]
-        changed_units = _attacked_units(attack, texts, attacked, rates)
         char_rate = sum(rate.characters_changed for rate in rates) / sum(rate.characters for rate in rates)
-        rows.append((label, cold, seconds, changed_units / units, char_rate))
+        rows.append((label, cold, seconds, sum(u.units_changed for u in units) / sum(u.units for u in units), char_rate))
 
     fastest = min(row[2] for row in rows)
     print(f"sample: first {len(texts)} references of newstest2019-{arguments.pair} ({characters:,} non-space characters); "
@@ -95,17 +95,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{label:<22}{cold:>13.2f}{seconds:>9.3f}{len(texts) / seconds:>12,.0f}{characters / seconds:>12,.0f}"
               f"{seconds / fastest:>7.1f}{unit_rate:>11.3f}{char_rate:>11.3f}")
     print("(first pass: fresh resources, loading included; ratio: pass time to the fastest attack's; unit rate:\n"
-          " attacked units / eligible units, to compare with p; char rate: Levenshtein changes / characters)")
+          " changed / eligible units (words; visual: letters), to compare with p; char rate: Levenshtein changes / characters)")
     return 0
-
-
-def _attacked_units(attack: str, texts: list[str], attacked: list[str], rates: list) -> int:
-    """Units attacked: inserted characters (intrude), changed words (disemvowel, phonetic), changed characters."""
-    if attack == "intrude":
-        return sum(len(result) - len(text) for text, result in zip(texts, attacked))
-    if attack in ("disemvowel", "phonetic"):
-        return sum(rate.words_changed for rate in rates)
-    return sum(rate.characters_changed for rate in rates)
 
 
 if __name__ == "__main__":

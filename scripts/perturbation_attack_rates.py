@@ -1,4 +1,5 @@
-"""Achieved attack rates of a family's attacked sources (share of words and of characters changed), per function."""
+"""Achieved attack rates of a family's attacked sources, per function: the share of the attack's own eligible units
+changed (families with ``unit_rate``: words, or letters for visual), and of all words and characters changed."""
 
 import logging
 import sys
@@ -18,10 +19,12 @@ derived = {
     function: pd.concat([read_table(path, ["original_source", "source"], "perturbed test set") for path in paths], ignore_index=True)
     for function, paths in job["derived"].items()
 }
-rates = attacked_source_rates(derived, module.attack_rate, module.parse_instance)
+rates = attacked_source_rates(derived, module.attack_rate, module.parse_instance, getattr(module, "unit_rate", None))
 with atomic_write(snakemake.output.csv) as handle:
     rates.to_csv(handle, index=False)
 with atomic_write(snakemake.output.markdown) as handle:
-    handle.write(frame_markdown(rates, f"Achieved attack rates on the sampled sources ({snakemake.wildcards.family}): share of words "
-                                       "and of characters changed (Levenshtein, word by word), per attack and level p"))
+    handle.write(frame_markdown(rates, f"Achieved attack rates on the sampled sources ({snakemake.wildcards.family}), per attack and level p: "
+                                       "unit_rate, the share of the eligible units (unit: words, or letters for visual) changed, "
+                                       "which p sets; word_rate and character_rate, the share of all words and of all characters "
+                                       "changed (Levenshtein, word by word)"))
 logging.info("\n%s", rates.to_string())

@@ -273,18 +273,28 @@ def plot_tau_by_layer(tau_by_layer: pd.DataFrame, png: str, pdf: str) -> None:
     _attack_panels(_with_clean(average, "tau", ["layer"]), draw, "BERTScore DARR tau (pair average)", 4, png, pdf)
 
 
-def attacked_source_rates(derived: Mapping[str, pd.DataFrame], rate: Callable[[str, str], Any], attack_level: Callable[[str], tuple[str, float]]) -> pd.DataFrame:
+def attacked_source_rates(derived: Mapping[str, pd.DataFrame], rate: Callable[[str, str], Any], attack_level: Callable[[str], tuple[str, float]],
+                          unit_rate: Callable[[str, str, str], Any] | None = None) -> pd.DataFrame:
     """Achieved rates of a family's attacked sources, one row per function (``derived``: function -> its
     perturbed test sets' rows, with ``original_source`` and ``source``): ``function, attack, p, segments,
-    word_rate, character_rate``, summed over segments as :func:`attack_rate_table` does for references."""
+    word_rate, character_rate``, summed over segments as :func:`attack_rate_table` does for references.
+    With ``unit_rate`` (``(attack, original, attacked)`` -> an object with ``unit``, ``units`` and
+    ``units_changed``: the share the level p sets, in the attack's own unit) also ``unit`` and
+    ``unit_rate`` (changed / eligible units, summed over segments) before ``word_rate``."""
     rows = []
     for function, table in derived.items():
-        rates = [rate(original, attacked) for original, attacked in zip(table["original_source"], table["source"])]
+        pairs = list(zip(table["original_source"], table["source"]))
+        rates = [rate(original, attacked) for original, attacked in pairs]
         attack, level = attack_level(function)
         words, characters = sum(r.words for r in rates), sum(r.characters for r in rates)
-        rows.append({
-            "function": function, "attack": attack, "p": level, "segments": len(rates),
-            "word_rate": sum(r.words_changed for r in rates) / words if words else float("nan"),
-            "character_rate": sum(r.characters_changed for r in rates) / characters if characters else float("nan"),
-        })
-    return pd.DataFrame(rows, columns=["function", "attack", "p", "segments", "word_rate", "character_rate"])
+        row = {"function": function, "attack": attack, "p": level, "segments": len(rates)}
+        if unit_rate is not None:
+            units = [unit_rate(attack, original, attacked) for original, attacked in pairs]
+            eligible = sum(u.units for u in units)
+            row["unit"] = units[0].unit if units else ""
+            row["unit_rate"] = sum(u.units_changed for u in units) / eligible if eligible else float("nan")
+        row["word_rate"] = sum(r.words_changed for r in rates) / words if words else float("nan")
+        row["character_rate"] = sum(r.characters_changed for r in rates) / characters if characters else float("nan")
+        rows.append(row)
+    unit_columns = ["unit", "unit_rate"] if unit_rate is not None else []
+    return pd.DataFrame(rows, columns=["function", "attack", "p", "segments", *unit_columns, "word_rate", "character_rate"])

@@ -106,7 +106,9 @@ class AttackResources:
                            vectors / np.where(norms == 0, 1, norms), candidates)
 
     def visual_neighbours(self, character: str, source: str, k: int) -> tuple[tuple[str, ...], np.ndarray | None]:
-        """The substitutes of ``character`` (none: not eligible) and their cosine similarities (VIPER)."""
+        """The non-ASCII substitutes of ``character`` (none: not eligible) and their cosine similarities
+        (VIPER: the non-ASCII ones among the ``k`` nearest, so at most ``k``). ASCII look-alikes ("l" -> "1",
+        "o" -> "0") are dropped: they read as a different ordinary character, not a disguised letter."""
         key = (character, source, k)
         if source not in ("viper", "confusables"):
             raise InputError(f"visual attack setting 'source' must be viper or confusables, got {source!r}")
@@ -124,18 +126,18 @@ class AttackResources:
         allowed[row] = False
         indices = np.flatnonzero(allowed)
         order = np.lexsort((indices, -similarities[indices]))[:k]  # most similar first, ties by file order
-        chosen = indices[order]
+        chosen = np.array([i for i in indices[order] if not embeddings.characters[i].isascii()], dtype=int)
         return tuple(embeddings.characters[i] for i in chosen), similarities[chosen]
 
 
 @functools.cache
 def _confusables(character: str) -> tuple[str, ...]:
-    """The single-character Unicode confusables of ``character`` (confusable_homoglyphs), in its order."""
+    """The non-ASCII single-character Unicode confusables of ``character`` (confusable_homoglyphs), in its order."""
     from confusable_homoglyphs import confusables
 
     found = confusables.is_confusable(character, greedy=True, preferred_aliases=[]) if not character.isspace() else False
     glyphs = [glyph["c"] for entry in found or () for glyph in entry["homoglyphs"]]
-    return tuple(dict.fromkeys(g for g in glyphs if insertable(g) and g != character))
+    return tuple(dict.fromkeys(g for g in glyphs if insertable(g) and not g.isascii() and g != character))
 
 
 @functools.cache
