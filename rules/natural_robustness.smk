@@ -9,6 +9,31 @@
 from nlp_robustness.outputs.report_sections import NATURAL as NATURAL_SECTION
 
 
+# The identity test sets share the perturbed test sets' path pattern (function "identity", a reserved name).
+ruleorder: natural_identity_testset > perturb_testset
+
+
+rule natural_identity_testset:
+    """A family part's sampled segments unperturbed, in the layout of its perturbed test sets: the originals
+    every perturbation is compared with, translated among the same neighbours (like with like)."""
+    input:
+        natural_identity_inputs,
+    output:
+        "results/testsets/perturbed/{family}/identity/{part}.tsv",
+    log:
+        "logs/natural_identity_testset/{family}/{part}.log",
+    params:
+        job=natural_identity_job,
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/natural_identity_testset.py"
+
+
 rule natural_review_records:
     """The reviews every classifier was tested on, as a test-set table (source = the document a classifier
     reads, reference = the label), a seeded nested sample per test domain."""
