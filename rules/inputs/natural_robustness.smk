@@ -1,6 +1,7 @@
 # Lookup tables and input functions of Natural Robustness (rules/natural_robustness.smk); included by rules/common.smk.
 
 from nlp_robustness.studies.natural_robustness import identity_testsets
+from nlp_robustness.studies.natural_robustness_controls import circular_pairs
 
 
 NATURAL = config.get("natural_robustness")
@@ -135,7 +136,7 @@ def natural_score_job(wildcards=None):
         "review_records": "results/natural_robustness/sentiment/records.tsv" if NATURAL_CLASSIFIERS else None,
         "responses": natural_response_files(),
         "types": NATURAL_TYPES, "sizes": NATURAL["sample_sizes"], "bootstrap": NATURAL["bootstrap"], "seed": NATURAL["seed"],
-        "interval": NATURAL["interval"],
+        "interval": NATURAL["interval"], "chrf_thresholds": NATURAL["chrf_thresholds"],
     }
 
 
@@ -165,12 +166,17 @@ def natural_table_job(wildcards=None):
         }
         for (perturbation_type, family), path in zip(NATURAL_TYPES.items(), natural_review_files().values())
     } if NATURAL_CLASSIFIERS else {}
-    return {"inputs": {"MT test sets": mt, **({"reviews": sentiment} if sentiment else {})}, "chrf_threshold": NATURAL["same_response"]["chrf_threshold"]}
+    return {
+        "inputs": {"MT test sets": mt, **({"reviews": sentiment} if sentiment else {})},
+        "chrf_threshold": NATURAL["same_response"]["chrf_threshold"],
+        "circular": circular_pairs(NATURAL_TYPES, FAMILIES, config["systems"]),
+    }
 
 
 def natural_table_inputs(wildcards):
     files = [files[key] for types in natural_table_job()["inputs"].values() for files in types.values() for key in ("derived", "status")]
-    return {"scores": "results/natural_robustness/scores.tsv", "inputs": _flatten(files)}
+    return {"scores": "results/natural_robustness/scores.tsv", "thresholds": "results/natural_robustness/chrf_thresholds.tsv",
+            "inputs": _flatten(files)}
 
 
 
@@ -183,5 +189,6 @@ def natural_robustness_outputs():
     tables, figures = "results/tables/natural_robustness", "results/figures/natural_robustness"
     outputs = [f"{tables}/scores.{extension}" for extension in ("csv", "md", "tex", "html")]
     outputs += [f"{tables}/perturbation_changes.{extension}" for extension in ("csv", "md", "html")]
+    outputs += [f"{tables}/chrf_thresholds.{extension}" for extension in ("csv", "md", "html")]
     outputs += expand(f"{figures}/{{figure}}.{{extension}}", figure=["scores"], extension=["png", "pdf"])
     return outputs
