@@ -174,3 +174,10 @@ def test_score_table_rows_and_cells(tmp_path) -> None:
     path = tmp_path / "responses.tsv"
     responses.to_csv(path, sep="\t", index=False)
     assert units({"natural": str(path)}, ["typos", "casing"], "sys", "chrf", {})["score"].tolist() == [100.0, 100.0, 100.0, 0.0]
+
+
+def test_identity_is_a_reserved_function_name() -> None:
+    reserved = config()
+    reserved["perturbations"]["families"]["natural"]["functions"]["identity"] = {}
+    with pytest.raises(InputError, match=r"perturbations\.families\.natural\.functions\.identity"):
+        complete_natural_robustness(reserved)
