@@ -1,7 +1,6 @@
 # Lookup tables and input functions of Natural Robustness (rules/natural_robustness.smk); included by rules/common.smk.
 
-from nlp_robustness.studies.natural_robustness import identity_testsets
-from nlp_robustness.studies.natural_robustness_controls import circular_pairs
+from nlp_robustness.studies.natural_robustness_controls import circular_pairs, identity_testsets
 
 
 NATURAL = config.get("natural_robustness")

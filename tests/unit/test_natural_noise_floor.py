@@ -21,13 +21,13 @@ from nlp_robustness.outputs.natural_robustness import (
     thresholds_markdown,
     thresholds_wide,
 )
-from nlp_robustness.studies.natural_robustness import (
+from nlp_robustness.studies.natural_robustness import mt_responses, natural_scores
+from nlp_robustness.studies.natural_robustness_controls import (
+    circular_pairs,
     identity_testset,
     identity_testsets,
-    mt_responses,
-    natural_scores,
+    threshold_scores,
 )
-from nlp_robustness.studies.natural_robustness_controls import circular_pairs, threshold_scores
 
 SAME = {"casefold": True, "punctuation": True, "chrf_threshold": 80}
 
@@ -89,7 +89,7 @@ def test_the_control_is_scored_beside_the_types_and_kept_out_of_the_pooled_score
     assert exact.loc["identity/natural", "family"] == "control" and exact.loc["identity/natural", "score"] == 0.5
 
 
-def _two_systems() -> pd.DataFrame:
+def _two_systems() -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
     records = pd.DataFrame({"record": ["t/1", "t/2", "t/3"], "part": "t", "item": ["1", "2", "3"]})
     responses = {}
     for system, control in (("apertium-en-es-fr", [True, False, True]), ("convs2s", [True, True, True])):

@@ -36,8 +36,8 @@ document the classifiers read (its fields joined by a line break).
 insert French subject pronouns, and whether this is the first sentence -- and the tagger's state across
 the blank-line boundary; of the first 100 newstest2014 segments, 16 translate differently alone and in a
 batch at the cat-fra stage, 3 at es-fr, none at eng-spa and eng-cat; :mod:`nlp_robustness.systems.apertium`). So the original of every record is translated in the *same layout* as its perturbed versions:
-each family part gets an **identity test set** (:func:`identity_testset`: the sampled records, original
-sources, in the order of the perturbed test sets, named :func:`identity_testsets`) that every system
+each family part gets an **identity test set** (:mod:`~nlp_robustness.studies.natural_robustness_controls`:
+the sampled records, original sources, in the order of the perturbed test sets) that every system
 translates through the same rules; a perturbation's response is compared with the record's translation
 there. The **identity control** (type ``identity/<family>``, :data:`CONTROL_PREFIX`) compares the same
 records translated in the whole-test-set layout with the identity layout: only the neighbours differ, so
@@ -60,7 +60,6 @@ import pandas as pd
 from nlp_robustness.data.testsets import TABLE_COLUMNS
 from nlp_robustness.errors import InputError
 from nlp_robustness.fileio import read_table
-from nlp_robustness.perturbations.configuration import derived_testset, parts
 from nlp_robustness.perturbations.derive import DERIVED_COLUMNS
 from nlp_robustness.sampling import RECORD_COLUMNS, record_order, sample_segments
 from nlp_robustness.statistics.engine import UNIT_COLUMNS
@@ -71,7 +70,7 @@ from nlp_robustness.statistics.natural_robustness import (
     same_exact,
 )
 
-__all__ = ["CONTROL_PREFIX", "IDENTITY", "identity_testset", "identity_testsets", "is_control", "crossed_units", "has_variance_components", "replicate_units", 
+__all__ = ["CONTROL_PREFIX", "IDENTITY", "is_control", "crossed_units", "has_variance_components", "replicate_units", 
     "CRITERIA", "MT_CRITERIA", "MT_RESPONSE_COLUMNS", "RECORD_COLUMNS", "SENTIMENT_RESPONSE_COLUMNS",
     "KINDS", "SCORE_COLUMNS", "complete_natural_robustness", "mt_records", "mt_responses", "natural_scores",
     "perturbation_types", "read_responses",
@@ -99,30 +98,6 @@ CONTROL_PREFIX = f"{IDENTITY}/"
 def is_control(types: pd.Series) -> pd.Series:
     """Which response rows are the identity control's (not a perturbation type)."""
     return types.astype(str).str.startswith(CONTROL_PREFIX)
-
-
-def identity_testsets(section: Mapping[str, Any] | None, families: Mapping[str, Mapping[str, Any]]) -> dict[str, list[str]]:
-    """Family -> the names of its identity test sets, one per part (none without a ``natural_robustness`` section)."""
-    if not section:
-        return {}
-    return {family: [derived_testset(family, IDENTITY, part) for part in parts(families[family])] for family in section["families"]}
-
-
-def identity_testset(samples: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
-    """The identity test set of one part (:data:`~nlp_robustness.perturbations.derive.DERIVED_COLUMNS`):
-    every sampled segment unperturbed, in the order a perturbed test set of the part lists its kept
-    segments (test set, then sample order), so each original is translated among the same neighbours as
-    its perturbed versions (``samples``: test set -> its sample table)."""
-    frames = [
-        pd.DataFrame({
-            "segment_id": table["segment_id"].astype(str).to_numpy(), "doc_id": table["doc_id"].astype(str).to_numpy(),
-            "source": table["source"].to_numpy(), "reference": table["reference"].to_numpy(), "testset": testset,
-            "original_source": table["source"].to_numpy(), "source_tokens": table["source"].to_numpy(),
-            "perturbed_reference": table["reference"].to_numpy(),
-        })
-        for testset, table in samples.items()
-    ]
-    return pd.concat(frames, ignore_index=True)[list(DERIVED_COLUMNS)]
 
 
 def record_id(part: pd.Series, item: pd.Series) -> pd.Series:

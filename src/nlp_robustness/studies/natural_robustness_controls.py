@@ -1,4 +1,9 @@
-"""Natural Robustness (paper 001): the chrF criterion's sensitivity and the circular (paraphrase, system) pairs.
+"""Natural Robustness (paper 001): identity test sets, the chrF criterion's sensitivity and the circular pairs.
+
+**Identity test sets.** :func:`identity_testset` writes a family part's sampled records unperturbed in the
+layout of its perturbed test sets; :func:`identity_testsets` names them (``perturbed/<family>/identity/<part>``).
+Every system translates them through the same rules as the perturbed sets, so each perturbation is compared
+with an original translated among the same neighbours (why: :mod:`nlp_robustness.studies.natural_robustness`).
 
 **Thresholds.** The ``chrf`` criterion counts a response as unchanged when the sentence chrF of the new
 translation against the original one is at least a threshold (``same_response.chrf_threshold``, 80 by
@@ -19,14 +24,40 @@ from typing import Any
 
 import pandas as pd
 
+from nlp_robustness.perturbations.configuration import derived_testset, parts
+from nlp_robustness.perturbations.derive import DERIVED_COLUMNS
 from nlp_robustness.perturbations.registry import family_module
 from nlp_robustness.statistics.natural_robustness import same_chrf
-from nlp_robustness.studies.natural_robustness import SCORE_COLUMNS, natural_scores
+from nlp_robustness.studies.natural_robustness import IDENTITY, SCORE_COLUMNS, natural_scores
 
-__all__ = ["THRESHOLD_COLUMNS", "circular_pairs", "round_trip_modes", "threshold_scores"]
+__all__ = ["THRESHOLD_COLUMNS", "circular_pairs", "identity_testset", "identity_testsets", "round_trip_modes", "threshold_scores"]
 
 #: Columns of the threshold table: the chrF threshold, then the score table's.
 THRESHOLD_COLUMNS = ("threshold", *SCORE_COLUMNS)
+
+
+def identity_testsets(section: Mapping[str, Any] | None, families: Mapping[str, Mapping[str, Any]]) -> dict[str, list[str]]:
+    """Family -> the names of its identity test sets, one per part (none without a ``natural_robustness`` section)."""
+    if not section:
+        return {}
+    return {family: [derived_testset(family, IDENTITY, part) for part in parts(families[family])] for family in section["families"]}
+
+
+def identity_testset(samples: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """The identity test set of one part (:data:`~nlp_robustness.perturbations.derive.DERIVED_COLUMNS`):
+    every sampled segment unperturbed, in the order a perturbed test set of the part lists its kept
+    segments (test set, then sample order), so each original is translated among the same neighbours as
+    its perturbed versions (``samples``: test set -> its sample table)."""
+    frames = [
+        pd.DataFrame({
+            "segment_id": table["segment_id"].astype(str).to_numpy(), "doc_id": table["doc_id"].astype(str).to_numpy(),
+            "source": table["source"].to_numpy(), "reference": table["reference"].to_numpy(), "testset": testset,
+            "original_source": table["source"].to_numpy(), "source_tokens": table["source"].to_numpy(),
+            "perturbed_reference": table["reference"].to_numpy(),
+        })
+        for testset, table in samples.items()
+    ]
+    return pd.concat(frames, ignore_index=True)[list(DERIVED_COLUMNS)]
 
 
 def round_trip_modes(functions: Mapping[str, Any], function: str, settings: Mapping[str, Any]) -> tuple[str, ...]:

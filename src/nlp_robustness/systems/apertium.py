@@ -23,8 +23,8 @@ Context (why a segment's translation depends on its neighbours, and the optional
     whose translation is dropped: every segment then starts from the state that sentence leaves, so its
     translation no longer depends on the neighbours' state that sentence overwrites, at the cost of one
     short extra sentence per segment. Measured on the same 100 segments: cat-fra 16 -> 0 differ, es-fr
-    3 -> 2 (one segment still depends on a segment three back: state that no short sentence sets; the
-    other is a reset-free difference of the stream start). Off by default: it changes the translations
+    3 -> 2 (those two still depend on segments further back, e.g. three back for "Ha habido algunas
+    equivocaciones": state that a short sentence does not set). Off by default: it changes the translations
     of every Apertium system (each segment is translated after the reset sentence instead of after its
     neighbour).
 
