@@ -20,10 +20,8 @@ import pytest
 from nlp_robustness.systems.apertium import (
     MAX_LEADING_FAILURES,
     ApertiumError,
-    RESET_SENTENCES,
     ApertiumReport,
     available_modes,
-    reset_sentence,
     normalise_segment,
     translate_with_apertium,
 )
@@ -87,28 +85,6 @@ def test_real_chain_keeps_alignment_with_per_segment_translations(newstest_en: l
     assert report.batches == 2 and report.failed_batches == 0
     assert report.fallback_segments == 0 and report.single_segments == 0
     assert [stage.segments for stage in report.stages] == [6, 6]
-
-
-@pytest.mark.apertium
-@needs_apertium
-def test_real_context_dependence_and_its_reset(newstest_en: list[str]) -> None:
-    # "There will be a change in how we pay these taxes." after its neighbour in the batch, and alone:
-    # cat-fra's transfer keeps state across segments ("Il y aura" / "Y aura", module docstring, Context).
-    segments, modes = newstest_en[13:16], ["eng-cat", "cat-fra"]
-    batch, _ = translate_with_apertium(segments, modes)
-    assert batch[2] != _alone(segments[2], modes)
-    reset, report = translate_with_apertium(segments, modes, context_reset=True)
-    alone = [translate_with_apertium([segment], modes, context_reset=True)[0][0] for segment in segments]
-    assert reset == alone  # with the reset sentence, no translation depends on its neighbours
-    assert report.batches == 2 and report.failed_batches == 0 and all(text.strip() for text in reset)
-    assert not any(RESET_SENTENCES["fra"] in text or "Il est ici" in text for text in reset)  # the reset is dropped
-
-
-def test_reset_sentences_cover_the_modes_of_the_workflow() -> None:
-    for mode in ("eng-spa", "es-fr", "eng-cat", "cat-fra", "spa-eng", "cat-eng", "en-gl", "gl-en", "en-eo", "eo-en"):
-        assert reset_sentence(mode).endswith(".")
-    with pytest.raises(InputError, match="no reset sentence for the source language 'xx'"):
-        reset_sentence("xx-en")
 
 
 @pytest.mark.apertium
@@ -391,18 +367,3 @@ def test_bad_arguments(tmp_path: Path) -> None:
         translate_with_apertium(["x"], "fake-a", apertium_command=command)
     with pytest.raises(InputError, match=r"segments\[1\]"):
         translate_with_apertium(["x", None], ["fake-a"], apertium_command=command)  # type: ignore[list-item]
-
-
-@pytest.mark.parametrize("lost", [0, 1, 3])
-def test_fake_crash_with_context_reset_keeps_alignment(tmp_path: Path, lost: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    from nlp_robustness.systems import apertium
-
-    monkeypatch.setitem(apertium.RESET_SENTENCES, "fake", "Reset here.")
-    command, log = _fake(tmp_path, lost=lost)
-    segments = _words("ok", 12)
-    segments[7] = "left half of POISON and the right half"
-    translations, report = translate_with_apertium(segments, ["fake-a"], apertium_command=command, context_reset=True)
-    assert [t for i, t in enumerate(translations) if i != 7] == [s.upper() for i, s in enumerate(segments) if i != 7]
-    assert translations[7] == "LEFT HALF OF AND THE RIGHT HALF"
-    assert _calls(log)[0] == ("fake-a", 24)  # a reset block before every segment
-    assert report.stages[0].fallback_indices == (7,)

@@ -8,26 +8,6 @@ Batching
     period that the re-formatter removes again), so no transfer rule spans two segments, and the
     blank line comes back as a separator in the output, which is split on it again.
 
-Context (why a segment's translation depends on its neighbours, and the optional reset)
-    The blank line stops transfer rules from spanning two segments, but not the *state* a stage keeps
-    from one sentence to the next: ``cat-fra``'s structural transfer (``apertium-fra-cat.cat-fra.t1x``)
-    keeps global variables -- ``genero``/``numero`` of the last noun phrase, used to insert a French
-    subject pronoun for a Catalan pro-drop verb ("Il"/"Ce"/none), ``inici`` (first sentence of the
-    stream) -- and rules that start with the previous sentence's end (``sent NP`` capitalises "Le
-    Nevada"); its tagger's choice also depends on the previous segment. Measured on the first 100
-    segments of newstest2014.en (each stage given the previous stage's batch output), final output of a
-    segment alone vs in the batch: eng-spa 0, es-fr 3, eng-cat 0, cat-fra 16 differ (first stage that
-    differs in cat-fra: transfer 15, tagger 4 of 19 intermediate differences; ``-z`` does not reset
-    the variables). With ``context_reset=True`` every segment is preceded by a short fixed sentence of
-    the mode's source language (:data:`RESET_SENTENCES`, "He is here.") in its own blank-line block,
-    whose translation is dropped: every segment then starts from the state that sentence leaves, so its
-    translation no longer depends on the neighbours' state that sentence overwrites, at the cost of one
-    short extra sentence per segment. Measured on the same 100 segments: cat-fra 16 -> 0 differ, es-fr
-    3 -> 2 (those two still depend on segments further back, e.g. three back for "Ha habido algunas
-    equivocaciones": state that a short sentence does not set). Off by default: it changes the translations
-    of every Apertium system (each segment is translated after the reset sentence instead of after its
-    neighbour).
-
 Input normalisation (documented behaviour, not an error)
     * Line breaks inside a segment (``\\n``, ``\\r\\n``, ``\\r`` and the other boundaries of
       :meth:`str.splitlines`) are replaced by single spaces: a blank line would otherwise split the
@@ -83,8 +63,6 @@ from typing import Any, Sequence
 from nlp_robustness.errors import InputError
 
 __all__ = [
-    "RESET_SENTENCES",
-    "reset_sentence",
     "MAX_LEADING_FAILURES",
     "MAX_SPLIT_DEPTH",
     "SEPARATOR",
@@ -106,33 +84,6 @@ MAX_SPLIT_DEPTH = 4
 #: A stage that has not translated a single segment when this many segments have failed even alone
 #: raises :class:`ApertiumError` instead of falling back segment by segment (a broken installation).
 MAX_LEADING_FAILURES = 3
-
-
-#: The sentence written before every segment with ``context_reset`` ("He is here."), by a mode's source
-#: language (the part of the mode name before its first "-": both ISO 639-1 and -3 codes occur).
-RESET_SENTENCES = {
-    "en": "He is here.", "eng": "He is here.",
-    "es": "Él está aquí.", "spa": "Él está aquí.",
-    "ca": "Ell és aquí.", "cat": "Ell és aquí.",
-    "fr": "Il est ici.", "fra": "Il est ici.",
-    "gl": "El está aquí.", "glg": "El está aquí.",
-    "eo": "Li estas ĉi tie.", "epo": "Li estas ĉi tie.",
-}
-
-
-def reset_sentence(mode: str) -> str:
-    """The reset sentence of ``mode``'s source language.
-
-    Raises:
-        InputError: No reset sentence for that language.
-    """
-    language = mode.split("-", 1)[0]
-    if language not in RESET_SENTENCES:
-        raise InputError(
-            f"context_reset: no reset sentence for the source language {language!r} of Apertium mode {mode!r} "
-            f"(known: {', '.join(sorted(RESET_SENTENCES))})"
-        )
-    return RESET_SENTENCES[language]
 
 
 class ApertiumError(RuntimeError):
@@ -306,18 +257,16 @@ class _Run:
 class _StageRunner:
     """Run one mode over batches and collect the statistics of a :class:`StageReport`."""
 
-    def __init__(self, command: str, mode: str, mark_unknown: bool, reset: str | None = None) -> None:
+    def __init__(self, command: str, mode: str, mark_unknown: bool) -> None:
         self.argv = [command, "-f", "txt"] + ([] if mark_unknown else ["-u"]) + [mode]
         self.mode = mode
-        self.reset = reset  # written (in its own block) before every segment; its translation is dropped
         self.processes = 0
         self.exit_statuses: dict[int, None] = {}
         self.stderr: dict[str, None] = {}
 
     def run(self, texts: Sequence[str]) -> _Run:
         """Translate ``texts`` (normalised, non-empty) in one process; never raises for Apertium failures."""
-        prefix = self.reset + SEPARATOR if self.reset else ""
-        payload = "".join(prefix + text + SEPARATOR for text in texts).encode("utf-8")
+        payload = "".join(text + SEPARATOR for text in texts).encode("utf-8")
         self.processes += 1
         try:
             process = subprocess.run(self.argv, input=payload, capture_output=True, check=False)
@@ -336,9 +285,6 @@ class _StageRunner:
         # Everything after the last separator is unterminated: empty for a complete output, a possibly
         # truncated segment otherwise.
         tail = pieces.pop()
-        if self.reset:
-            # (reset, segment) pairs: a crash after a reset block leaves an odd piece that is dropped
-            pieces = pieces[1::2]
         return _Run(
             segments=[normalise_segment(piece) for piece in pieces],
             terminated=tail == "",
@@ -386,11 +332,8 @@ def translate_stage(
     mode: str,
     mark_unknown: bool = False,
     apertium_command: str = "apertium",
-    context_reset: bool = False,
 ) -> tuple[list[str], StageReport]:
     """Translate ``texts`` with one Apertium mode, one batch process plus recovery (see module docstring).
-
-    ``context_reset``: write :func:`reset_sentence` before every segment (module docstring, Context).
 
     ``texts`` are normalised with :func:`normalise_segment`; empty and whitespace-only ones translate
     to ``""`` without being sent. The command and mode are *not* validated here (see
@@ -404,7 +347,7 @@ def translate_stage(
         ApertiumError: The mode translates nothing at all (see :data:`MAX_LEADING_FAILURES`).
     """
     started = time.perf_counter()
-    runner = _StageRunner(apertium_command, mode, mark_unknown, reset_sentence(mode) if context_reset else None)
+    runner = _StageRunner(apertium_command, mode, mark_unknown)
     normalised = [normalise_segment(text) for text in texts]
     translations = [""] * len(normalised)
     # Positions of the segments to send; the batches below work on this list.
@@ -508,7 +451,6 @@ def translate_with_apertium(
     modes: Sequence[str],
     mark_unknown: bool = False,
     apertium_command: str = "apertium",
-    context_reset: bool = False,
 ) -> tuple[list[str], ApertiumReport]:
     """Translate ``segments`` through the chain ``modes`` (e.g. ``["eng-cat", "cat-fra"]``).
 
@@ -520,8 +462,6 @@ def translate_with_apertium(
         modes: Apertium modes applied in order; each must be listed by ``apertium -l``.
         mark_unknown: Keep Apertium's ``*`` marks on unknown words (default: ``apertium -u``, no marks).
         apertium_command: The ``apertium`` executable (name on PATH or path).
-        context_reset: Precede every segment by its stage's reset sentence, so that no translation depends
-            on the neighbouring segments (module docstring, Context); off by default.
 
     Returns:
         The translations, aligned 1:1 with ``segments`` and free of line breaks, and a report with one
@@ -548,15 +488,11 @@ def translate_with_apertium(
             f"(available from {apertium_command!r} -l: {', '.join(sorted(known)) or 'none'})"
         )
     command = _resolve_command(apertium_command)
-    if context_reset:
-        for mode in modes:
-            reset_sentence(mode)  # fail before translating anything
     current = [normalise_segment(segment) for segment in segments]
     empty = sum(1 for segment in current if not segment.strip())
     stages: list[StageReport] = []
     for mode in modes:
-        current, stage = translate_stage(current, mode, mark_unknown=mark_unknown, apertium_command=command,
-                                         context_reset=context_reset)
+        current, stage = translate_stage(current, mode, mark_unknown=mark_unknown, apertium_command=command)
         stages.append(stage)
     report = ApertiumReport(
         modes=modes,
