@@ -9,6 +9,31 @@
 from nlp_robustness.outputs.report_sections import NATURAL as NATURAL_SECTION
 
 
+# The identity test sets share the perturbed test sets' path pattern (function "identity", a reserved name).
+ruleorder: natural_identity_testset > perturb_testset
+
+
+rule natural_identity_testset:
+    """A family part's sampled segments unperturbed, in the layout of its perturbed test sets: the originals
+    every perturbation is compared with, translated among the same neighbours (like with like)."""
+    input:
+        natural_identity_inputs,
+    output:
+        "results/testsets/perturbed/{family}/identity/{part}.tsv",
+    log:
+        "logs/natural_identity_testset/{family}/{part}.log",
+    params:
+        job=natural_identity_job,
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/natural_identity_testset.py"
+
+
 rule natural_review_records:
     """The reviews every classifier was tested on, as a test-set table (source = the document a classifier
     reads, reference = the label), a seeded nested sample per test domain."""
@@ -115,12 +140,14 @@ rule natural_responses_sentiment_model:
 
 rule natural_robustness_scores:
     """The Natural Robustness score (share unchanged, 1.0 = robust) of every system and classifier, per
-    perturbation type and overall, on every record sample, with binomial intervals (the pooled share's on its
-    perturbations over the records' design effect)."""
+    perturbation type and overall, and its identity control, on every record sample, with binomial intervals
+    (the pooled share's on its perturbations over the records' design effect); and the MT systems' chrF
+    criterion at every threshold of chrf_thresholds."""
     input:
         unpack(natural_score_inputs),
     output:
-        "results/natural_robustness/scores.tsv",
+        scores="results/natural_robustness/scores.tsv",
+        thresholds="results/natural_robustness/chrf_thresholds.tsv",
     log:
         "logs/natural_robustness_scores.log",
     params:
@@ -136,8 +163,9 @@ rule natural_robustness_scores:
 
 
 rule natural_robustness_tables:
-    """The scores per system and perturbation type (each record sample side by side), and how much each
-    perturbation type changed its inputs (share perturbed, chrF of the perturbed input to the original)."""
+    """The scores per system and perturbation type (each record sample side by side) with each system's noise
+    floor, the chrF criterion's scores against its threshold, and how much each perturbation type changed its
+    inputs (share perturbed, rejected by the meaning check, chrF of the perturbed input to the original)."""
     input:
         unpack(natural_table_inputs),
     output:
@@ -154,6 +182,12 @@ rule natural_robustness_tables:
             caption="../report/natural_robustness_changes.rst", category=NATURAL_SECTION, subcategory="perturbation changes",
         ),
         changes_markdown="results/tables/natural_robustness/perturbation_changes.md",
+        thresholds="results/tables/natural_robustness/chrf_thresholds.csv",
+        thresholds_html=report(
+            "results/tables/natural_robustness/chrf_thresholds.html",
+            caption="../report/natural_robustness_thresholds.rst", category=NATURAL_SECTION, subcategory="scores",
+        ),
+        thresholds_markdown="results/tables/natural_robustness/chrf_thresholds.md",
     log:
         "logs/natural_robustness_tables.log",
     params:

@@ -13,7 +13,8 @@ TESTSET_DATASETS = {name: spec["dataset"] for name, spec in config["testsets"].i
 SYSTEM_CONTEXT = SystemContext(MANIFEST, DOWNLOAD_DIR, MAX_SEGMENTS, frozenset(DERIVED_TESTSETS), TESTSET_DATASETS)
 # Families whose perturbed test sets a system of a batching kind translates in one job.
 FAMILY_TRANSLATION_JOBS = {
-    family: derived_testsets(family, spec) for family, spec in FAMILIES.items() if spec["translation_jobs"] == "per_family"
+    family: derived_testsets(family, spec) + NATURAL_IDENTITY.get(family, [])  # + its identity sets (natural_robustness)
+    for family, spec in FAMILIES.items() if spec["translation_jobs"] == "per_family"
 }
 TRANSLATION_JOBS = TranslationJobs(config["systems"], SYSTEM_CONTEXT, FAMILY_TRANSLATION_JOBS)
 

@@ -24,6 +24,14 @@ derived = {
 testsets = {
     testset: (read_testset_table(files["table"]), read_plain_lines(files["translations"])) for testset, files in job["testsets"].items()
 }
-responses = mt_responses(derived, testsets, job["same_response"], where=f"natural robustness of {snakemake.wildcards.system}")
+identity = {
+    family: (
+        pd.concat([read_table(path, DERIVED_COLUMNS, "identity test set") for path in files["tables"]], ignore_index=True),
+        [line for path in files["translations"] for line in read_plain_lines(path)],
+    )
+    for family, files in job["identity"].items()
+}
+responses = mt_responses(derived, testsets, job["same_response"], where=f"natural robustness of {snakemake.wildcards.system}",
+                         identity=identity, types=job["types"])
 write_table(responses, snakemake.output[0], MT_RESPONSE_COLUMNS)
 logging.info("share unchanged per type:\n%s", responses.groupby("type", sort=False)[["same_exact", "same_chrf"]].mean().to_string())

@@ -1,5 +1,7 @@
 """The Natural Robustness score (share of perturbations leaving the response unchanged; 1.0 = robust) of every
-system and classifier, per perturbation type and overall, on every record sample, with intervals (binomial; pooled: on an effective number of perturbations)."""
+system and classifier, per perturbation type and overall, and its identity control (noise floor), on every record sample,
+with intervals (binomial; pooled: on an effective number of perturbations); and the MT systems' chrF criterion at every
+threshold of chrf_thresholds."""
 
 import logging
 import sys
@@ -19,6 +21,7 @@ from nlp_robustness.studies.natural_robustness import (  # noqa: E402
     read_responses,
     record_id,
 )
+from nlp_robustness.studies.natural_robustness_controls import THRESHOLD_COLUMNS, threshold_scores  # noqa: E402
 
 job = snakemake.params.job
 records = {"mt": mt_records([(testset, read_testset_table(path)) for testset, path in job["mt_samples"]])}
@@ -30,6 +33,9 @@ if job["review_records"] is not None:
 responses = {kind: {row: read_responses(path) for row, path in rows.items()} for kind, rows in job["responses"].items()}
 scores = natural_scores(records, responses, job["types"], job["sizes"], job["bootstrap"], job["seed"], job["interval"])
 # a type that no sampled record kept has no score: an empty field, as the engine writes a COV without a value
-write_table(scores.astype(object).where(scores.notna(), ""), snakemake.output[0], SCORE_COLUMNS)
-overall = scores[scores["type"] == "all"]
-logging.info("\n%s", overall[["responder", "criterion", "sample", "records", "score", "ci_low", "ci_high"]].to_string(index=False))
+write_table(scores.astype(object).where(scores.notna(), ""), snakemake.output.scores, SCORE_COLUMNS)
+thresholds = threshold_scores({"mt": records["mt"]}, responses["mt"], job["types"], job["chrf_thresholds"], job["sizes"],
+                              job["bootstrap"], job["seed"], job["interval"])
+write_table(thresholds.astype(object).where(thresholds.notna(), ""), snakemake.output.thresholds, THRESHOLD_COLUMNS)
+overall = scores[(scores["type"] == "all") | (scores["family"] == "control")]
+logging.info("\n%s", overall[["responder", "criterion", "sample", "type", "records", "score", "ci_low", "ci_high"]].to_string(index=False))

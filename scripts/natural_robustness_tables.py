@@ -10,27 +10,40 @@ from nlp_robustness.fileio import atomic_write  # noqa: E402
 from nlp_robustness.outputs.table_writer import write_html_table  # noqa: E402
 from nlp_robustness.outputs.natural_robustness import (  # noqa: E402
     changes_markdown,
+    changes_with_circular,
     perturbation_changes,
     read_scores,
+    read_thresholds,
     scores_latex,
     scores_markdown,
+    thresholds_markdown,
+    thresholds_wide,
+    with_circular,
 )
 
 job = snakemake.params.job
 scores = read_scores(snakemake.input.scores)
-changes = perturbation_changes(job["inputs"])
-threshold = job["chrf_threshold"]
+threshold, circular = job["chrf_threshold"], job["circular"]
+changes = changes_with_circular(perturbation_changes(job["inputs"]), circular)
+thresholds = read_thresholds(snakemake.input.thresholds)
 for path, text in (
-    (snakemake.output.scores, scores.to_csv(index=False, lineterminator="\n")),
-    (snakemake.output.scores_markdown, scores_markdown(scores, threshold)),
-    (snakemake.output.scores_latex, scores_latex(scores, threshold)),
+    (snakemake.output.scores, with_circular(scores, circular).to_csv(index=False, lineterminator="\n")),
+    (snakemake.output.scores_markdown, scores_markdown(scores, threshold, circular)),
+    (snakemake.output.scores_latex, scores_latex(scores, threshold, circular)),
+    (snakemake.output.thresholds, with_circular(thresholds, circular).to_csv(index=False, lineterminator="\n")),
+    (snakemake.output.thresholds_markdown, thresholds_markdown(thresholds, circular)),
     (snakemake.output.changes, changes.to_csv(index=False, lineterminator="\n")),
     (snakemake.output.changes_markdown, changes_markdown(changes)),
 ):
     with atomic_write(path) as handle:
         handle.write(text)
-write_html_table(scores, snakemake.output.scores_html,
-                 "Natural Robustness: share of perturbations leaving the response unchanged (1.0 = robust)")
+write_html_table(with_circular(scores, circular), snakemake.output.scores_html,
+                 "Natural Robustness: share of perturbations leaving the response unchanged (1.0 = robust); type "
+                 "identity/<family>: the identity control (noise floor = 1 - score); circular: a round trip through an "
+                 "Apertium mode the system uses")
+write_html_table(thresholds_wide(thresholds, circular).reset_index(), snakemake.output.thresholds_html,
+                 "Natural Robustness (chrF criterion) against its threshold, with each system's noise floor; "
+                 "\u2020 circular pair (round trip through an Apertium mode the system uses)")
 write_html_table(changes, snakemake.output.changes_html,
                  "What each perturbation type changed in its inputs (chrF and Levenshtein similarity, 100 = unchanged)")
 logging.info("\n%s", changes.to_string(index=False))

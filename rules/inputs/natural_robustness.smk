@@ -1,10 +1,17 @@
 # Lookup tables and input functions of Natural Robustness (rules/natural_robustness.smk); included by rules/common.smk.
 
+from nlp_robustness.studies.natural_robustness_controls import circular_pairs, identity_testsets
+
 
 NATURAL = config.get("natural_robustness")
 NATURAL_TYPES = perturbation_types(NATURAL, FAMILIES) if NATURAL else {}  # type -> family
 NATURAL_SYSTEMS = list(NATURAL["systems"]) if NATURAL else []
 NATURAL_CLASSIFIERS = SENTIMENT_ROWS if NATURAL else []  # TF-IDF classifiers, then Hugging Face models
+# Family -> its identity test sets (perturbed/<family>/identity/<part>: the sampled originals in the layout of the
+# perturbed test sets), translated like them (rules/translate.smk adds them to the family's job) so responses
+# are compared like with like; nlp_robustness.studies.natural_robustness says why.
+NATURAL_IDENTITY = identity_testsets(NATURAL, FAMILIES)
+DERIVED_TESTSETS += [name for names in NATURAL_IDENTITY.values() for name in names]
 
 
 def natural_review_files():
@@ -62,13 +69,29 @@ def natural_mt_response_job(wildcards):
     testsets = list(dict.fromkeys(testset for family in NATURAL["families"] for testset in FAMILIES[family]["testsets"]))
     return {
         "derived": derived,
+        "identity": {
+            family: {"tables": [f"results/testsets/{name}.tsv" for name in names],
+                     "translations": [f"results/translations/{system}/{name}.txt" for name in names]}
+            for family, names in NATURAL_IDENTITY.items()
+        },
+        "types": NATURAL_TYPES,
         "testsets": {testset: {"table": f"results/testsets/{testset}.tsv", "translations": f"results/translations/{system}/{testset}.txt"} for testset in testsets},
         "same_response": NATURAL["same_response"],
     }
 
 
 def natural_mt_response_inputs(wildcards):
-    return _flatten({key: value for key, value in natural_mt_response_job(wildcards).items() if key != "same_response"})
+    return _flatten({key: value for key, value in natural_mt_response_job(wildcards).items() if key not in ("same_response", "types")})
+
+
+def natural_identity_job(wildcards):
+    """The samples of one part of a family, in the order its perturbed test sets list them."""
+    return {"samples": {testset: f"results/perturbations/{wildcards.family}/samples/{testset}.tsv"
+                        for testset in parts(FAMILIES[wildcards.family])[wildcards.part]}}
+
+
+def natural_identity_inputs(wildcards):
+    return list(natural_identity_job(wildcards)["samples"].values())
 
 
 def natural_sentiment_response_job(wildcards):
@@ -112,7 +135,7 @@ def natural_score_job(wildcards=None):
         "review_records": "results/natural_robustness/sentiment/records.tsv" if NATURAL_CLASSIFIERS else None,
         "responses": natural_response_files(),
         "types": NATURAL_TYPES, "sizes": NATURAL["sample_sizes"], "bootstrap": NATURAL["bootstrap"], "seed": NATURAL["seed"],
-        "interval": NATURAL["interval"],
+        "interval": NATURAL["interval"], "chrf_thresholds": NATURAL["chrf_thresholds"],
     }
 
 
@@ -142,12 +165,17 @@ def natural_table_job(wildcards=None):
         }
         for (perturbation_type, family), path in zip(NATURAL_TYPES.items(), natural_review_files().values())
     } if NATURAL_CLASSIFIERS else {}
-    return {"inputs": {"MT test sets": mt, **({"reviews": sentiment} if sentiment else {})}, "chrf_threshold": NATURAL["same_response"]["chrf_threshold"]}
+    return {
+        "inputs": {"MT test sets": mt, **({"reviews": sentiment} if sentiment else {})},
+        "chrf_threshold": NATURAL["same_response"]["chrf_threshold"],
+        "circular": circular_pairs(NATURAL_TYPES, FAMILIES, config["systems"]),
+    }
 
 
 def natural_table_inputs(wildcards):
     files = [files[key] for types in natural_table_job()["inputs"].values() for files in types.values() for key in ("derived", "status")]
-    return {"scores": "results/natural_robustness/scores.tsv", "inputs": _flatten(files)}
+    return {"scores": "results/natural_robustness/scores.tsv", "thresholds": "results/natural_robustness/chrf_thresholds.tsv",
+            "inputs": _flatten(files)}
 
 
 
@@ -160,5 +188,6 @@ def natural_robustness_outputs():
     tables, figures = "results/tables/natural_robustness", "results/figures/natural_robustness"
     outputs = [f"{tables}/scores.{extension}" for extension in ("csv", "md", "tex", "html")]
     outputs += [f"{tables}/perturbation_changes.{extension}" for extension in ("csv", "md", "html")]
+    outputs += [f"{tables}/chrf_thresholds.{extension}" for extension in ("csv", "md", "html")]
     outputs += expand(f"{figures}/{{figure}}.{{extension}}", figure=["scores"], extension=["png", "pdf"])
     return outputs

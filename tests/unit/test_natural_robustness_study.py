@@ -140,9 +140,10 @@ def test_sentiment_responses_and_engine_units() -> None:
     perturbed = pd.DataFrame({"testset": ["dvd", "books"], "segment_id": ["2", "1"], "source": ["good!", "gud"]})
     predict = lambda documents: np.array([int(text.startswith("good")) for text in documents])  # noqa: E731
     responses = sentiment_responses(predict, records, {"typos": perturbed})
-    assert responses["record"].tolist() == ["dvd/2", "books/1"]
-    assert responses["same_label"].tolist() == [False, False]
-    assert responses["original_label"].tolist() == [0, 1]
+    assert responses["record"].tolist() == ["dvd/2", "books/1", "books/1", "dvd/2"]
+    assert responses["type"].tolist() == ["typos", "typos", "identity/reviews", "identity/reviews"]
+    assert responses["same_label"].tolist() == [False, False, True, True]  # the control: a deterministic classifier
+    assert responses["original_label"].tolist() == [0, 1, 1, 0]
 
 
 def test_score_table_rows_and_cells(tmp_path) -> None:
@@ -173,3 +174,10 @@ def test_score_table_rows_and_cells(tmp_path) -> None:
     path = tmp_path / "responses.tsv"
     responses.to_csv(path, sep="\t", index=False)
     assert units({"natural": str(path)}, ["typos", "casing"], "sys", "chrf", {})["score"].tolist() == [100.0, 100.0, 100.0, 0.0]
+
+
+def test_identity_is_a_reserved_function_name() -> None:
+    reserved = config()
+    reserved["perturbations"]["families"]["natural"]["functions"]["identity"] = {}
+    with pytest.raises(InputError, match=r"perturbations\.families\.natural\.functions\.identity"):
+        complete_natural_robustness(reserved)

@@ -116,11 +116,11 @@ def test_small_frame_and_summary_goldens(tmp_path) -> None:
 
 def test_natural_changes_golden() -> None:
     changes = pd.DataFrame([{"inputs": "reviews", "family": "natural", "type": "typos", "sampled": 10, "perturbed": 8,
-                             "skipped": 2, "share_perturbed": 0.8, "chrf_to_input": 91.25,
+                             "skipped": 2, "share_perturbed": 0.8, "rejected_by_meaning_check": 0.1, "chrf_to_input": 91.25,
                              "levenshtein_similarity_to_input": math.nan}])
     assert changes_markdown(changes).startswith(
-        "| inputs | family | type | sampled | perturbed | skipped | chrF to input | Levenshtein similarity |\n"
-        "|---|---|---|---:|---:|---:|---:|---:|\n| reviews | natural | typos | 10 | 8 | 2 | 91.2 | \u2013 |\n\nHow much")
+        "| inputs | family | type | sampled | perturbed | skipped | rejected by meaning check | chrF to input | Levenshtein similarity |\n"
+        "|---|---|---|---:|---:|---:|---:|---:|---:|\n| reviews | natural | typos | 10 | 8 | 2 | 0.10 | 91.2 | \u2013 |\n\nHow much")
 
 
 def test_display_names_are_one_registry() -> None:

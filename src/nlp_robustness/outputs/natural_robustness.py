@@ -4,12 +4,19 @@ perturbations changed.
 Every caption says what the score is: the share of perturbations that leave the response **unchanged**,
 so **1.0 = robust** (paper 001's page defines the share *causing different* responses while saying that
 1.0 means robust; we compute the share that fits its reading of the scale).
+
+Every score table shows, for every system and classifier, the **noise floor** next to the scores: the
+instability (1 - share unchanged) of its identity control, unperturbed inputs translated in the
+whole-test-set layout and in the perturbed test sets' layout
+(:mod:`nlp_robustness.studies.natural_robustness`). A dagger marks a circular pair: a round-trip paraphrase
+made with an Apertium mode the system also uses (and the pooled score holding it).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import Any
 from pathlib import Path
 
 import numpy as np
@@ -22,10 +29,12 @@ from nlp_robustness.outputs.table_writer import latex_cell, latex_escape, latex_
 from nlp_robustness.perturbations.collect import read_derived, read_status
 from nlp_robustness.scoring.sentence_scores import sentence_scores
 from nlp_robustness.statistics.natural_robustness import CLUSTER_BOOTSTRAP
-from nlp_robustness.studies.natural_robustness import SCORE_COLUMNS
+from nlp_robustness.studies.natural_robustness import CONTROL_PREFIX, SCORE_COLUMNS
+from nlp_robustness.studies.natural_robustness_controls import THRESHOLD_COLUMNS
 
 __all__ = [
-    "CHANGE_COLUMNS", "SCORE_DEFINITION", "changes_markdown", "perturbation_changes", "plot_scores", "read_scores",
+    "CIRCULAR_MARK", "MEANING_CHECK", "NOISE_NOTE", "circular_note", "meaning_check_rejections", "noise_column",
+    "changes_with_circular", "with_circular", "read_thresholds", "thresholds_markdown", "thresholds_wide", "CHANGE_COLUMNS", "SCORE_DEFINITION", "changes_markdown", "perturbation_changes", "plot_scores", "read_scores",
     "score_cell", "scores_latex", "scores_markdown", "scores_wide",
 ]
 
@@ -35,7 +44,11 @@ SCORE_DEFINITION = (
 )
 #: Columns of the changes table: one row per kind of input and perturbation type.
 CHANGE_COLUMNS = ("inputs", "family", "type", "sampled", "perturbed", "skipped", "share_perturbed",
-                  "chrf_to_input", "levenshtein_similarity_to_input")
+                  "rejected_by_meaning_check", "chrf_to_input", "levenshtein_similarity_to_input")
+#: Marks a circular (system, perturbation type) pair in every table.
+CIRCULAR_MARK = "\u2020"
+#: A skip reason (after its side's ``source: ``) that the paraphrases' meaning check gave.
+MEANING_CHECK = "meaning check: "
 
 
 def read_scores(path: str | Path) -> pd.DataFrame:
@@ -63,14 +76,50 @@ def score_cell(score: float, low: float, high: float) -> str:
     return f"{score:.2f} [{low:.2f}, {high:.2f}]"
 
 
-def scores_wide(scores: pd.DataFrame, sample: str) -> pd.DataFrame:
-    """One record sample as a wide table: rows ``<responder> (<criterion>)``, a column per type, then ``all``."""
+def noise_column(control_type: str) -> str:
+    """The column of an identity control: ``noise floor (natural)``."""
+    return f"noise floor ({control_type[len(CONTROL_PREFIX):]})"
+
+
+def _cell(row: Any, circular: Mapping[str, Sequence[str]]) -> tuple[str, str]:
+    """(column, cell) of one score row: a control as its instability, a circular pair marked."""
+    if str(row.type).startswith(CONTROL_PREFIX):
+        return noise_column(row.type), score_cell(1.0 - row.score, 1.0 - row.ci_high, 1.0 - row.ci_low)
+    if row.type == "all":  # the pooled score holds every circular type of the system
+        marked = any(row.responder in systems for systems in circular.values())
+    else:
+        marked = row.responder in circular.get(row.type, ())
+    return row.type, score_cell(row.score, row.ci_low, row.ci_high) + (CIRCULAR_MARK if marked else "")
+
+
+def with_circular(table: pd.DataFrame, circular: Mapping[str, Sequence[str]]) -> pd.DataFrame:
+    """A long score table (``responder``, ``type``) with a ``circular`` column: the row's pair is circular (for
+    ``all``: it pools a circular type of the system)."""
+    def marked(responder: str, kind: str) -> bool:
+        if kind == "all":
+            return any(responder in systems for systems in circular.values())
+        return responder in circular.get(kind, ())
+    return table.assign(circular=[marked(str(r), str(t)) for r, t in zip(table["responder"], table["type"])])
+
+
+def changes_with_circular(changes: pd.DataFrame, circular: Mapping[str, Sequence[str]]) -> pd.DataFrame:
+    """The changes table with ``circular_for``: the Apertium systems for which the type is circular (empty: none)."""
+    return changes.assign(circular_for=[" ".join(circular.get(str(kind), ())) for kind in changes["type"]])
+
+
+def scores_wide(scores: pd.DataFrame, sample: str, circular: Mapping[str, Sequence[str]] | None = None) -> pd.DataFrame:
+    """One record sample as a wide table: rows ``<responder> (<criterion>)``, a column per type, ``all``, then the
+    noise floor of each identity control (its instability, 1 - share unchanged). ``circular``: type -> the systems
+    for which it is circular (:func:`~nlp_robustness.studies.natural_robustness_controls.circular_pairs`); their
+    cells, and the pooled cell of such a system, carry :data:`CIRCULAR_MARK`."""
     selected = scores[scores["sample"] == sample]
     rows: dict[str, dict[str, str]] = {}
     for row in selected.itertuples(index=False):
         name = f"{row.responder} ({NATURAL_CRITERION_NAMES.get(row.criterion, row.criterion)})"
-        rows.setdefault(name, {})[row.type] = score_cell(row.score, row.ci_low, row.ci_high)
-    table = pd.DataFrame.from_dict(rows, orient="index")[list(dict.fromkeys(selected["type"]))]
+        column, cell = _cell(row, circular or {})
+        rows.setdefault(name, {})[column] = cell
+    columns = [noise_column(name) if str(name).startswith(CONTROL_PREFIX) else name for name in dict.fromkeys(selected["type"])]
+    table = pd.DataFrame.from_dict(rows, orient="index")[columns].fillna(MISSING)
     table.index.name = "system or classifier (same response)"
     return table
 
@@ -98,32 +147,49 @@ def _interval_note(scores: pd.DataFrame) -> str:
     return "Brackets: " + "; ".join(parts) + "." if parts else ""
 
 
-def _caption(chrf_threshold: float, scores: pd.DataFrame) -> str:
-    return (
+NOISE_NOTE = (
+    "Originals are translated in the layout of the perturbed inputs (an identity test set of the sampled records). "
+    "Noise floor = 1 - share unchanged of the identity control: the same unperturbed records translated in the "
+    "whole-test-set layout and in that layout (only their neighbours differ; Apertium's output depends on them), an "
+    "upper bound of the noise in the scores; classifiers: the originals classified again."
+)
+
+
+def circular_note(circular: Mapping[str, Sequence[str]]) -> str:
+    """The caption's note on the circular pairs (empty without any)."""
+    if not circular:
+        return ""
+    pairs = "; ".join(f"{kind}: {', '.join(systems)}" for kind, systems in circular.items())
+    return (f"{CIRCULAR_MARK} circular: the round-trip paraphrase uses an Apertium mode the system also uses ({pairs}); "
+            "all pooled holds it.")
+
+
+def _caption(chrf_threshold: float, scores: pd.DataFrame, circular: Mapping[str, Sequence[str]] | None = None) -> str:
+    return " ".join(part for part in (
         f"{SCORE_DEFINITION} Same response: exact = equal translations after normalisation; chrF = sentence chrF of the "
-        f"new translation against the original one >= {chrf_threshold:g}; label = same predicted label. "
-        f"{_interval_note(scores)}"
-    )
+        f"new translation against the original one >= {chrf_threshold:g}; label = same predicted label.",
+        NOISE_NOTE, circular_note(circular or {}), _interval_note(scores),
+    ) if part)
 
 
-def scores_markdown(scores: pd.DataFrame, chrf_threshold: float) -> str:
+def scores_markdown(scores: pd.DataFrame, chrf_threshold: float, circular: Mapping[str, Sequence[str]] | None = None) -> str:
     """Every record sample's wide table under its own heading, then the caption."""
     parts = []
     for sample, records in _samples(scores):
-        table = scores_wide(scores, sample)
+        table = scores_wide(scores, sample, circular)
         lines = markdown_lines(table, index=True, align="l" + "r" * table.shape[1])
         parts.append(f"**Sample: {_sample_label(sample, records)}**\n\n" + "\n".join(lines))
-    return "\n\n".join(parts) + f"\n\n{_caption(chrf_threshold, scores)}\n"
+    return "\n\n".join(parts) + f"\n\n{_caption(chrf_threshold, scores, circular)}\n"
 
 
-def scores_latex(scores: pd.DataFrame, chrf_threshold: float) -> str:
-    """One booktabs table per record sample (rows: systems and classifiers; columns: types and all)."""
+def scores_latex(scores: pd.DataFrame, chrf_threshold: float, circular: Mapping[str, Sequence[str]] | None = None) -> str:
+    """One booktabs table per record sample (rows: systems and classifiers; columns: types, all, noise floors)."""
     tables = []
     for sample, records in _samples(scores):
-        table = scores_wide(scores, sample)
+        table = scores_wide(scores, sample, circular)
         header = [latex_row(latex_escape(name) for name in [table.index.name, *table.columns])]
         body = [latex_row(latex_cell(value) for value in [name, *values]) for name, values in table.iterrows()]
-        caption = f"Natural Robustness, {_sample_label(sample, records)}. {_caption(chrf_threshold, scores)}"
+        caption = f"Natural Robustness, {_sample_label(sample, records)}. {_caption(chrf_threshold, scores, circular)}"
         tables.append(latex_table("l" + "r" * len(table.columns), header, body, caption, f"tab:natural-robustness-{sample}"))
     return "\n".join(tables)
 
@@ -146,26 +212,77 @@ def perturbation_changes(inputs: Mapping[str, Mapping[str, Mapping[str, object]]
                 "inputs": kind, "family": files["family"], "type": perturbation_type, "sampled": len(status),
                 "perturbed": int(status["kept"].sum()), "skipped": int((~status["kept"]).sum()),
                 "share_perturbed": float(status["kept"].mean()),
+                "rejected_by_meaning_check": float(meaning_check_rejections(status["reason"]).mean()),
                 "chrf_to_input": float(sentence_scores(perturbed, originals, "chrf").mean()),
                 "levenshtein_similarity_to_input": float(sentence_scores(perturbed, originals, "levenshtein").mean()),
             })
     return pd.DataFrame(rows, columns=list(CHANGE_COLUMNS))
 
 
+def meaning_check_rejections(reasons: pd.Series) -> pd.Series:
+    """Which skip reasons (``source: meaning check: ...; reference: ...``) include a rejection by the meaning check."""
+    def rejected(reason: object) -> bool:
+        return any(part.split(": ", 1)[-1].startswith(MEANING_CHECK) for part in str(reason or "").split("; "))
+    return reasons.fillna("").map(rejected).astype(bool)
+
+
 def changes_markdown(changes: pd.DataFrame) -> str:
     """The changes table in Markdown, with what its columns mean."""
-    columns = ["inputs", "family", "type", "sampled", "perturbed", "skipped", "chrf_to_input", "levenshtein_similarity_to_input"]
-    headers = {"chrf_to_input": "chrF to input", "levenshtein_similarity_to_input": "Levenshtein similarity"}
+    columns = ["inputs", "family", "type", "sampled", "perturbed", "skipped", "rejected_by_meaning_check",
+               "chrf_to_input", "levenshtein_similarity_to_input"]
+    headers = {"chrf_to_input": "chrF to input", "levenshtein_similarity_to_input": "Levenshtein similarity",
+               "rejected_by_meaning_check": "rejected by meaning check"}
     note = ("How much each perturbation type changed what it perturbed: records sampled, perturbed (the type changed them) "
-            "and skipped (it could not, or the result equalled the input), and the mean sentence chrF and normalised "
-            "Levenshtein similarity (0-100) of a perturbed input to its original: 100 = unchanged.")
-    return markdown_table(changes[columns], caption=note, headers=headers, align="lll" + "r" * 5, decimals=1)
+            "and skipped (it could not, or the result equalled the input), the share of the sampled records whose "
+            "perturbation the meaning check rejected (a skip; 0 for types without one), and the mean sentence chrF and "
+            "normalised Levenshtein similarity (0-100) of a perturbed input to its original: 100 = unchanged.")
+    if "circular_for" in changes:  # changes_with_circular
+        columns.append("circular_for")
+        headers["circular_for"] = f"{CIRCULAR_MARK} circular for"
+        note += (f" {CIRCULAR_MARK} circular for: the Apertium systems that share a mode with the type's round trip "
+                 "(their score on it is made with the engine under test).")
+    table = changes[columns].assign(rejected_by_meaning_check=changes["rejected_by_meaning_check"].map(lambda v: f"{v:.2f}"))
+    return markdown_table(table, caption=note, headers=headers, align="lll" + "r" * 6 + "l" * (len(columns) - 9), decimals=1)
+
+
+def read_thresholds(path: str | Path) -> pd.DataFrame:
+    """The threshold table (rule ``natural_robustness_scores``) with numbers as numbers."""
+    table = read_table(path, THRESHOLD_COLUMNS, "natural-robustness threshold table")
+    table["threshold"] = table["threshold"].astype(float)
+    for column in ("score", "ci_low", "ci_high"):
+        table[column] = pd.to_numeric(table[column].replace("", np.nan), errors="raise").astype(float)
+    return table
+
+
+def thresholds_wide(thresholds: pd.DataFrame, circular: Mapping[str, Sequence[str]] | None = None) -> pd.DataFrame:
+    """The chrF criterion's score against its threshold on the largest record sample: rows ``<system> / <type>``
+    (types, all, then the noise floor of each identity control as its instability), a column per threshold."""
+    largest = max(dict.fromkeys(thresholds["sample"]), key=lambda s: math.inf if s == "all" else int(s))
+    selected = thresholds[thresholds["sample"] == largest]
+    rows: dict[str, dict[str, str]] = {}
+    for row in selected.itertuples(index=False):
+        column, cell = _cell(row, circular or {})
+        rows.setdefault(f"{row.responder} / {column}", {})[f"chrF >= {row.threshold:g}"] = cell
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    table.index.name = f"system / perturbation type ({_sample_label(largest, {'MT system': int(selected['records'].max())})})"
+    return table
+
+
+def thresholds_markdown(thresholds: pd.DataFrame, circular: Mapping[str, Sequence[str]] | None = None) -> str:
+    """The threshold table in Markdown, with its caption."""
+    table = thresholds_wide(thresholds, circular)
+    lines = markdown_lines(table, index=True, align="l" + "r" * table.shape[1])
+    caption = (f"{SCORE_DEFINITION} Sensitivity of the chrF criterion: a response is unchanged when the sentence chrF of "
+               f"the new translation against the original one is at least the column's threshold. {NOISE_NOTE} "
+               f"{circular_note(circular or {})} {_interval_note(thresholds)}")
+    return "\n".join(lines) + f"\n\n{' '.join(caption.split())}\n"
 
 
 def plot_scores(scores: pd.DataFrame, chrf_threshold: float, outputs: Mapping[str, str | Path]) -> None:
     """One panel per criterion (exact, chrF, label): perturbation types (and all pooled) top to bottom, one
     colour per system or classifier; a filled dot with its interval for the largest record sample, an
     open square for the smallest one (below it), so the effect of a five-record sample is seen at a glance."""
+    scores = scores[~scores["type"].astype(str).str.startswith(CONTROL_PREFIX)]  # the noise floors are in the tables
     criteria = [criterion for criterion in NATURAL_CRITERION_NAMES if criterion in set(scores["criterion"])]
     types = list(dict.fromkeys(scores["type"]))
     samples = [sample for sample, _ in _samples(scores)]
