@@ -24,7 +24,7 @@ Whitespace after a token
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,6 +37,7 @@ __all__ = [
     "PARSE_COLUMNS",
     "ParsedSegment",
     "ParsedToken",
+    "parse_samples",
     "parse_texts",
     "parsed_segment_from_doc",
     "read_parse_table",
@@ -260,6 +261,25 @@ def parse_texts(
         "pipeline": ",".join(nlp.pipe_names),
     }
     return segments, provenance
+
+
+def parse_samples(
+    samples: Mapping[str, pd.DataFrame], models: Mapping[str, str], batch_size: int,
+) -> dict[str, dict[str, dict[str, ParsedSegment]]]:
+    """Parse the sides of sampled test-set tables in one go (test set -> rows): test set -> side -> segment id
+    -> parse, for each side named in ``models`` (side -> spaCy model), as the parse tables would hold them
+    (a segment without tokens has no entry). For jobs that have no parse tables (the sampled reviews)."""
+    parses: dict[str, dict[str, dict[str, ParsedSegment]]] = {testset: {} for testset in samples}
+    for side, model in models.items():
+        keys = [(testset, str(segment_id)) for testset, sample in samples.items() for segment_id in sample["segment_id"]]
+        texts = [text for sample in samples.values() for text in sample[side]]
+        segments, _ = parse_texts([segment_id for _, segment_id in keys], texts, model, batch_size)
+        for (testset, _), segment in zip(keys, segments):
+            if segment.tokens:
+                parses[testset].setdefault(side, {})[segment.segment_id] = segment
+        for testset in samples:
+            parses[testset].setdefault(side, {})
+    return parses
 
 
 # --------------------------------------------------------------------------------------------

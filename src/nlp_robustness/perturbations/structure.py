@@ -242,8 +242,10 @@ def adverbial_fronting(tree: rw.Tree, sentence: range, settings: Mapping[str, An
 
 _SUBORDINATORS = frozenset({"because", "when", "if", "although", "though", "while", "after", "before", "since", "unless",
                             "once", "until", "whereas", "whenever"})
-#: Pronouns that may refer forward to a noun only from a subordinate clause: "He left because John was
-#: tired" (he is not John) must not become "Because John was tired, he left" (he may be John).
+#: A pronoun of the main clause may take a noun of the subordinate clause as its referent only when the
+#: subordinate clause comes first: "He left because John was tired" (he is not John) and "Because John was
+#: tired, he left" (he may be John) differ, so neither becomes the other; "John left because he was tired"
+#: and "Because he was tired, John left" mean the same.
 _PERSONAL_PRONOUNS = frozenset({"he", "she", "it", "they", "him", "her", "them", "his", "its", "their", "hers", "theirs"})
 
 
@@ -260,8 +262,8 @@ def clause_fronting(tree: rw.Tree, sentence: range, settings: Mapping[str, Any])
     (because, when, if, although, while, after, before, since, unless, once, until, whereas, whenever;
     not "as", "so", "than"); otherwise the rule of ``adverbial_fronting`` (commas, capitals, the clause
     left behind starts with its subject and has no other verb where the clause could attach), with
-    ``max_clause_tokens``. Skipped where the part that would come first holds a personal pronoun and the
-    part after it a noun: the pronoun could then take the noun as its referent.
+    ``max_clause_tokens``. Skipped where the main clause holds a personal pronoun and the subordinate
+    clause a noun (:data:`_PERSONAL_PRONOUNS` says why).
     """
     return _move_to_other_end(tree, sentence, lambda child: _subordinate_clause(tree, child), settings["max_clause_tokens"],
                               "subordinate clause", pronoun_check=True)
@@ -289,8 +291,8 @@ def _move_to_other_end(tree: rw.Tree, sentence: range, movable: Callable[[int], 
             continue
         if _subject_start(tree, root) != comma + 1 or not _single_verb_after(tree, root, body_end):
             return f"the fronted {what} could attach elsewhere at the end"
-        if pronoun_check and _cataphora(tree, range(comma + 1, body_end), span):
-            return f"a pronoun before a noun of the {what} would change what it refers to"
+        if pronoun_check and _pronoun_and_noun(tree, range(comma + 1, body_end), span):
+            return f"a pronoun of the main clause and a noun of the {what}: what it refers to could change"
         rest = rw.pieces(tokens[comma + 1:body_end])
         phrase = rw.pieces(tokens[span.start:span.stop])
         rest[0] = rw.Piece(rw.capitalised(rest[0].text), rest[0].space_after)
@@ -308,8 +310,8 @@ def _move_to_other_end(tree: rw.Tree, sentence: range, movable: Callable[[int], 
         rest_end = span.start - 1 if tokens[span.start - 1].text == "," else span.start
         if rest_end <= root or _subject_start(tree, root) != start or not _single_verb_after(tree, root, span.start):
             return f"the sentence does not start with its subject, or another verb precedes the {what}"
-        if pronoun_check and _cataphora(tree, span, range(start, rest_end)):
-            return f"a pronoun of the {what} before a noun would change what it refers to"
+        if pronoun_check and _pronoun_and_noun(tree, range(start, rest_end), span):
+            return f"a pronoun of the main clause and a noun of the {what}: what it refers to could change"
         rest = rw.pieces(tokens[start:rest_end])
         phrase = rw.pieces(tokens[span.start:span.stop])
         phrase[0] = rw.Piece(rw.capitalised(phrase[0].text), phrase[0].space_after)
@@ -319,10 +321,10 @@ def _move_to_other_end(tree: rw.Tree, sentence: range, movable: Callable[[int], 
     return f"no {what} of the main verb at either end"
 
 
-def _cataphora(tree: rw.Tree, first: range, second: range) -> bool:
-    """Whether ``first`` (to come first) has a personal pronoun and ``second`` a noun it could refer to."""
-    return (any(tree.lower(index) in _PERSONAL_PRONOUNS for index in first)
-            and any(tree.tokens[index].pos in ("NOUN", "PROPN") for index in second))
+def _pronoun_and_noun(tree: rw.Tree, main: range, clause: range) -> bool:
+    """Whether the main clause has a personal pronoun and the subordinate clause a noun it could refer to."""
+    return (any(tree.lower(index) in _PERSONAL_PRONOUNS for index in main)
+            and any(tree.tokens[index].pos in ("NOUN", "PROPN") for index in clause))
 
 
 # --------------------------------------------------------------------------------------------
