@@ -224,6 +224,11 @@ def _conjuncts(tree: rw.Tree, first: int, conjunctions: frozenset[str]) -> tuple
         return "a number, pronoun or punctuation in a conjunct"
     if tokens[first].dep in _MODIFIER_DEPS:
         return "the conjuncts modify a noun (congestion and greenhouse gases)"
+    if tokens[first].dep == "conj" or any(tree.lower(index) in ("both", "either", "neither") for index in parts):
+        return "more than two conjuncts, or both/either/neither"
+    if tokens[first].dep == "pobj" and tree.has_head(tokens[first].head) and tokens[tokens[first].head].pos == "ADP" \
+            and tokens[tokens[tokens[first].head].head].pos in _NOUNS:
+        return "N of X and Y: the conjunction may join the larger noun phrase"
     if all(any(tokens[index].pos == "PROPN" for index in span) for span in (first_span, second_span)):
         return "proper nouns in both conjuncts (may be one name: Marks and Spencer)"
     after = second_span.stop
@@ -245,9 +250,11 @@ def coordination_swap(tree: rw.Tree, sentence: range, settings: Mapping[str, Any
     X is a noun (or proper noun) with exactly one ``conj`` child Y, a noun, and a ``cc`` child in
     ``conjunctions``; X's phrase (its subtree without the conjunction and Y's subtree) ends right before
     the conjunction and Y's phrase starts right after it. Skipped (the module docstring says why): a
-    sentence with "respectively"; three or more conjuncts or a both/either/neither; a number, pronoun or
-    punctuation mark in a phrase; two proper nouns; a fixed binomial; "between"/"from" X and Y; left
-    modifiers on X but none on Y. Nested or overlapping coordinations: the leftmost is swapped. A phrase
+    sentence with "respectively"; three or more conjuncts (X a conjunct itself) or a both/either/neither;
+    a number, pronoun or punctuation mark in a phrase; proper nouns in both phrases; a fixed binomial;
+    "between"/"from" X and Y; X a modifier of a noun ("congestion and greenhouse gases"); X the object of a
+    preposition of a noun ("the use of X and Y", where "and" may join "the use of X" and Y instead, a
+    frequent misparse); left modifiers on X but none on Y; a modifier right after Y that is not Y's own. Nested or overlapping coordinations: the leftmost is swapped. A phrase
     that started the sentence gives up its capital to the other.
     """
     tokens = tree.tokens
@@ -291,9 +298,12 @@ def coordination_swap(tree: rw.Tree, sentence: range, settings: Mapping[str, Any
 def complementizer_drop(tree: rw.Tree, sentence: range, settings: Mapping[str, Any]) -> list[rw.Piece] | str:
     """Drop the optional "that" of an object clause: "He said that it works." -> "He said it works."
 
-    The token "that" (any case but first in the sentence) is the ``mark`` of a ``ccomp`` clause whose head
-    is a verb standing right before the "that", and the clause's subject phrase starts right after it.
-    Every such "that" of the sentence goes.
+    The token "that" (not first in the sentence) is the ``mark`` of a ``ccomp`` clause whose head is a verb
+    (not a copula: "my guess is that ...") standing right before the "that"; the clause's subject phrase
+    starts right after it and not with a verb form ("understand that fighting them was ..." would read
+    "understand fighting them"); the clause is not coordinated with another ("said that X but that Y")
+    and is not a mandative subjunctive ("requires that staff be able"). Every such "that" of the
+    sentence goes.
     """
     tokens = tree.tokens
     dropped = set()
@@ -306,14 +316,15 @@ def complementizer_drop(tree: rw.Tree, sentence: range, settings: Mapping[str, A
             continue
         verb = tokens[clause].head
         subject = tree.child(clause, _SUBJECT_DEPS)
-        if verb != index - 1 or tokens[verb].pos not in ("VERB", "AUX") or subject is None:
-            continue
+        if verb != index - 1 or tokens[verb].pos != "VERB" or subject is None:
+            continue  # after a copula ("my guess is that ...") the "that" is not optional
         if any(tokens[child].dep == "conj" for child in tree.children[clause]):
             continue  # "said that X but that Y": the second "that" would stay alone
         if tokens[clause].text == "be" and tree.child(clause, frozenset({"aux", "auxpass"})) is None:
             continue  # a mandative subjunctive ("requires that staff be able") needs its "that"
         subject_span = tree.span(subject)
-        if subject_span is not None and subject_span.start == index + 1 and tokens[index + 1].pos != "PUNCT":
+        # a subject that opens with a verb form ("that fighting them was ...") would read as the verb's object
+        if subject_span is not None and subject_span.start == index + 1 and tokens[index + 1].pos not in ("PUNCT", "VERB"):
             dropped.add(index)
     if not dropped:
         return "no optional 'that' of an object clause right after its verb"

@@ -29,7 +29,9 @@ Why the rules preserve meaning, and what they leave out to keep it so:
   ranges and lists matched by "respectively" (skipped), numbers (skipped), fixed binomials ("law and
   order"), a modifier before the first noun that may scope over both ("red apples and pears": skipped
   unless the second has its own), names joined by "and" that may be one name ("Marks and Spencer",
-  "Bosnia and Herzegovina": two proper nouns are skipped), pronouns ("you and I").
+  "Bosnia and Herzegovina": proper nouns in both are skipped), pronouns ("you and I"); and where the
+  parse is often wrong about what is coordinated ("the use of antibiotics and rising levels of
+  resistance": "the use of" may scope over both or one; longer lists).
 * The complementiser "that" of an object clause right after its verb is optional in English ("He said
   (that) it works"); it is dropped only where the clause's subject follows it directly, so nothing
   (an adverbial, a comma) could attach to the wrong clause once it is gone.
