@@ -4,15 +4,16 @@ sentence-structure and style changes, which a robust system should translate the
 Each function rewrites one parsed source (:class:`~.parse.ParsedSegment`, the word-order family's parse
 path) by a rule written beside it, on every sentence (or pair, or word) the rule applies to, and returns
 the text detokenised: tokens keep their own text and the whitespace that followed them
-(``space_after``), except the tokens a rule moves, drops or respells and the capitals of the words that
-start or stop starting a sentence. Where the rule applies nowhere, the segment is
+(``space_after``; a run of whitespace, such as a review's line break, becomes one space), except the
+tokens a rule moves, drops or respells and the capitals of the words that start or stop starting a
+sentence. Where the rule applies nowhere, the segment is
 :class:`~.base.Skipped` with the reason. No function draws anything: a rewrite is a function of the
 parse (the ``rng`` is unused).
 
 Categories: ``structure`` moves constituents (``adverbial_fronting``, ``clause_fronting``,
-``coordination_swap``); ``style``
-changes optional function words (``complementizer_drop``, ``relative_which_to_that``) or the spelling of
-words between American and British English (``spelling_variant``).
+``coordination_swap``); ``style`` changes optional function words (``complementizer_drop``,
+``relative_which_to_that``) or the spelling of words between American and British English
+(``spelling_variant``).
 
 Why the rules preserve meaning, and what they leave out to keep it so:
 
@@ -25,6 +26,11 @@ Why the rules preserve meaning, and what they leave out to keep it so:
   the parser often hangs a noun's "after" phrase on the verb). An adjunct moves only within a clause
   that starts with its subject and has no other verb after the main one, where it could attach
   instead: "He announced that the album would be released in March" keeps "in March".
+* An adverbial clause (because, if, when, although, ...) of the main verb moves between the ends in the
+  same way; it keeps its reading, except that a pronoun of the main clause may take a noun of the
+  clause as its referent only once the clause comes first ("He left because John was tired" vs
+  "Because John was tired, he left"), so a main clause with a personal pronoun keeps its order when
+  the subordinate clause holds a noun.
 * "X and Y" and "X or Y" of two noun phrases are symmetric, except where the order carries meaning:
   ranges and lists matched by "respectively" (skipped), numbers (skipped), fixed binomials ("law and
   order"), a modifier before the first noun that may scope over both ("red apples and pears": skipped
