@@ -25,7 +25,7 @@ from nlp_robustness.outputs.report_sections import (
     render_caption,
 )
 from nlp_robustness.perturbations.configuration import derived_testset, derived_testsets, function_category, parts
-from nlp_robustness.perturbations.derive import sample_group
+from nlp_robustness.perturbations.derive import perturbed_sides, sample_group
 from nlp_robustness.perturbations.registry import family_module
 from nlp_robustness.planning import prepare_config
 from nlp_robustness.statistics.engine import METHODS

@@ -45,7 +45,15 @@ def perturb_review_job(wildcards):
         "family": family, "function": wildcards.function, "seed": PERTURBATIONS["seed"],
         "settings": FAMILIES[family]["functions"][wildcards.function],
         **({"resources": resources} if resources else {}),
+        # families that rewrite parses (structure) parse the reviews in the job: the models of the sides they perturb
+        **({"parser": review_parser(family)} if family_needs_parse(family) else {}),
     }
+
+
+def review_parser(family):
+    options = FAMILIES[family]["options"]
+    return {"models": {side: options[f"{side}_model"] for side in perturbed_sides(family_module(family))},
+            "batch_size": options["batch_size"]}
 
 
 def perturb_review_inputs(wildcards):

@@ -37,8 +37,8 @@ def perturb_job(wildcards):
         "family": family, "function": wildcards.function, "seed": PERTURBATIONS["seed"],
         "settings": FAMILIES[family]["functions"][wildcards.function],
         "samples": {testset: f"results/perturbations/{family}/samples/{testset}.tsv" for testset in testsets},
-        "parses": {
-            testset: {side: f"results/perturbations/{family}/parses/{testset}.{side}.tsv" for side in ("source", "reference")}
+        "parses": {  # the sides the family perturbs (a side it keeps needs no parse)
+            testset: {side: f"results/perturbations/{family}/parses/{testset}.{side}.tsv" for side in perturbed_sides(family_module(family))}
             for testset in testsets
         } if family_needs_parse(family) else None,
         # only families with resource files have the key, so the jobs of the others keep their params

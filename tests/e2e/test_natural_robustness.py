@@ -25,7 +25,7 @@ from tests.e2e.workflow_runner import TINY_CLASSIFIER, TINY_TRANSLATOR, run_work
 
 pytestmark = [pytest.mark.e2e, pytest.mark.apertium]
 
-FAMILIES = ("natural", "paraphrase")
+FAMILIES = ("natural", "paraphrase", "structure")
 SYSTEMS = ["apertium-en-es-fr", "apertium-en-ca-fr", "convs2s-tatoeba", TINY_TRANSLATOR]  # the paper study's, but copy-source
 DOMAINS = ["books", "dvd", "electronics", "kitchen_&_housewares"]
 CLASSIFIERS = [*DOMAINS, TINY_CLASSIFIER]  # one trained per domain, then the Hugging Face model

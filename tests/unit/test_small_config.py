@@ -57,6 +57,10 @@ def test_small_config_is_the_default_config_made_small() -> None:
         assert spec["sample_size"] == 6 and list(spec["functions"]) == functions
         assert all(default_spec["functions"][name] == settings for name, settings in spec["functions"].items())
         spec["sample_size"], spec["functions"] = default_spec["sample_size"], default_spec["functions"]
+    structure, default_structure = small["perturbations"]["families"]["structure"], default["perturbations"]["families"]["structure"]
+    assert structure["sample_size"] == 6 and structure.pop("leave_out") == [] and list(structure["functions"]) == ["coordination_swap"]
+    assert all(default_structure["functions"][name] == settings for name, settings in structure["functions"].items())
+    structure["sample_size"], structure["functions"] = default_structure["sample_size"], default_structure["functions"]
     assert small["natural_robustness"]["reviews_per_domain"] == 4
     small["natural_robustness"]["reviews_per_domain"] = default["natural_robustness"]["reviews_per_domain"]
     metric, default_metric = small["metric_robustness"], default["metric_robustness"]

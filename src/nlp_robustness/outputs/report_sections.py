@@ -27,7 +27,8 @@ SECTIONS = (PROFILE, DOMAINS, SENTIMENT, HUMAN, WORD_ORDER, CHARACTER_ATTACKS, N
 #: tell how large that text is shown (shown size = recorded size x displayed width / natural width).
 TEXT_PX_KEY = "nlp_robustness:min_text_px"
 
-_FAMILY_SECTIONS = {"word_order": WORD_ORDER, "character_attacks": CHARACTER_ATTACKS, "natural": NATURAL, "paraphrase": NATURAL}
+_FAMILY_SECTIONS = {"word_order": WORD_ORDER, "character_attacks": CHARACTER_ATTACKS, "natural": NATURAL, "paraphrase": NATURAL,
+                    "structure": NATURAL}
 
 
 def family_section(family: str) -> str:

@@ -123,8 +123,8 @@ def derive_testset(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Perturb the sampled segments of every test set (``samples``: test set -> sampled rows) with one function.
 
-    ``parses`` maps test set -> side -> segment id -> parse (families that need them; a segment without
-    tokens has no entry). ``context`` is what the family loaded from its resource files
+    ``parses`` maps test set -> side -> segment id -> parse (families that need them, for the sides they
+    perturb; a segment without tokens has no entry). ``context`` is what the family loaded from its resource files
     (``module.load_context``), for families that have some. A side the family does not perturb
     (:func:`perturbed_sides`) is kept as it is. Returns the perturbed test set (:data:`DERIVED_COLUMNS`, kept segments in
     test-set then segment order) and the status table (:data:`STATUS_COLUMNS`, every sampled segment).
@@ -142,7 +142,7 @@ def derive_testset(
             results: dict[str, Perturbed | Skipped] = {}
             parsed: dict[str, ParsedSegment | None] = {}
             for side, column in SIDES.items():
-                parsed[side] = parses[testset][side].get(segment_id) if module.NEEDS_PARSE else None
+                parsed[side] = parses[testset].get(side, {}).get(segment_id) if module.NEEDS_PARSE else None
                 if side not in sides:
                     results[side] = Perturbed(tuple(getattr(record, column).split(" ")))  # joins back byte for byte
                     continue

@@ -13,12 +13,18 @@ Whitespace tokens
     kept ancestor; a dropped sentence root leaves its children as roots of the sentence, which may then
     have several roots. Sentences and noun chunks left without tokens disappear, and both are numbered
     again from 0 in order.
+
+Whitespace after a token
+    Each token records whether whitespace followed it in the text (``space_after``; a dropped whitespace
+    token counts as whitespace), so a family that rewrites a text rather than permuting tokens (the
+    structure family) rebuilds it detokenised: a run of whitespace becomes one space. Tables written
+    before the column existed are read with whitespace after every token.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +37,7 @@ __all__ = [
     "PARSE_COLUMNS",
     "ParsedSegment",
     "ParsedToken",
+    "parse_samples",
     "parse_texts",
     "parsed_segment_from_doc",
     "read_parse_table",
@@ -38,7 +45,9 @@ __all__ = [
 ]
 
 #: Columns of a parse table, in order: one row per token; ``token`` is its index within the segment.
-PARSE_COLUMNS: tuple[str, ...] = ("segment_id", "token", "sentence", "text", "pos", "dep", "head", "noun_chunk")
+PARSE_COLUMNS: tuple[str, ...] = ("segment_id", "token", "sentence", "text", "pos", "dep", "head", "noun_chunk", "space_after")
+#: The columns a table must have: ``space_after`` is optional (older tables lack it; read as 1).
+_REQUIRED_COLUMNS: tuple[str, ...] = PARSE_COLUMNS[:-1]
 
 # Pipeline components whose output no perturbation reads; leaving them out parses about 2.4 times as
 # fast and gives the same tags, labels, heads, sentences and noun chunks (checked on IWSLT'17, both sides).
@@ -56,6 +65,7 @@ class ParsedToken:
         head: Index of its head among the segment's tokens; a root points to itself.
         sentence: 0-based number of its sentence within the segment.
         noun_chunk: 0-based number of the noun chunk holding it, -1 if none.
+        space_after: Whether whitespace followed it in the text (spaCy ``token.whitespace_``).
     """
 
     text: str
@@ -64,6 +74,7 @@ class ParsedToken:
     head: int
     sentence: int
     noun_chunk: int
+    space_after: bool = True
 
 
 @dataclass(frozen=True)
@@ -88,6 +99,10 @@ class ParsedSegment:
     def words(self) -> list[str]:
         """The token texts."""
         return [token.text for token in self.tokens]
+
+    def text(self) -> str:
+        """The segment as its tokens with the whitespace that followed each (one space per run)."""
+        return "".join(token.text + (" " if token.space_after else "") for token in self.tokens).rstrip(" ")
 
     def sentences(self) -> list[range]:
         """The token indices of each sentence, in order."""
@@ -176,6 +191,8 @@ def parsed_segment_from_doc(segment_id: str, doc) -> ParsedSegment:
     chunk_numbers = _renumber([chunk_of.get(token.i, -1) for token in kept])
     tokens = []
     for index, token in enumerate(kept):
+        following = token.i + 1
+        space_after = bool(token.whitespace_) or (following < len(doc) and doc[following].is_space)
         head = token.head
         while head.is_space and head.head.i != head.i:  # a dropped head: climb to a kept ancestor
             head = head.head
@@ -187,6 +204,7 @@ def parsed_segment_from_doc(segment_id: str, doc) -> ParsedSegment:
                 head=index if head.is_space else new_index[head.i],
                 sentence=sentence_numbers[index],
                 noun_chunk=chunk_numbers[index],
+                space_after=space_after,
             )
         )
     return ParsedSegment(segment_id, tuple(tokens))
@@ -245,6 +263,25 @@ def parse_texts(
     return segments, provenance
 
 
+def parse_samples(
+    samples: Mapping[str, pd.DataFrame], models: Mapping[str, str], batch_size: int,
+) -> dict[str, dict[str, dict[str, ParsedSegment]]]:
+    """Parse the sides of sampled test-set tables in one go (test set -> rows): test set -> side -> segment id
+    -> parse, for each side named in ``models`` (side -> spaCy model), as the parse tables would hold them
+    (a segment without tokens has no entry). For jobs that have no parse tables (the sampled reviews)."""
+    parses: dict[str, dict[str, dict[str, ParsedSegment]]] = {testset: {} for testset in samples}
+    for side, model in models.items():
+        keys = [(testset, str(segment_id)) for testset, sample in samples.items() for segment_id in sample["segment_id"]]
+        texts = [text for sample in samples.values() for text in sample[side]]
+        segments, _ = parse_texts([segment_id for _, segment_id in keys], texts, model, batch_size)
+        for (testset, _), segment in zip(keys, segments):
+            if segment.tokens:
+                parses[testset].setdefault(side, {})[segment.segment_id] = segment
+        for testset in samples:
+            parses[testset].setdefault(side, {})
+    return parses
+
+
 # --------------------------------------------------------------------------------------------
 # The parse table
 # --------------------------------------------------------------------------------------------
@@ -266,6 +303,7 @@ def write_parse_table(segments: Iterable[ParsedSegment], path: str | os.PathLike
             columns["dep"].append(token.dep)
             columns["head"].append(token.head)
             columns["noun_chunk"].append(token.noun_chunk)
+            columns["space_after"].append(int(token.space_after))
     write_table(pd.DataFrame(columns, columns=list(PARSE_COLUMNS)), path, PARSE_COLUMNS)
 
 
@@ -274,7 +312,7 @@ def _header_only(path: str | os.PathLike[str]) -> bool:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
         return False
-    return len(lines) == 1 and lines[0].split("\t") == list(PARSE_COLUMNS)
+    return len(lines) == 1 and lines[0].split("\t") in (list(PARSE_COLUMNS), list(_REQUIRED_COLUMNS))
 
 
 def _integer(value: str, column: str, where: str) -> int:
@@ -282,6 +320,12 @@ def _integer(value: str, column: str, where: str) -> int:
         return int(value)
     except ValueError:
         raise InputError(f"{where}: {column} {value!r} is not an integer") from None
+
+
+def _flag(value: str, column: str, where: str) -> bool:
+    if value not in ("0", "1"):
+        raise InputError(f"{where}: {column} {value!r} is not 0 or 1")
+    return value == "1"
 
 
 def read_parse_table(path: str | os.PathLike[str]) -> dict[str, ParsedSegment]:
@@ -294,7 +338,7 @@ def read_parse_table(path: str | os.PathLike[str]) -> dict[str, ParsedSegment]:
             :class:`ParsedSegment`). The message names the file and the line or segment.
     """
     try:
-        frame = read_table(path, PARSE_COLUMNS, what="parse table")
+        frame = read_table(path, _REQUIRED_COLUMNS, what="parse table")
     except InputError:
         if _header_only(path):
             return {}
@@ -311,8 +355,10 @@ def read_parse_table(path: str | os.PathLike[str]) -> dict[str, ParsedSegment]:
         except ValueError as error:
             raise InputError(f"{path}: {error}") from None
 
+    if "space_after" not in frame.columns:
+        frame = frame.assign(space_after="1")
     rows = zip(*(frame[column].tolist() for column in PARSE_COLUMNS))
-    for line, (segment_id, token, sentence, text, pos, dep, head, noun_chunk) in enumerate(rows, start=2):
+    for line, (segment_id, token, sentence, text, pos, dep, head, noun_chunk, space_after) in enumerate(rows, start=2):
         where = f"{path}: line {line} (segment {segment_id!r})"
         if segment_id != current_id:
             close()
@@ -331,6 +377,7 @@ def read_parse_table(path: str | os.PathLike[str]) -> dict[str, ParsedSegment]:
                 head=_integer(head, "head", where),
                 sentence=_integer(sentence, "sentence", where),
                 noun_chunk=_integer(noun_chunk, "noun_chunk", where),
+                space_after=_flag(space_after, "space_after", where),
             )
         )
     close()

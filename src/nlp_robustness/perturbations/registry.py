@@ -18,6 +18,7 @@ FAMILIES: dict[str, str] = {
     "character_attacks": "nlp_robustness.perturbations.character_attacks",  # paper 002: 5 attacks x levels
     "natural": "nlp_robustness.perturbations.natural",  # paper 001: punctuation, casing, natural typos
     "paraphrase": "nlp_robustness.perturbations.paraphrase",  # paper 001: Apertium round trips, rewrites
+    "structure": "nlp_robustness.perturbations.structure",  # paper 001: sentence-structure and style rewrites
 }
 
 
