@@ -2,7 +2,7 @@
 PYTHON ?= python3
 VENV ?= .venv
 CORES ?= all
-APT_PACKAGES = apertium apertium-eng-spa apertium-fr-es apertium-eng-cat apertium-fra-cat chromium chromium-driver
+APT_PACKAGES = apertium apertium-eng-spa apertium-fr-es apertium-eng-cat apertium-fra-cat apertium-en-gl apertium-eo-en chromium chromium-driver
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 .PHONY: setup system-packages run test test-fast lint benchmark benchmark-fairseq clean

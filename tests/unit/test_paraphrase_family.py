@@ -23,10 +23,13 @@ from tests.paths import MIRROR
 
 WMT14 = MIRROR / "wmt14-newstest2014-enfr" / "derived"
 TED = MIRROR / "iwslt17-ted-enfr" / "derived"
+BIO = MIRROR / "wmt-biomedical-enfr"
 REVIEWS = MIRROR / "amazon-multidomain-sentiment" / "sorted_data_acl" / "kitchen_&_housewares" / "negative.review"
 ROUND_TRIPS = ("round_trip_spa", "round_trip_cat")
 #: newstest2014.en-fr.en line (1-based) whose Spanish round trip carries Apertium's mark: "darse# cuenta".
 MARKED_LINE = 2122
+#: WMT14 sources in the round-trip inputs.
+WMT_COUNT = 60
 
 needs_mirror = pytest.mark.skipif(
     not (WMT14.is_dir() and TED.is_dir() and REVIEWS.is_file()), reason=f"offline data mirror not found at {MIRROR}"
@@ -65,16 +68,21 @@ def collapsed(text: str) -> str:
 def test_the_family_declares_the_interface() -> None:
     assert paraphrase.NEEDS_PARSE is False and perturbed_sides(paraphrase) == ("source",)
     assert sample_group(paraphrase, "paraphrase") == "natural_robustness" and not hasattr(paraphrase, "RESOURCE_DOWNLOADS")
-    assert list(paraphrase.FUNCTIONS) == ["round_trip_spa", "round_trip_cat", "contractions", "number_words"]
-    assert paraphrase.CATEGORIES == {"round_trip_spa": "round_trip", "round_trip_cat": "round_trip",
+    assert list(paraphrase.FUNCTIONS) == ["round_trip_glg", "round_trip_epo", "round_trip_spa", "round_trip_cat",
+                                          "contractions", "number_words"]
+    assert paraphrase.CATEGORIES == {"round_trip_glg": "round_trip", "round_trip_epo": "round_trip",
+                                     "round_trip_spa": "round_trip", "round_trip_cat": "round_trip",
                                      "contractions": "rewrite", "number_words": "rewrite"}
-    assert paraphrase.OPTIONS_SCHEMA == {"type": "object", "additionalProperties": False, "properties": {}}
+    options: dict = {}
+    fill_schema_defaults(options, paraphrase.OPTIONS_SCHEMA, "options")
+    assert options == {"meaning_check": {"enabled": True, "min_cosine": 0.85, "min_chrf": 50.0}}
     for schema in paraphrase.FUNCTIONS.values():
         assert schema["type"] == "object" and schema["additionalProperties"] is False
         assert all("default" in spec and spec["description"] for spec in schema["properties"].values())
 
 
 @pytest.mark.parametrize(("function", "defaults"), [
+    ("round_trip_glg", {"modes": ["en-gl", "gl-en"]}), ("round_trip_epo", {"modes": ["en-eo", "eo-en"]}),
     ("round_trip_spa", {"modes": ["eng-spa", "spa-eng"]}), ("round_trip_cat", {"modes": ["eng-cat", "cat-eng"]}),
     ("contractions", {}), ("number_words", {"max_number": 100}),
 ])
@@ -97,6 +105,29 @@ def test_a_bad_setting_is_an_error_naming_its_key(function: str, settings: dict,
         paraphrase.perturb(function, "I don't have 3 cats.", settings)
 
 
+def test_round_trip_modes_name_the_pivots_and_expand_functions_hands_over_the_meaning_check() -> None:
+    assert paraphrase.round_trip_modes("round_trip_glg", {}) == ("en-gl", "gl-en")
+    assert paraphrase.round_trip_modes("round_trip_epo") == ("en-eo", "eo-en")
+    assert paraphrase.round_trip_modes("round_trip_spa", {"modes": ["eng-spa", "spa-eng"]}) == ("eng-spa", "spa-eng")
+    assert paraphrase.round_trip_modes("round_trip_cat") == ("eng-cat", "cat-eng")
+    assert paraphrase.round_trip_modes("contractions") == paraphrase.round_trip_modes("number_words", {}) == ()
+    # the two Apertium systems under test run eng-spa and eng-cat: only the default pivots share none
+    systems = {"apertium-en-es-fr": {"eng-spa", "es-fr"}, "apertium-en-ca-fr": {"eng-cat", "cat-fra"}}
+    circular = {function for function in paraphrase.FUNCTIONS for modes in systems.values()
+                if modes & set(paraphrase.round_trip_modes(function))}
+    assert circular == {"round_trip_spa", "round_trip_cat"}
+    expanded = paraphrase.expand_functions({"number_words": {"max_number": 9}, "contractions": {}},
+                                           {"meaning_check": {"min_cosine": 0.5}})
+    check = {"enabled": True, "min_cosine": 0.5, "min_chrf": 50.0}
+    assert expanded == {"number_words": {"max_number": 9, "meaning_check": check}, "contractions": {"meaning_check": check}}
+    assert paraphrase.settings_with_defaults("number_words", expanded["number_words"]) == {"max_number": 9}
+    assert paraphrase.instance_category("round_trip_epo") == "round_trip"
+    with pytest.raises(InputError, match=r"key 'paraphrase.options.meaning_check.min_chrf'"):
+        paraphrase.expand_functions({"contractions": {}}, {"meaning_check": {"min_chrf": 120}})
+    with pytest.raises(InputError, match=r"key 'paraphrase.functions.contractions.meaning_check'.*'min_cos'"):
+        paraphrase.perturb("contractions", "I do not know.", {"meaning_check": {"min_cos": 0.5}})
+
+
 def test_an_unknown_function_is_an_error() -> None:
     with pytest.raises(InputError, match=r"unknown paraphrase function 'synonyms'"):
         paraphrase.perturb_batch("synonyms", ["A text."], {})
@@ -107,17 +138,22 @@ def test_an_unknown_function_is_an_error() -> None:
 
 @functools.cache
 def round_trip_inputs() -> tuple[str, ...]:
-    """100 WMT14 sources, the one whose round trip is marked, two empty texts, 10 TED sources, 3 reviews."""
+    """60 WMT14 sources, the one whose round trip is marked, two empty texts, 10 TED sources, 3 reviews (each
+    text is one Apertium run: 60 keeps the tests short)."""
     wmt = wmt14_sources()
-    return (*wmt[:100], wmt[MARKED_LINE - 1], "", "  \n ", *ted_sources()[:10], *review_texts()[:3])
+    return (*wmt[:WMT_COUNT], wmt[MARKED_LINE - 1], "", "  \n ", *ted_sources()[:10], *review_texts()[:3])
+
+
+#: Settings that switch the meaning check off: the round trips as Apertium gives them.
+UNCHECKED = {"meaning_check": {"enabled": False}}
 
 
 @functools.cache
-def round_trip(function: str) -> tuple[Perturbed | Skipped, ...]:
-    """The whole of :func:`round_trip_inputs` in one batch (one Apertium chain)."""
+def round_trip(function: str, checked: bool = False) -> tuple[Perturbed | Skipped, ...]:
+    """The whole of :func:`round_trip_inputs` in one batch (one Apertium chain), with or without the meaning check."""
     texts = round_trip_inputs()
     rngs = [np.random.default_rng(number) for number in range(len(texts))]
-    return tuple(paraphrase.perturb_batch(function, texts, {}, rngs, None))
+    return tuple(paraphrase.perturb_batch(function, texts, {} if checked else UNCHECKED, rngs, None))
 
 
 @pytest.mark.apertium
@@ -125,17 +161,19 @@ def round_trip(function: str) -> tuple[Perturbed | Skipped, ...]:
 def test_apertium_has_the_round_trip_modes() -> None:
     from nlp_robustness.systems.apertium import available_modes
 
-    assert {"eng-spa", "spa-eng", "eng-cat", "cat-eng"} <= available_modes()
+    assert {"eng-spa", "spa-eng", "eng-cat", "cat-eng", "en-gl", "gl-en", "en-eo", "eo-en"} <= available_modes()
 
 
 @pytest.mark.apertium
 @needs_apertium
 @needs_mirror
-@pytest.mark.parametrize(("function", "chrf_range"), [("round_trip_spa", (60, 85)), ("round_trip_cat", (55, 80))])
+@pytest.mark.parametrize(("function", "chrf_range"), [
+    ("round_trip_glg", (60, 80)), ("round_trip_epo", (60, 85)), ("round_trip_spa", (60, 85)), ("round_trip_cat", (55, 80)),
+])
 def test_a_round_trip_paraphrases_real_sources_in_one_batch(function: str, chrf_range: tuple[float, float]) -> None:
     texts, results = round_trip_inputs(), round_trip(function)
     assert len(results) == len(texts)
-    assert results[101] == results[102] == Skipped("empty text")
+    assert results[WMT_COUNT + 1] == results[WMT_COUNT + 2] == Skipped("empty text")
     kept = [(text, result.text) for text, result in zip(texts, results) if isinstance(result, Perturbed)]
     assert len(kept) >= 0.9 * (len(texts) - 2)
     for text, result in zip(texts, results):
@@ -157,7 +195,7 @@ def test_a_round_trip_paraphrases_real_sources_in_one_batch(function: str, chrf_
 def test_apertiums_marks_are_removed_from_a_round_trip() -> None:
     source = wmt14_sources()[MARKED_LINE - 1]
     assert source == "I've realised my wrongdoing." and "#" not in source
-    result = round_trip("round_trip_spa")[100]
+    result = round_trip("round_trip_spa")[WMT_COUNT]
     assert isinstance(result, Perturbed) and "darse cuenta" in result.text and "#" not in result.text
     assert paraphrase.clean_round_trip(" I have darse# cuenta  @perro my wrongdoing. ", source) == \
         "I have darse cuenta perro my wrongdoing."
@@ -172,9 +210,43 @@ def test_apertiums_marks_are_removed_from_a_round_trip() -> None:
 def test_a_round_trip_batch_is_aligned_and_deterministic() -> None:
     texts, results = round_trip_inputs(), round_trip("round_trip_spa")
     for index in (0, 57):  # a text alone gives what it gave in the batch
-        assert paraphrase.perturb("round_trip_spa", texts[index], {}, np.random.default_rng(99)) == results[index]
-    batch = paraphrase.perturb_batch("round_trip_spa", [texts[3], "", texts[0]], {"modes": ["eng-spa", "spa-eng"]}, None)
+        assert paraphrase.perturb("round_trip_spa", texts[index], UNCHECKED, np.random.default_rng(99)) == results[index]
+    batch = paraphrase.perturb_batch("round_trip_spa", [texts[3], "", texts[0]], {"modes": ["eng-spa", "spa-eng"], **UNCHECKED})
     assert batch == [results[3], Skipped("empty text"), results[0]]
+    checked = round_trip("round_trip_glg", checked=True)
+    for index in (0, 4, 12, 57):  # Galician too (Apertium's tagger carries state across a batch: 12 differed)
+        assert paraphrase.perturb("round_trip_glg", texts[index], {}) == checked[index]
+    assert paraphrase.perturb("round_trip_glg", texts[12], UNCHECKED).text.startswith("Thousands of the motorists already took")
+
+
+#: Share of :func:`round_trip_inputs`' round trips the default meaning check rejects (measured: 0.24-0.37).
+REJECTED_SHARE = (0.15, 0.5)
+
+
+@pytest.mark.apertium
+@needs_apertium
+@needs_mirror
+@pytest.mark.parametrize("function", ["round_trip_glg", "round_trip_epo", "round_trip_spa", "round_trip_cat"])
+def test_the_meaning_check_rejects_the_round_trips_that_lose_the_meaning(function: str) -> None:
+    from nlp_robustness.perturbations.meaning import meaning_scores
+
+    texts, raw, checked = round_trip_inputs(), round_trip(function), round_trip(function, checked=True)
+    kept = [index for index, result in enumerate(raw) if isinstance(result, Perturbed)]
+    scores = dict(zip(kept, meaning_scores([texts[index] for index in kept], [raw[index].text for index in kept])))
+    rejected = 0
+    for index, (before, after) in enumerate(zip(raw, checked)):
+        if index not in scores:
+            assert after == before  # skipped before the check: the same reason
+            continue
+        score = scores[index]
+        if score.cosine >= 0.85 and score.chrf >= 50:
+            assert after == before
+            continue
+        rejected += 1
+        assert isinstance(after, Skipped) and after.reason.startswith("meaning check: ")
+        assert ("cosine" in after.reason) == (score.cosine < 0.85) and ("chrF" in after.reason) == (score.chrf < 50)
+    low, high = REJECTED_SHARE
+    assert low < rejected / len(scores) < high, f"{function}: rejected {rejected} of {len(scores)}"
 
 
 @pytest.mark.apertium
@@ -203,7 +275,7 @@ def test_an_unknown_apertium_mode_is_an_error() -> None:
     ("Great pan\nIt doesn't stick.\n\nThey are worth it.", "Great pan\nIt does not stick.\n\nThey're worth it."),
 ])
 def test_contractions_rewrite_every_occurrence_both_ways(text: str, expected: str) -> None:
-    result = paraphrase.perturb("contractions", text, {})
+    result = paraphrase.perturb("contractions", text, UNCHECKED)
     assert isinstance(result, Perturbed) and result.text == expected and result.tokens == tuple(expected.split(" "))
 
 
@@ -243,8 +315,8 @@ def expanded(form: str) -> str:
 @needs_mirror
 def test_contractions_on_real_sources_change_only_the_matched_spans() -> None:
     texts = (*ted_sources()[:500], *review_texts()[:100])
-    results = paraphrase.perturb_batch("contractions", texts, {}, None, None)
-    assert results == paraphrase.perturb_batch("contractions", texts, {}, [np.random.default_rng(1)] * len(texts), None)
+    results = paraphrase.perturb_batch("contractions", texts, UNCHECKED, None, None)
+    assert results == paraphrase.perturb_batch("contractions", texts, UNCHECKED, [np.random.default_rng(1)] * len(texts), None)
     rewritten = 0
     for text, result in zip(texts, results):
         edits = paraphrase.contraction_edits(text)
@@ -274,7 +346,7 @@ def test_contractions_on_real_sources_change_only_the_matched_spans() -> None:
     ("Five stars\nI bought two.\n\n3 of them broke.", "5 stars\nI bought 2.\n\nThree of them broke."),
 ])
 def test_number_words_rewrite_every_number_both_ways(text: str, expected: str) -> None:
-    result = paraphrase.perturb("number_words", text, {})
+    result = paraphrase.perturb("number_words", text, UNCHECKED)  # the rules alone: short texts may fail the check
     assert isinstance(result, Perturbed) and result.text == expected
 
 
@@ -289,9 +361,39 @@ def test_number_words_refuse_what_is_not_a_plain_quantity(text: str) -> None:
     assert paraphrase.perturb("number_words", text, {}) == Skipped("no number to rewrite")
 
 
+@pytest.mark.parametrize("text", [
+    "Eligible patients (n=42) were aged ≥18 years.", "See (1), [2] and ( 3 ) below.", "Let x + 2 be <5, so x = 2.",
+    "The ratio was 3:1 and 2 × 3 = 6.", "The list holds (two) and (three).", "It is 10 − 3 or 4*5.",
+])
+def test_number_words_leave_labels_and_mathematics(text: str) -> None:
+    assert paraphrase.perturb("number_words", text, UNCHECKED) == Skipped("no number to rewrite")
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("We saw (1) cat and 3 dogs.", "We saw (1) cat and three dogs."),  # the label stays, the quantity does not
+    ("Of the 42 patients (n=42), 18 were ≥18.", "Of the forty-two patients (n=42), eighteen were ≥18."),
+    ("It took 5 (or 6) days.", "It took five (or six) days."),  # a bracket that holds more than the number
+    ("Aged 5, she was 3 years older (see [2]).", "Aged five, she was three years older (see [2])."),
+])
+def test_number_words_rewrite_only_running_text(text: str, expected: str) -> None:
+    result = paraphrase.perturb("number_words", text, UNCHECKED)
+    assert isinstance(result, Perturbed) and result.text == expected
+
+
+@needs_mirror
+def test_number_words_leave_the_biomedical_labels_of_real_sources() -> None:
+    texts = [line for path in sorted(BIO.glob("*.en")) for line in lines(path)]
+    assert len(texts) >= 100
+    for text in texts:
+        for start, end, _ in paraphrase.number_edits(text):
+            before, after = text[:start].rstrip(" \t")[-1:], text[end:].lstrip(" \t")[:1]
+            assert not (before in "([" and after and after in ")]"), text
+            assert before not in set("=<>≤≥±+×÷−*^") and after not in set("=<>≤≥±+×÷−*^"), text
+
+
 def test_max_number_bounds_both_directions() -> None:
     text = "I have 12 cats, 3 dogs, twelve birds and nine fish."
-    assert paraphrase.perturb("number_words", text, {"max_number": 9}).text == \
+    assert paraphrase.perturb("number_words", text, {"max_number": 9, **UNCHECKED}).text == \
         "I have 12 cats, three dogs, twelve birds and 9 fish."
     assert paraphrase.perturb("number_words", "Just 5.", {"max_number": 1}) == Skipped("no number to rewrite")
     assert [paraphrase.number_to_words(number) for number in (0, 1, 13, 40, 99, 100)] == \
@@ -301,8 +403,8 @@ def test_max_number_bounds_both_directions() -> None:
 @needs_mirror
 def test_number_words_on_real_sources_change_only_the_numbers() -> None:
     texts = (*ted_sources()[:500], *wmt14_sources()[:500], *review_texts()[:100])
-    results = paraphrase.perturb_batch("number_words", texts, {}, None, None)
-    assert results == paraphrase.perturb_batch("number_words", texts, {}, None, None)
+    results = paraphrase.perturb_batch("number_words", texts, UNCHECKED, None, None)
+    assert results == paraphrase.perturb_batch("number_words", texts, UNCHECKED, None, None)
     rewritten = 0
     for text, result in zip(texts, results):
         edits = paraphrase.number_edits(text)
@@ -367,7 +469,7 @@ def test_a_rewrite_through_derive_testset_keeps_the_reference_and_records_skips(
 @needs_apertium
 @needs_mirror
 def test_a_round_trip_through_derive_testset_keeps_the_reference() -> None:
-    derived, status = check_derived("round_trip_spa", paraphrase.settings_with_defaults("round_trip_spa"), 30)
+    derived, status = check_derived("round_trip_spa", {**paraphrase.settings_with_defaults("round_trip_spa"), **UNCHECKED}, 30)
     assert len(derived) >= 25
     batch = round_trip("round_trip_spa")[:30]
     assert [result.text for result in batch if isinstance(result, Perturbed)] == list(derived["source"])

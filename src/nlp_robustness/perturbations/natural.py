@@ -25,11 +25,20 @@ introducing natural typos") leaves them open:
   and is spelled like a word (:data:`TYPO_SPELLING`: ``didnt``, ``un-written``, ``o.k.``, ``'cause``).
   That drops whitespace and control characters and the list's markup and encoding debris
   (``[[realy``, ``did''nt``, ``co?ntry``, ``hab\\ve``) with a few digit spellings (``5`` for ``five``).
+  A typo that is itself a word is dropped too (:func:`without_real_words`), case-insensitively: a word
+  of English (the CMU dictionary: "and" -> "END", "are" -> "area") changes the meaning rather than the
+  spelling, and a word of French, Spanish, Catalan or Galician (Apertium's analysers: "in" -> "de") may
+  be translated as that language's word. Of the list's 49,244 typos (11,173 words), 9,439 are dropped
+  (7,460 English words, the rest other languages), leaving 39,805 typos of 9,845 words.
+* ``punctuation_removal`` keeps an apostrophe or hyphen whose removal would make another English word
+  ("we're" -> "were", "he'll" -> "hell", "it's" -> "its", and "can't" -> "cant", which the CMU
+  dictionary lists): that is a different word, not a missing mark. "don't" -> "dont" stays a unit.
 """
 
 from __future__ import annotations
 
 import functools
+import logging
 import re
 import unicodedata
 from collections.abc import Callable, Mapping
@@ -40,14 +49,17 @@ from typing import Any
 import numpy as np
 
 from nlp_robustness.errors import InputError
+from nlp_robustness.perturbations._lexicons import english_words, foreign_words
 from nlp_robustness.perturbations.base import Perturbed, Skipped
 
 __all__ = [
     "ALTERNATIVES", "CASING_STYLES", "CATEGORIES", "FUNCTIONS", "NEEDS_PARSE", "OPTIONS_SCHEMA", "PERTURBED_SIDES",
     "RESOURCE_DOWNLOADS", "SAMPLE_GROUP", "SYMBOL_MARKS", "TYPO_SPELLING", "WORD",
-    "NaturalResources", "Unit", "apply_style", "draw_edits", "load_context", "perturb", "read_typos",
-    "sentence_starts", "splice", "units", "word_typos",
+    "INNER_WORD", "NaturalResources", "Unit", "apply_style", "draw_edits", "load_context", "perturb", "read_typos",
+    "sentence_starts", "splice", "units", "without_real_words", "word_making_marks", "word_typos",
 ]
+
+logger = logging.getLogger(__name__)
 
 NEEDS_PARSE = False
 #: Only the input of a system is perturbed; the reference is kept as it is.
@@ -110,6 +122,9 @@ ALTERNATIVES: dict[str, tuple[str, ...]] = {
 _ALTERABLE = re.compile(r"""\.{2,}|!{2,}|\?{2,}|[.,;:!?](?![^\W_])|['’‘"“”…–—]|(?<!\S)-(?!\S)""")
 _SENTENCE_START = re.compile(r"""(?:\A|(?<=[.!?…])["'’”)\]]*\s+|\n\s*)["'“‘(\[«]*""")
 _TITLE_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+_INNER_MARKS = "'’‘‐‑-"  # apostrophes, hyphens (the ASCII one last: a literal in a character class)
+#: A word with apostrophes or hyphens inside ("we're", "well-known"), not touching a letter or digit.
+INNER_WORD = re.compile(rf"(?<![^\W_]){_LETTER}+(?:[{_INNER_MARKS}]{_LETTER}+)*(?![^\W_])")
 
 
 
@@ -150,10 +165,26 @@ class NaturalResources:
 
     @functools.cached_property
     def typos(self) -> dict[str, tuple[str, ...]]:
-        """The natural typo list (:func:`read_typos`)."""
+        """The natural typo list (:func:`read_typos`) without the typos that are real words
+        (:func:`without_real_words`)."""
         if "typos" not in self.paths:
             raise InputError("the typos function needs the resource 'typos' (Zeroe en.natural), which was not given")
-        return read_typos(self.paths["typos"])
+        table, dropped = without_real_words(read_typos(self.paths["typos"]))
+        logger.info("natural typos: dropped %d of %d typos that spell an English, French, Spanish, Catalan or "
+                    "Galician word", dropped, dropped + sum(len(typos) for typos in table.values()))
+        return table
+
+
+def without_real_words(table: Mapping[str, tuple[str, ...]]) -> tuple[dict[str, tuple[str, ...]], int]:
+    """``table`` without every typo that is itself a word, case-insensitively: an English word (CMU
+    dictionary: "and" -> "end", "are" -> "area") or a French, Spanish, Catalan or Galician one (Apertium's
+    analysers: "in" -> "de"; :mod:`~nlp_robustness.perturbations._lexicons`); words left without typos
+    are dropped. Returns the table and how many typos were dropped."""
+    candidates = {typo.lower() for typos in table.values() for typo in typos}
+    real = (candidates & english_words()) | foreign_words(candidates)
+    kept = {word: tuple(typo for typo in typos if typo.lower() not in real) for word, typos in table.items()}
+    dropped = sum(len(typos) for typos in table.values()) - sum(len(typos) for typos in kept.values())
+    return {word: typos for word, typos in kept.items() if typos}, dropped
 
 
 def load_context(paths: Mapping[str, str | Path]) -> NaturalResources:
@@ -197,20 +228,37 @@ def _is_mark(character: str) -> bool:
     return unicodedata.category(character)[0] == "P"
 
 
+def word_making_marks(text: str) -> set[int]:
+    """Offsets of the apostrophes and hyphens inside a word (:data:`INNER_WORD`) whose removal makes the
+    word another English word (:func:`~nlp_robustness.perturbations._lexicons.english_words`): "we're"
+    -> "were", "he'll" -> "hell", "it's" -> "its", "can't" -> "cant", "e-mail" -> "email"."""
+    found = set()
+    for match in INNER_WORD.finditer(text):
+        word = match.group()
+        for offset, character in enumerate(word):
+            if character in _INNER_MARKS and (word[:offset] + word[offset + 1:]).lower() in english_words():
+                found.add(match.start() + offset)
+    return found
+
+
 def _removal_units(text: str, context: NaturalResources | None) -> list[Unit]:
     """Rule: every punctuation mark (Unicode category P: ASCII and typographic quotes, dashes, brackets
     ...), except :data:`SYMBOL_MARKS`, a mark between two digits (3.5, 1,000, 10:30: removing it changes
-    the number) and the marks of a whitespace-delimited token made of punctuation only (" - ", "..."):
-    removing those would empty the token and leave a double space. Marks inside words are units: "dont",
-    "wellknown" are natural. Units: those marks, each removed."""
+    the number), the marks of a whitespace-delimited token made of punctuation only (" - ", "..."):
+    removing those would empty the token and leave a double space, and an apostrophe or hyphen whose
+    removal makes another English word (:func:`word_making_marks`: "we're" -> "were", "can't" -> "cant").
+    Other marks inside words are units: "dont", "theyre", "wellknown" are natural. Units: those marks,
+    each removed."""
     found = []
+    making_words = word_making_marks(text) if any(mark in text for mark in _INNER_MARKS) else set()
     for token in re.finditer(r"\S+", text):
         piece = token.group()
         if all(_is_mark(character) for character in piece):
             continue
         for offset, character in enumerate(piece):
             between_digits = 0 < offset < len(piece) - 1 and piece[offset - 1].isdigit() and piece[offset + 1].isdigit()
-            if _is_mark(character) and character not in SYMBOL_MARKS and not between_digits:
+            if (_is_mark(character) and character not in SYMBOL_MARKS and not between_digits
+                    and token.start() + offset not in making_words):
                 found.append(Unit(token.start() + offset, token.start() + offset + 1, ("",)))
     return found
 
