@@ -86,7 +86,7 @@ def test_the_study_plan_of_the_default_config_keeps_every_branchs_paths() -> Non
     config = _prepared(DEFAULT_CONFIG)
     plan = study_plan(config, _sections(config))
     assert list(plan.studies) == ["domains/paper", "domains/wmt22-de-fr", "domains/wmt22-fr-de", "sentiment", "human", "perturbations/word_order", "perturbations/character_attacks",
-                                  "perturbations/natural", "perturbations/paraphrase", "metric_attacks",
+                                  "perturbations/natural", "perturbations/paraphrase", "perturbations/structure", "metric_attacks",
                                   "natural_robustness/mt", "natural_robustness/sentiment"]
     systems = config["mt_studies"]["paper"]["systems"]
     assert plan.table_summaries("paper/bleu") == {system: f"results/robustness/paper/bleu/{system}.summary.tsv" for system in systems}
