@@ -82,24 +82,36 @@ def test_mt_responses_match_the_translations(finished_run: Path) -> None:
     chrf = sacrebleu.CHRF()
     for system in SYSTEMS:
         responses = read(finished_run / f"results/natural_robustness/responses/mt/{system}.tsv")
-        originals = {}
+        whole = {}  # each record's translation within its whole test set
         for testset in config["mt_studies"]["paper"]["testsets"]:
             table = read(finished_run / f"results/testsets/{testset}.tsv")
-            originals.update(zip(testset + "/" + table["segment_id"], lines(finished_run / f"results/translations/{system}/{testset}.txt")))
+            whole.update(zip(testset + "/" + table["segment_id"], lines(finished_run / f"results/translations/{system}/{testset}.txt")))
+        layout = {}  # family -> each record's translation in the family's identity test set (the perturbed sets' layout)
+        for family in dict.fromkeys(types.values()):
+            identity = read(finished_run / f"results/testsets/perturbed/{family}/identity/pooled.tsv")
+            assert (identity["source"] == identity["original_source"]).all()  # unperturbed
+            layout[family] = dict(zip(identity["testset"] + "/" + identity["segment_id"],
+                                      lines(finished_run / f"results/translations/{system}/perturbed/{family}/identity/pooled.txt"), strict=True))
+
+        def response(record: str, kind: str, original: str, translation: str) -> tuple[str, ...]:
+            score = 100.0 if translation == original else chrf.sentence_score(translation, [original]).score
+            return (record, kind, str(normalised(original) == normalised(translation)), str(score >= threshold), original, translation)
+
         expected = []
         for perturbation_type, family in types.items():
             derived = read(finished_run / f"results/testsets/perturbed/{family}/{perturbation_type}/pooled.tsv")
             translations = lines(finished_run / f"results/translations/{system}/perturbed/{family}/{perturbation_type}/pooled.txt")
             for row, translation in zip(derived.itertuples(), translations, strict=True):
-                original = originals[f"{row.testset}/{row.segment_id}"]
-                score = 100.0 if translation == original else chrf.sentence_score(translation, [original]).score
-                expected.append((f"{row.testset}/{row.segment_id}", perturbation_type, str(normalised(original) == normalised(translation)),
-                                 str(score >= threshold), original, translation))
+                record = f"{row.testset}/{row.segment_id}"
+                expected.append(response(record, perturbation_type, layout[family][record], translation))
+        for family, translations in layout.items():  # the identity control: whole-test-set layout vs the identity layout
+            expected += [response(record, f"identity/{family}", whole[record], translation) for record, translation in translations.items()]
         got = list(responses[["record", "type", "same_exact", "same_chrf", "original_response", "perturbed_response"]].itertuples(index=False, name=None))
         if system == "convs2s-tatoeba":  # translation_jobs: per_family -- one job translated every set of a family
             for perturbation_type, family in types.items():
                 report = json.loads((finished_run / f"results/translations/{system}/perturbed/{family}/{perturbation_type}/pooled.report.json").read_text())
-                assert report["translated_with"] == [f"perturbed/{family}/{name}/pooled" for name, owner in types.items() if owner == family]
+                assert report["translated_with"] == [*(f"perturbed/{family}/{name}/pooled" for name, owner in types.items() if owner == family),
+                                                     f"perturbed/{family}/identity/pooled"]  # the originals in the same job
                 assert report["segments"] == (responses["type"] == perturbation_type).sum()
         assert got == expected, system
         assert np.allclose(responses["chrf"].astype(float), [100.0 if a == b else chrf.sentence_score(b, [a]).score
@@ -118,6 +130,9 @@ def test_classifier_responses_match_their_models(finished_run: Path) -> None:
             reviews = read(finished_run / f"results/natural_robustness/sentiment/perturbed/{family}/{perturbation_type}.tsv")
             for key, label in zip(reviews["testset"] + "/" + reviews["segment_id"], model.predict(reviews["source"].tolist())):
                 expected.append((key, perturbation_type, str(original[key] == label)))
+        # the identity control: every sampled review classified again (a deterministic model gives its label back)
+        again = model.predict(records["source"].tolist())
+        expected += [(key, "identity/reviews", str(original[key] == label)) for key, label in zip(original, again)]
         assert list(responses[["record", "type", "same_label"]].itertuples(index=False, name=None)) == expected
 
 
@@ -139,15 +154,20 @@ def test_scores_follow_the_responses_on_both_record_samples(finished_run: Path) 
     orders = {"mt": record_order(mt_records, seed), "sentiment": record_order(list(zip(reviews["doc_id"], reviews["segment_id"])), seed)}
     rows = [("mt", system, criterion) for system in SYSTEMS for criterion in ("exact", "chrf")]
     rows += [("sentiment", classifier, "label") for classifier in CLASSIFIERS]
-    assert len(scores) == len(rows) * 2 * (len(types) + 1)
+    # the identity control (noise floor): one per family for an MT system, one for a classifier; not a type
+    controls = {"mt": [f"identity/{family}" for family in dict.fromkeys(types.values())], "sentiment": ["identity/reviews"]}
+    assert len(scores) == 2 * sum(len(types) + 1 + len(controls[kind]) for kind, _, _ in rows)
     for kind, row, criterion in rows:
         responses = read(finished_run / f"results/natural_robustness/responses/{kind}/{row}.tsv")
         for sample, size in (("5", 5), ("all", None)):
             chosen = set(orders[kind][:size])
             selected = responses[responses["record"].isin(chosen)]
             got = scores[(scores["responder"] == row) & (scores["criterion"] == criterion) & (scores["sample"] == sample)].set_index("type")
-            for perturbation_type in [*types, "all"]:
-                part = selected if perturbation_type == "all" else selected[selected["type"] == perturbation_type]
+            for perturbation_type in [*types, "all", *controls[kind]]:
+                if perturbation_type == "all":  # every perturbation, the control's rows left out
+                    part = selected[~selected["type"].str.startswith("identity/")]
+                else:
+                    part = selected[selected["type"] == perturbation_type]
                 same = (part[f"same_{criterion}"] == "True").to_numpy()
                 assert int(got.at[perturbation_type, "records"]) == len(chosen)
                 assert int(got.at[perturbation_type, "perturbations"]) == len(same)
