@@ -27,6 +27,7 @@ from nlp_robustness.fileio import read_table
 from nlp_robustness.outputs.figures import grid, panel_grid, plt, save_figure
 from nlp_robustness.outputs.table_writer import latex_cell, latex_escape, latex_row, latex_table, markdown_lines, markdown_table
 from nlp_robustness.perturbations.collect import read_derived, read_status
+from nlp_robustness.perturbations.meaning import REASON_PREFIX
 from nlp_robustness.scoring.sentence_scores import sentence_scores
 from nlp_robustness.statistics.natural_robustness import CLUSTER_BOOTSTRAP
 from nlp_robustness.studies.natural_robustness import CONTROL_PREFIX, SCORE_COLUMNS
@@ -48,7 +49,7 @@ CHANGE_COLUMNS = ("inputs", "family", "type", "sampled", "perturbed", "skipped",
 #: Marks a circular (system, perturbation type) pair in every table.
 CIRCULAR_MARK = "\u2020"
 #: A skip reason (after its side's ``source: ``) that the paraphrases' meaning check gave.
-MEANING_CHECK = "meaning check: "
+MEANING_CHECK = REASON_PREFIX
 
 
 def read_scores(path: str | Path) -> pd.DataFrame:

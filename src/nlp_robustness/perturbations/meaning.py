@@ -36,6 +36,7 @@ import numpy as np
 
 from nlp_robustness.errors import InputError
 from nlp_robustness.perturbations.base import Perturbed, Skipped
+from nlp_robustness.scoring.sentence_scores import sentence_scores
 
 __all__ = [
     "DEFAULT_MIN_CHRF", "DEFAULT_MIN_COSINE", "MAX_WORD_PIECES", "MEANING_CHECK_SCHEMA", "REASON_PREFIX", "THREADS",
@@ -145,17 +146,14 @@ def sentence_embeddings(texts: Sequence[str], threads: int = THREADS) -> np.ndar
 
 def meaning_scores(originals: Sequence[str], rewrites: Sequence[str], threads: int = THREADS) -> list[MeaningScore]:
     """The :class:`MeaningScore` of each rewrite against its original (aligned lists; one model load)."""
-    from sacrebleu.metrics import CHRF
-
     if len(originals) != len(rewrites):
         raise InputError(f"meaning_scores: {len(originals)} originals but {len(rewrites)} rewrites")
     if not originals:
         return []
     embeddings = sentence_embeddings([*originals, *rewrites], threads)
     cosines = np.einsum("ij,ij->i", embeddings[:len(originals)], embeddings[len(originals):])
-    chrf = CHRF()
-    return [MeaningScore(cosine=float(cosine), chrf=float(chrf.sentence_score(rewrite, [original]).score))
-            for cosine, original, rewrite in zip(cosines, originals, rewrites)]
+    chrf = sentence_scores(list(rewrites), list(originals), "chrf")
+    return [MeaningScore(cosine=float(cosine), chrf=float(score)) for cosine, score in zip(cosines, chrf)]
 
 
 def apply_meaning_check(

@@ -30,7 +30,7 @@ from nlp_robustness.perturbations.registry import family_module
 from nlp_robustness.statistics.natural_robustness import same_chrf
 from nlp_robustness.studies.natural_robustness import IDENTITY, SCORE_COLUMNS, natural_scores
 
-__all__ = ["THRESHOLD_COLUMNS", "circular_pairs", "identity_testset", "identity_testsets", "round_trip_modes", "threshold_scores"]
+__all__ = ["THRESHOLD_COLUMNS", "circular_pairs", "identity_testset", "identity_testsets", "threshold_scores"]
 
 #: Columns of the threshold table: the chrF threshold, then the score table's.
 THRESHOLD_COLUMNS = ("threshold", *SCORE_COLUMNS)
@@ -60,17 +60,6 @@ def identity_testset(samples: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)[list(DERIVED_COLUMNS)]
 
 
-def round_trip_modes(functions: Mapping[str, Any], function: str, settings: Mapping[str, Any]) -> tuple[str, ...]:
-    """The Apertium modes of a family function's round trip: its ``modes`` setting, else its schema's default;
-    ``()`` for a function without modes (a rewrite). ``functions`` is the family module's ``FUNCTIONS``.
-
-    (Stands in for ``perturbations.paraphrase.round_trip_modes`` until that is merged.)"""
-    if settings.get("modes"):
-        return tuple(settings["modes"])
-    schema = functions.get(function, {})
-    return tuple(schema.get("properties", {}).get("modes", {}).get("default") or ())
-
-
 def circular_pairs(
     types: Mapping[str, str], families: Mapping[str, Mapping[str, Any]], systems: Mapping[str, Mapping[str, Any]],
 ) -> dict[str, list[str]]:
@@ -83,8 +72,10 @@ def circular_pairs(
     """
     circular: dict[str, list[str]] = {}
     for perturbation_type, family in types.items():
-        functions = getattr(family_module(family), "FUNCTIONS", {})
-        modes = set(round_trip_modes(functions, perturbation_type, families[family]["functions"].get(perturbation_type) or {}))
+        # a family that runs Apertium says which modes a function uses (paraphrase.round_trip_modes); others run none
+        modes_of = getattr(family_module(family), "round_trip_modes", None)
+        settings = families[family]["functions"].get(perturbation_type) or {}
+        modes = set(modes_of(perturbation_type, settings)) if modes_of else set()
         shared = [name for name, spec in systems.items()
                   if spec.get("kind") == "apertium" and modes & set(spec.get("modes") or ())]
         if shared:
