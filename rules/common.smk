@@ -188,7 +188,7 @@ def final_outputs():
     return (
         studies + testset_means + datasets + dataset_summary + models
         + sentiment_outputs() + human_outputs() + perturbation_outputs() + metric_robustness_outputs()
-        + natural_robustness_outputs() + profile_outputs()
+        + natural_robustness_outputs() + profile_outputs() + benchmark_outputs()
     )
 
 
@@ -254,3 +254,4 @@ include: "inputs/natural_robustness.smk"
 include: "inputs/sentiment.smk"
 include: "inputs/human.smk"
 include: "inputs/profile.smk"
+include: "inputs/benchmarks.smk"

@@ -20,6 +20,8 @@ rule fetch_download:
         "resources/downloads/{download}/{filename}",
     log:
         "logs/fetch_download/{download}/{filename}.log",
+    benchmark:
+        "results/benchmarks/fetch_download/{download}/{filename}.tsv",
     params:
         source=download_fetch_params,
         checksum_lock=CHECKSUM_LOCK,  # relative to the workflow directory, so a moved project reruns nothing
@@ -44,6 +46,8 @@ rule extract_download:
         directory("resources/downloads/{archive_download}/extracted"),
     log:
         "logs/extract_download/{archive_download}.log",
+    benchmark:
+        "results/benchmarks/extract_download/{archive_download}.tsv",
     params:
         members=lambda wildcards: MANIFEST.members_of(wildcards.archive_download),
         archive_kind=lambda wildcards: MANIFEST.downloads[wildcards.archive_download].archive,
@@ -66,6 +70,8 @@ rule prepare_dataset:
         provenance="results/datasets/{dataset}.provenance.json",
     log:
         "logs/prepare_dataset/{dataset}.log",
+    benchmark:
+        "results/benchmarks/prepare_dataset/{dataset}.tsv",
     params:
         plan=lambda wildcards: DATASET_PLANS[wildcards.dataset].as_params(),
         canonical_downloads=dataset_provenance,
@@ -89,6 +95,8 @@ rule dataset_summary:
         markdown="results/tables/datasets.md",
     log:
         "logs/dataset_summary.log",
+    benchmark:
+        "results/benchmarks/dataset_summary.tsv",
     threads: 1
     resources:
         mem_mb=500,

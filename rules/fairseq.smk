@@ -23,6 +23,8 @@ rule fairseq_training_data:
         data_bin=directory("results/models/{system}/data-bin"),
     log:
         "logs/fairseq_training_data/{system}.log",
+    benchmark:
+        "results/benchmarks/fairseq_training_data/{system}.tsv",
     wildcard_constraints:
         system=INHOUSE_SYSTEMS,
     params:
@@ -46,6 +48,8 @@ rule fairseq_train:
         report="results/models/{system}/training.json",
     log:
         "logs/fairseq_train/{system}.log",
+    benchmark:
+        "results/benchmarks/fairseq_train/{system}.tsv",
     wildcard_constraints:
         system=INHOUSE_SYSTEMS,
     params:
@@ -75,6 +79,8 @@ rule fairseq_dev_scores:
         "results/models/{system}/dev_scores.json",
     log:
         "logs/fairseq_dev_scores/{system}.log",
+    benchmark:
+        "results/benchmarks/fairseq_dev_scores/{system}.tsv",
     wildcard_constraints:
         system=INHOUSE_SYSTEMS,
     params:
@@ -100,6 +106,8 @@ rule fairseq_model_summary:
         markdown="results/tables/models.md",
     log:
         "logs/fairseq_model_summary.log",
+    benchmark:
+        "results/benchmarks/fairseq_model_summary.tsv",
     threads: 1
     resources:
         mem_mb=500,

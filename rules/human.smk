@@ -13,6 +13,8 @@ rule human_segments:
         "results/human/segments/{human_domain}.tsv",
     log:
         "logs/human_segments/{human_domain}.log",
+    benchmark:
+        "results/benchmarks/human_segments/{human_domain}.tsv",
     params:
         systems=lambda wildcards: HUMAN["systems"],
         reference_system=lambda wildcards: HUMAN["domains"][wildcards.human_domain].get("reference_system"),
@@ -51,6 +53,8 @@ rule human_rankings:
         agreement_markdown="results/tables/human/agreement.md",
     log:
         "logs/human_rankings.log",
+    benchmark:
+        "results/benchmarks/human_rankings.tsv",
     params:
         summaries=lambda wildcards: {score: STUDY_PLAN.table_summaries(f"human/{score}") for score in HUMAN_SCORES},
         gamma=lambda wildcards: {score: STUDY_PLAN.table_curves(f"human/{score}") for score in HUMAN_SCORES},

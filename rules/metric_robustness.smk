@@ -17,6 +17,8 @@ rule metric_darr_sample:
         hypotheses="results/metric_robustness/hypotheses/{wmt19_pair}.tsv",
     log:
         "logs/metric_darr_sample/{wmt19_pair}.log",
+    benchmark:
+        "results/benchmarks/metric_darr_sample/{wmt19_pair}.tsv",
     params:
         files=wmt19_pair_files,
         seed=METRIC_ROBUSTNESS["seed"] if METRIC_ROBUSTNESS else None,
@@ -40,6 +42,8 @@ rule attack_references:
         "results/metric_robustness/references/{condition}.tsv",
     log:
         "logs/attack_references/{condition}.log",
+    benchmark:
+        "results/benchmarks/attack_references/{condition}.tsv",
     params:
         job=attacked_reference_job,
     threads: 1
@@ -61,6 +65,8 @@ rule score_attacked_references:
         "results/metric_robustness/scores/{level}.tsv",
     log:
         "logs/score_attacked_references/{level}.log",
+    benchmark:
+        "results/benchmarks/score_attacked_references/{level}.tsv",
     params:
         job=level_score_job,
     threads: lambda wildcards: METRIC_ROBUSTNESS["bertscore"]["threads"]
@@ -92,6 +98,8 @@ rule metric_tau:
         best_layers="results/tables/metric_robustness/best_layers.csv",
     log:
         "logs/metric_tau.log",
+    benchmark:
+        "results/benchmarks/metric_tau.tsv",
     params:
         job=metric_tau_job,
     threads: 1
@@ -117,6 +125,8 @@ rule metric_tau_uncertainty:
         differences_markdown="results/tables/metric_robustness/tau_differences.md",
     log:
         "logs/metric_tau_uncertainty.log",
+    benchmark:
+        "results/benchmarks/metric_tau_uncertainty.tsv",
     params:
         job=metric_tau_uncertainty_job,
     threads: 1
@@ -145,6 +155,8 @@ rule metric_reference_tables:
         rates_markdown="results/tables/metric_robustness/attack_rates.md",
     log:
         "logs/metric_reference_tables.log",
+    benchmark:
+        "results/benchmarks/metric_reference_tables.tsv",
     params:
         references=lambda wildcards: metric_reference_files(),
     threads: 1
@@ -183,6 +195,8 @@ rule metric_figures:
         layers_pdf="results/figures/metric_robustness/tau_by_layer.pdf",
     log:
         "logs/metric_figures.log",
+    benchmark:
+        "results/benchmarks/metric_figures.tsv",
     threads: 1
     resources:
         mem_mb=1000,

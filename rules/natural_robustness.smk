@@ -22,6 +22,8 @@ rule natural_identity_testset:
         "results/testsets/perturbed/{family}/identity/{part}.tsv",
     log:
         "logs/natural_identity_testset/{family}/{part}.log",
+    benchmark:
+        "results/benchmarks/natural_identity_testset/{family}/{part}.tsv",
     params:
         job=natural_identity_job,
     threads: 1
@@ -43,6 +45,8 @@ rule natural_review_records:
         "results/natural_robustness/sentiment/records.tsv",
     log:
         "logs/natural_review_records.log",
+    benchmark:
+        "results/benchmarks/natural_review_records.tsv",
     params:
         job=natural_review_record_job,
     threads: 1
@@ -64,6 +68,8 @@ rule perturb_reviews:
         status="results/natural_robustness/sentiment/perturbed/{family}/{function}.segments.tsv",
     log:
         "logs/perturb_reviews/{family}/{function}.log",
+    benchmark:
+        "results/benchmarks/perturb_reviews/{family}/{function}.tsv",
     params:
         job=perturb_review_job,
     threads: 1
@@ -85,6 +91,8 @@ rule natural_responses_mt:
         "results/natural_robustness/responses/mt/{system}.tsv",
     log:
         "logs/natural_responses_mt/{system}.log",
+    benchmark:
+        "results/benchmarks/natural_responses_mt/{system}.tsv",
     params:
         job=natural_mt_response_job,
     threads: 1
@@ -105,6 +113,8 @@ rule natural_responses_sentiment:
         "results/natural_robustness/responses/sentiment/{classifier}.tsv",
     log:
         "logs/natural_responses_sentiment/{classifier}.log",
+    benchmark:
+        "results/benchmarks/natural_responses_sentiment/{classifier}.tsv",
     params:
         job=natural_sentiment_response_job,
     threads: 1
@@ -125,6 +135,8 @@ rule natural_responses_sentiment_model:
         "results/natural_robustness/responses/sentiment/{sentiment_model}.tsv",
     log:
         "logs/natural_responses_sentiment_model/{sentiment_model}.log",
+    benchmark:
+        "results/benchmarks/natural_responses_sentiment_model/{sentiment_model}.tsv",
     params:
         job=natural_sentiment_response_job,
         model=sentiment_model_spec,
@@ -150,6 +162,8 @@ rule natural_robustness_scores:
         thresholds="results/natural_robustness/chrf_thresholds.tsv",
     log:
         "logs/natural_robustness_scores.log",
+    benchmark:
+        "results/benchmarks/natural_robustness_scores.tsv",
     params:
         job=natural_score_job,
     threads: 1
@@ -190,6 +204,8 @@ rule natural_robustness_tables:
         thresholds_markdown="results/tables/natural_robustness/chrf_thresholds.md",
     log:
         "logs/natural_robustness_tables.log",
+    benchmark:
+        "results/benchmarks/natural_robustness_tables.tsv",
     params:
         job=natural_table_job,
     threads: 1
@@ -215,6 +231,8 @@ rule natural_robustness_figure:
         pdf="results/figures/natural_robustness/scores.pdf",
     log:
         "logs/natural_robustness_figure.log",
+    benchmark:
+        "results/benchmarks/natural_robustness_figure.tsv",
     params:
         chrf_threshold=lambda wildcards: NATURAL["same_response"]["chrf_threshold"],
     threads: 1

@@ -16,6 +16,8 @@ rule perturbation_sample:
         "results/perturbations/{family}/samples/{base_testset}.tsv",
     log:
         "logs/perturbation_sample/{family}/{base_testset}.log",
+    benchmark:
+        "results/benchmarks/perturbation_sample/{family}/{base_testset}.tsv",
     params:
         sample=perturbation_sample_params,
     threads: 1
@@ -37,6 +39,8 @@ rule parse_perturbation_sample:
         provenance="results/perturbations/{family}/parses/{base_testset}.{side}.json",
     log:
         "logs/parse_perturbation_sample/{family}/{base_testset}.{side}.log",
+    benchmark:
+        "results/benchmarks/parse_perturbation_sample/{family}/{base_testset}/{side}.tsv",
     params:
         parser=parse_params,
     threads: 1
@@ -59,6 +63,8 @@ rule perturb_testset:
         status="results/perturbations/{family}/{function}/{part}.segments.tsv",
     log:
         "logs/perturb_testset/{family}/{function}/{part}.log",
+    benchmark:
+        "results/benchmarks/perturb_testset/{family}/{function}/{part}.tsv",
     params:
         job=perturb_job,
     threads: 1
@@ -79,6 +85,8 @@ rule perturbation_scores:
         "results/perturbations/{family}/{function}/scores/{system}.tsv",
     log:
         "logs/perturbation_scores/{family}/{function}/{system}.log",
+    benchmark:
+        "results/benchmarks/perturbation_scores/{family}/{function}/{system}.tsv",
     params:
         job=pair_score_job,
     threads: 1
@@ -112,6 +120,8 @@ rule perturbation_tables:
         flips_markdown="results/tables/perturbations/{family}/{perturbation_metric}/flip_examples.md",
     log:
         "logs/perturbation_tables/{family}/{perturbation_metric}.log",
+    benchmark:
+        "results/benchmarks/perturbation_tables/{family}/{perturbation_metric}.tsv",
     params:
         job=family_report_job,
         uncertainty=UNCERTAINTY,
@@ -134,6 +144,8 @@ rule perturbation_similarity:
         "results/tables/perturbations/{family}/{perturbation_metric}/function_similarity.csv",
     log:
         "logs/perturbation_similarity/{family}/{perturbation_metric}.log",
+    benchmark:
+        "results/benchmarks/perturbation_similarity/{family}/{perturbation_metric}.tsv",
     params:
         job=family_report_job,
     threads: 1
@@ -180,6 +192,8 @@ rule perturbation_figures:
         similarity_pdf="results/figures/perturbations/{family}/{perturbation_metric}/function_similarity.pdf",
     log:
         "logs/perturbation_figures/{family}/{perturbation_metric}.log",
+    benchmark:
+        "results/benchmarks/perturbation_figures/{family}/{perturbation_metric}.tsv",
     params:
         job=family_report_job,
     threads: 1
@@ -202,6 +216,8 @@ rule perturbation_attack_rates:
         markdown="results/tables/perturbations/{family}/attack_rates.md",
     log:
         "logs/perturbation_attack_rates/{family}.log",
+    benchmark:
+        "results/benchmarks/perturbation_attack_rates/{family}.tsv",
     params:
         job=family_report_job,
     threads: 1

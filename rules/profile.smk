@@ -27,6 +27,8 @@ rule robustness_profile:
         ),
     log:
         "logs/robustness_profile.log",
+    benchmark:
+        "results/benchmarks/robustness_profile.tsv",
     params:
         plan=PROFILE_PLAN,
         permutations=lambda wildcards: PROFILE["permutations"],
@@ -55,6 +57,8 @@ rule robustness_profile_figure:
         pdf="results/figures/profile/{profile_group}.pdf",
     log:
         "logs/robustness_profile_figure/{profile_group}.log",
+    benchmark:
+        "results/benchmarks/robustness_profile_figure/{profile_group}.tsv",
     params:
         label=lambda wildcards: PROFILE_LABELS[wildcards.profile_group],
     threads: 1
@@ -79,6 +83,8 @@ rule robustness_profile_overview:
         pdf="results/figures/profile/overview.pdf",
     log:
         "logs/robustness_profile_overview.log",
+    benchmark:
+        "results/benchmarks/robustness_profile_overview.tsv",
     params:
         labels=PROFILE_LABELS,
     threads: 1
@@ -101,6 +107,8 @@ rule robustness_profile_report:
         "results/profile/report.rst",
     log:
         "logs/robustness_profile_report.log",
+    benchmark:
+        "results/benchmarks/robustness_profile_report.tsv",
     params:
         introduction=lambda wildcards: PROFILE_INTRODUCTION,  # a function: Snakemake would format a string (its Jinja braces)
     threads: 1

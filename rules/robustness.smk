@@ -15,6 +15,8 @@ rule study_blocks:
         "results/blocks/{block_set}.tsv",
     log:
         "logs/study_blocks/{block_set}.log",
+    benchmark:
+        "results/benchmarks/study_blocks/{block_set}.tsv",
     params:
         job=lambda wildcards: STUDY_PLAN.block_set_job(wildcards.block_set, ROBUSTNESS["seed"]),
     threads: 1
@@ -41,6 +43,8 @@ rule robustness_statistics:
         replicates="results/{study_row}.replicates.npz",
     log:
         "logs/robustness_statistics/{study_row}.log",
+    benchmark:
+        "results/benchmarks/robustness_statistics/{study_row}.tsv",
     params:
         job=lambda wildcards: STUDY_PLAN.statistics_job(wildcards.study_row),
     threads: 1
@@ -70,6 +74,8 @@ rule robustness_tables:
         latex="results/tables/{study_table}/robustness_{method}.tex",
     log:
         "logs/robustness_tables/{study_table}/{method}.log",
+    benchmark:
+        "results/benchmarks/robustness_tables/{study_table}/{method}.tsv",
     params:
         table=lambda wildcards: study_table_job(wildcards.study_table),
         caption=lambda wildcards: study_caption(STUDY_PLAN.tables[wildcards.study_table], method=wildcards.method),
@@ -94,6 +100,8 @@ rule robustness_comparisons:
         markdown="results/tables/{study_table}/comparisons.md",
     log:
         "logs/robustness_comparisons/{study_table}.log",
+    benchmark:
+        "results/benchmarks/robustness_comparisons/{study_table}.tsv",
     params:
         table=lambda wildcards: study_comparisons_job(wildcards.study_table),
         uncertainty=UNCERTAINTY,
@@ -121,6 +129,8 @@ rule gamma_curves:
         pdf="results/figures/{gamma_figure}/gamma_curves.pdf",
     log:
         "logs/gamma_curves/{gamma_figure}.log",
+    benchmark:
+        "results/benchmarks/gamma_curves/{gamma_figure}.tsv",
     params:
         curves=lambda wildcards: STUDY_PLAN.figure_curves(wildcards.gamma_figure),
         metric=lambda wildcards: STUDY_PLAN.gamma_figures[wildcards.gamma_figure].metric,

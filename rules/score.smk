@@ -9,6 +9,8 @@ rule score_sentences:
         signatures="results/scores/{system}/{testset}.signatures.json",
     log:
         "logs/score_sentences/{system}/{testset}.log",
+    benchmark:
+        "results/benchmarks/score_sentences/{system}/{testset}.tsv",
     params:
         metrics=SCORED_METRICS,
         bleu_tokenize=bleu_tokenizer_of,

@@ -16,6 +16,8 @@ rule sentiment_train:
         training="results/sentiment/models/{classifier}/training.json",
     log:
         "logs/sentiment_train/{classifier}.log",
+    benchmark:
+        "results/benchmarks/sentiment_train/{classifier}.tsv",
     params:
         dataset=lambda wildcards: SENTIMENT["training"]["dataset"],
         validation_fraction=lambda wildcards: SENTIMENT["training"]["validation_fraction"],
@@ -40,6 +42,8 @@ rule sentiment_evaluate:
         accuracy="results/sentiment/accuracy/{classifier}.tsv",
     log:
         "logs/sentiment_evaluate/{classifier}.log",
+    benchmark:
+        "results/benchmarks/sentiment_evaluate/{classifier}.tsv",
     params:
         training_dataset=lambda wildcards: SENTIMENT["training"]["dataset"],
         test_dataset=lambda wildcards: SENTIMENT["test"]["dataset"],
@@ -66,6 +70,8 @@ rule sentiment_evaluate_model:
         report="results/sentiment/predictions/{sentiment_model}.report.json",
     log:
         "logs/sentiment_evaluate_model/{sentiment_model}.log",
+    benchmark:
+        "results/benchmarks/sentiment_evaluate_model/{sentiment_model}.tsv",
     params:
         model=sentiment_model_spec,
         test_domains=lambda wildcards: SENTIMENT["test"]["domains"],
@@ -94,6 +100,8 @@ rule sentiment_accuracy_table:
         markdown="results/tables/sentiment/accuracy.md",
     log:
         "logs/sentiment_accuracy_table.log",
+    benchmark:
+        "results/benchmarks/sentiment_accuracy_table.tsv",
     params:
         accuracy=row_files("results/sentiment/accuracy/{row}.tsv", SENTIMENT_ROWS),
         test_domains=lambda wildcards: SENTIMENT["test"]["domains"],

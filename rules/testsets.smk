@@ -9,6 +9,8 @@ rule prepare_testset:
         provenance="results/testsets/{testset}.provenance.json",
     log:
         "logs/prepare_testset/{testset}.log",
+    benchmark:
+        "results/benchmarks/prepare_testset/{testset}.tsv",
     wildcard_constraints:
         testset=_alternation(TESTSETS),  # perturbed test sets come from rules/perturbations.smk
     params:

@@ -34,6 +34,8 @@ for _kind in KINDS:
             reports=["results/translations/{system}/{testset}.report.json"],
         log:
             f"logs/{_module.RULE}/{{system}}/{{testset}}.log",
+        benchmark:
+            f"results/benchmarks/{_module.RULE}/{{system}}/{{testset}}.tsv",
         wildcard_constraints:
             system=_alternation(TRANSLATION_JOBS.systems_of_kind(_kind)),
             testset=_alternation(TRANSLATION_JOBS.single_testsets(_kind, TESTSETS + DERIVED_TESTSETS)),
@@ -66,6 +68,8 @@ for _kind in KINDS:
                 reports=[f"results/translations/{{system}}/{name}.report.json" for name in _testsets],
             log:
                 f"logs/{_module.RULE}/{{system}}/perturbed/{_family}.log",
+            benchmark:
+                f"results/benchmarks/{_module.RULE}_{_family}/{{system}}.tsv",
             wildcard_constraints:
                 system=_alternation(TRANSLATION_JOBS.systems_of_kind(_kind)),
             params:

@@ -8,7 +8,7 @@ marker of the workflow names one of these (through :func:`family_section` for pe
 from __future__ import annotations
 
 __all__ = ["SECTIONS", "PROFILE", "DOMAINS", "SENTIMENT", "HUMAN", "WORD_ORDER", "CHARACTER_ATTACKS", "NATURAL",
-           "METRIC_ROBUSTNESS", "DATA", "family_section"]
+           "METRIC_ROBUSTNESS", "DATA", "BENCHMARKS", "family_section"]
 
 PROFILE = "1. Robustness profile"
 DOMAINS = "2. Test domains (MT)"
@@ -19,9 +19,10 @@ CHARACTER_ATTACKS = "6. Character attacks (paper 002)"
 NATURAL = "7. Natural robustness (paper 001)"
 METRIC_ROBUSTNESS = "8. Metric robustness (paper 002)"
 DATA = "9. Data and systems"
+BENCHMARKS = "9b. Time and memory per rule"  # "9b" sorts after "9. "; a "10." would sort before "2."
 
 #: Every section, in the order the report shows them.
-SECTIONS = (PROFILE, DOMAINS, SENTIMENT, HUMAN, WORD_ORDER, CHARACTER_ATTACKS, NATURAL, METRIC_ROBUSTNESS, DATA)
+SECTIONS = (PROFILE, DOMAINS, SENTIMENT, HUMAN, WORD_ORDER, CHARACTER_ATTACKS, NATURAL, METRIC_ROBUSTNESS, DATA, BENCHMARKS)
 
 #: The PNG text chunk in which a figure records the pixel size of its smallest text, so the report check can
 #: tell how large that text is shown (shown size = recorded size x displayed width / natural width).
