@@ -29,7 +29,7 @@ rule benchmark_summary:
     benchmark:
         "results/benchmarks/benchmark_summary.tsv",
     params:
-        directory=BENCHMARK_DIRECTORY,
+        directory=lambda wildcards, output: str(Path(output.summary).parent),  # results/benchmarks
         testsets="results/testsets",  # test set sizes: a job's units (its test set's segments)
         patterns=lambda wildcards: benchmark_patterns(),
     threads: 1
