@@ -87,8 +87,12 @@ def main(argv: list[str] | None = None) -> int:
     if estimate.unmeasured_rules:
         print(f"Rules the measured run did not have, at its median job time ({estimate.fallback_seconds:.1f} s): "
               f"{', '.join(estimate.unmeasured_rules)}.")
+    if estimate.base_sized_testsets:
+        print(f"{len(estimate.base_sized_testsets)} perturbed test sets of unknown size count as their whole base test set "
+              "(the paper config's sample_size: null).")
     if estimate.unknown_testsets:
-        print(f"Test sets of unknown size (counted as {estimate.default_segments} segments): "
+        print(f"Test sets of unknown size, with their perturbed sets (counted as {estimate.default_segments} segments; "
+              "give their sizes with --segments): "
               f"{', '.join(estimate.unknown_testsets)}.")
     return 0
 

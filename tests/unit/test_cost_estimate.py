@@ -8,6 +8,9 @@ import pytest
 
 from nlp_robustness.errors import InputError
 from nlp_robustness.outputs.cost_estimate import (
+    BASE,
+    DEFAULT,
+    KNOWN,
     PlannedJob,
     RuleCost,
     Scenario,
@@ -165,7 +168,10 @@ def test_estimate_uses_the_measured_sizes_and_names_the_guesses() -> None:
     })
     assert segments_from_jobs(measured) == {"wmt14": 100, "iwslt": 300}
     planned = parse_dry_run(DRY_RUN)
-    assert planned_units({"testset": "news"}, {"wmt14": 100}, 7) == (7, False)
+    assert planned_units({"testset": "news"}, {"wmt14": 100}, 7) == (7, DEFAULT)
+    assert planned_units({"testset": "perturbed/natural/typos/wmt14"}, {"wmt14": 100}, 7) == (100, BASE)
+    assert planned_units({"base_testset": "wmt14"}, {"wmt14": 100}, 7) == (100, KNOWN)
+    assert planned_units({"system": "sys"}, {"wmt14": 100}, 7) == (1, KNOWN)
     estimate = estimate_cost(measured, planned, [Scenario("2 cores", 1, 2), Scenario("1 core", 1, 1)],
                              segments={"news": 500})
     # translate: 10 s + 0.02 s/segment: wmt14 12 s, news 20 s; score 1 s each; both translations need 2 cores
@@ -175,4 +181,5 @@ def test_estimate_uses_the_measured_sizes_and_names_the_guesses() -> None:
     assert estimate.unmeasured_rules == [] and estimate.unknown_testsets == []
     unknown = estimate_cost(measured, planned, [Scenario("2 cores", 1, 2)])
     assert unknown.unknown_testsets == ["news"] and unknown.default_segments == 200  # the median of 100 and 300
+    assert unknown.makespans["2 cores"] == pytest.approx(27.0)  # news 10 s + 200 x 0.02 s, wmt14 12 s, both scores 1 s
     assert duration_text(3725.4) == "1:02:05"

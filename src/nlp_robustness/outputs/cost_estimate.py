@@ -37,7 +37,7 @@ import pandas as pd
 from nlp_robustness.errors import InputError
 from nlp_robustness.outputs.benchmarks import TESTSET_WILDCARDS
 
-__all__ = ["CostEstimate", "PlannedJob", "RuleCost", "Scenario", "duration_text", "estimate_cost", "segments_from_jobs", "fit_rule_cost", "fit_rule_costs",
+__all__ = ["BASE", "DEFAULT", "KNOWN", "CostEstimate", "PlannedJob", "RuleCost", "Scenario", "duration_text", "estimate_cost", "segments_from_jobs", "fit_rule_cost", "fit_rule_costs",
            "job_dependencies", "parse_dry_run", "planned_units", "simulate_makespan"]
 
 
@@ -140,14 +140,25 @@ def job_dependencies(jobs: Sequence[PlannedJob]) -> dict[int, set[int]]:
     return {job.jobid: {maker[path] for path in job.inputs if path in maker and maker[path] != job.jobid} for job in jobs}
 
 
-def planned_units(wildcards: Mapping[str, str], segments: Mapping[str, int], default_segments: int) -> tuple[int, bool]:
-    """A planned job's units as :func:`nlp_robustness.outputs.benchmarks.job_units` counts them, and whether
-    its size was known (False: its test set is not in ``segments`` and ``default_segments`` stands in)."""
+#: How a planned job's size was found: its test set's size given or measured, its base test set's, the default.
+KNOWN, BASE, DEFAULT = "known", "base", "default"
+
+
+def planned_units(wildcards: Mapping[str, str], segments: Mapping[str, int], default_segments: int) -> tuple[int, str]:
+    """A planned job's units as :func:`nlp_robustness.outputs.benchmarks.job_units` counts them, and how its
+    size was found: :data:`KNOWN`; :data:`BASE` for a perturbed test set (``perturbed/<family>/<function>/<base>``)
+    of unknown size, sized as its whole base test set (as with the paper config's ``sample_size: null``; give
+    sampled sizes in ``segments`` otherwise); :data:`DEFAULT` where ``default_segments`` stands in."""
     for name in TESTSET_WILDCARDS:
         if name in wildcards:
             testset = wildcards[name]
-            return (int(segments[testset]), True) if testset in segments else (default_segments, False)
-    return 1, True
+            if testset in segments:
+                return int(segments[testset]), KNOWN
+            base = testset.rsplit("/", 1)[-1]
+            if base in segments:
+                return int(segments[base]), BASE
+            return default_segments, DEFAULT
+    return 1, KNOWN
 
 
 def simulate_makespan(durations: Mapping[int, float], threads: Mapping[int, int], dependencies: Mapping[int, set[int]],
@@ -232,12 +243,14 @@ class Scenario:
 @dataclass
 class CostEstimate:
     """A config's planned cost: per rule (planned jobs, units, fitted cost, estimated seconds), the makespan
-    of every scenario, and what was guessed (rules never measured, test sets of unknown size)."""
+    of every scenario, and what was guessed (rules never measured, test sets of unknown size, perturbed test
+    sets sized as their base test set)."""
 
     rules: pd.DataFrame
     makespans: dict[str, float]
     unmeasured_rules: list[str]
     unknown_testsets: list[str]
+    base_sized_testsets: list[str]
     fallback_seconds: float
     default_segments: int
 
@@ -267,11 +280,14 @@ def estimate_cost(measured: pd.DataFrame, planned: Sequence[PlannedJob], scenari
     sizes = segments_from_jobs(measured) | dict(segments or {})
     default = int(default_segments if default_segments is not None else np.median(list(sizes.values())) if sizes else 1)
     fallback = float(measured["wall_s"].median())
-    durations, threads, rows, unmeasured, unknown = {}, {}, [], set(), set()
+    durations, threads, rows, unmeasured, unknown, base_sized = {}, {}, [], set(), set(), set()
     for job in planned:
-        units, known = planned_units(job.wildcards, sizes, default)
-        if not known:
-            unknown.update(job.wildcards[name] for name in TESTSET_WILDCARDS if name in job.wildcards)
+        units, source = planned_units(job.wildcards, sizes, default)
+        testsets = [job.wildcards[name] for name in TESTSET_WILDCARDS if name in job.wildcards]
+        if source == DEFAULT:  # named by its base: a perturbed set of an unknown test set is unknown with it
+            unknown.update(testset.rsplit("/", 1)[-1] for testset in testsets)
+        elif source == BASE:
+            base_sized.update(testsets)
         if job.rule == "all":
             seconds = 0.0
         elif job.rule in costs:
@@ -292,7 +308,7 @@ def estimate_cost(measured: pd.DataFrame, planned: Sequence[PlannedJob], scenari
     summary["seconds_per_unit"] = [costs[rule].seconds_per_unit if rule in costs else math.nan for rule in summary.index]
     summary["measured_jobs"] = [costs[rule].jobs if rule in costs else 0 for rule in summary.index]
     summary = summary.reset_index().sort_values(["job_seconds", "rule"], ascending=[False, True], kind="stable")
-    return CostEstimate(summary.reset_index(drop=True), makespans, sorted(unmeasured - {"all"}), sorted(unknown), fallback,
+    return CostEstimate(summary.reset_index(drop=True), makespans, sorted(unmeasured - {"all"}), sorted(unknown), sorted(base_sized), fallback,
                         default)
 
 
