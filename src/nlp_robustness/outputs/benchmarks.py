@@ -32,7 +32,7 @@ from nlp_robustness.errors import InputError
 
 __all__ = [
     "BENCHMARK_COLUMNS", "BRANCHES", "JOB_COLUMNS", "MEASURED_OUTPUTS", "RULE_BRANCHES", "SUMMARY_FILES",
-    "CollectedJobs", "benchmark_wildcards", "branch_of", "branch_summary", "collect_jobs", "job_units",
+    "CollectedJobs", "benchmark_wildcards", "branch_of", "branch_summary", "collect_jobs", "is_measured_output", "job_units",
     "read_benchmark", "rule_summary", "testset_segments",
 ]
 
@@ -45,6 +45,12 @@ SUMMARY_FILES = frozenset({"summary.tsv", "jobs.tsv", "branches.tsv"})
 #: Results that are measurements, different on every run: whoever compares two runs' results byte for byte
 #: leaves these out (they are not results of the analysis).
 MEASURED_OUTPUTS = ("results/benchmarks", "results/tables/benchmarks", "results/figures/benchmarks")
+
+
+def is_measured_output(path: str) -> bool:
+    """Whether ``path`` (relative to the working directory, '/' separated) is a measurement of
+    :data:`MEASURED_OUTPUTS`: a job's benchmark file (written even when a later job fails) or their summary."""
+    return any(path == folder or path.startswith(f"{folder}/") for folder in MEASURED_OUTPUTS)
 
 DATA = "data"
 TRANSLATION = "translation"
