@@ -27,6 +27,7 @@ def time_by_rule_figure(summary: pd.DataFrame) -> plt.Figure:
     time_panel.barh(positions, rules["wall_s_sum"], color=bar_colours)
     time_panel.scatter(rules["cpu_s_sum"], positions, marker="|", s=80, color="black", zorder=3, label="CPU s (sum)")
     time_panel.set_yticks(list(positions), rules["rule"], fontsize=LABEL_POINTS)
+    time_panel.set_ylim(-0.7, len(rules) - 0.3)
     time_panel.set_xlabel("wall seconds, summed over the rule's jobs (bar); CPU seconds (tick)")
     grid(time_panel, axis="x")
     memory_panel.barh(positions, rules["max_rss_mb"].fillna(0), color=bar_colours)
