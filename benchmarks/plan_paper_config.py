@@ -40,6 +40,8 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--cores-per-node", type=int, default=16)
     parser.add_argument("--latency", type=float, default=45.0,
                         help="seconds from a job's inputs being made to its start on a node (submit, queue, start-up)")
+    parser.add_argument("--local-latency", type=float, default=0.0,
+                        help="seconds Snakemake itself spends per job on one machine (calibrate on a measured run)")
     parser.add_argument("--segments", type=Path, help="TSV testset<TAB>segments: sizes of test sets the run lacked")
     parser.add_argument("--default-segments", type=int, help="size of a test set of unknown size (default: median)")
     parser.add_argument("--rules", type=int, default=15, help="rules listed in the per-rule table (most expensive)")
@@ -67,8 +69,8 @@ def main(argv: list[str] | None = None) -> int:
         segments = dict(zip(sizes["testset"], sizes["segments"].astype(int), strict=True))
     profile = yaml.safe_load((REPOSITORY / "profiles" / "slurm" / "config.yaml").read_text(encoding="utf-8"))
     scenarios = [
-        Scenario("2 cores (one machine)", 1, 2),
-        Scenario(f"one {arguments.cores_per_node}-core node", 1, arguments.cores_per_node),
+        Scenario("2 cores (one machine)", 1, 2, arguments.local_latency),
+        Scenario(f"one {arguments.cores_per_node}-core node", 1, arguments.cores_per_node, arguments.local_latency),
         Scenario(f"SLURM: {arguments.nodes} nodes x {arguments.cores_per_node} cores, {arguments.latency:g} s per job "
                  f"to start, at most {profile['jobs']} jobs", arguments.nodes, arguments.cores_per_node,
                  arguments.latency, int(profile["jobs"])),
@@ -82,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
           f"(rates from {len(measured)} measured jobs of {arguments.jobs})\n")
     print(markdown_table(makespans))
     rules = estimate.rules.head(arguments.rules).rename(columns={"job_seconds": "job seconds", "start_up_s": "start-up s",
-                                                                 "seconds_per_unit": "s per segment"})
+                                                                 "seconds_per_unit": "s per segment", "measured_jobs": "measured jobs"})
     print(markdown_table(rules, column_decimals={"job seconds": 0, "start-up s": 2, "s per segment": 5}))
     if estimate.unmeasured_rules:
         print(f"Rules the measured run did not have, at its median job time ({estimate.fallback_seconds:.1f} s): "
