@@ -1,4 +1,4 @@
-# Where the time goes: every rule's benchmark file (results/benchmarks/<rule>/...) collected once everything
+# Where the time goes: every rule's benchmark file (logs/benchmarks/<rule>/...) collected once everything
 # else is built, into tables per job, rule and branch and a figure (nlp_robustness.outputs.benchmarks).
 from nlp_robustness.outputs.report_sections import BENCHMARKS as BENCHMARKS_SECTION
 
@@ -10,9 +10,9 @@ rule benchmark_summary:
     input:
         lambda wildcards: non_benchmark_outputs(),
     output:
-        jobs="results/benchmarks/jobs.tsv",
-        summary="results/benchmarks/summary.tsv",
-        branches="results/benchmarks/branches.tsv",
+        jobs="logs/benchmarks/jobs.tsv",
+        summary="logs/benchmarks/summary.tsv",
+        branches="logs/benchmarks/branches.tsv",
         csv="results/tables/benchmarks/rules.csv",
         markdown="results/tables/benchmarks/rules.md",
         html=report("results/tables/benchmarks/rules.html", caption="../report/benchmark_rules.rst",
@@ -27,9 +27,9 @@ rule benchmark_summary:
     log:
         "logs/benchmark_summary.log",
     benchmark:
-        "results/benchmarks/benchmark_summary.tsv",
+        "logs/benchmarks/benchmark_summary.tsv",
     params:
-        directory=lambda wildcards, output: str(Path(output.summary).parent),  # results/benchmarks
+        directory=BENCHMARK_DIRECTORY,  # logs/benchmarks
         testsets="results/testsets",  # test set sizes: a job's units (its test set's segments)
         patterns=lambda wildcards: benchmark_patterns(),
     threads: 1

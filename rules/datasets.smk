@@ -21,7 +21,7 @@ rule fetch_download:
     log:
         "logs/fetch_download/{download}/{filename}.log",
     benchmark:
-        "results/benchmarks/fetch_download/{download}/{filename}.tsv",
+        "logs/benchmarks/fetch_download/{download}/{filename}.tsv",
     params:
         source=download_fetch_params,
         checksum_lock=CHECKSUM_LOCK,  # relative to the workflow directory, so a moved project reruns nothing
@@ -47,7 +47,7 @@ rule extract_download:
     log:
         "logs/extract_download/{archive_download}.log",
     benchmark:
-        "results/benchmarks/extract_download/{archive_download}.tsv",
+        "logs/benchmarks/extract_download/{archive_download}.tsv",
     params:
         members=lambda wildcards: MANIFEST.members_of(wildcards.archive_download),
         archive_kind=lambda wildcards: MANIFEST.downloads[wildcards.archive_download].archive,
@@ -71,7 +71,7 @@ rule prepare_dataset:
     log:
         "logs/prepare_dataset/{dataset}.log",
     benchmark:
-        "results/benchmarks/prepare_dataset/{dataset}.tsv",
+        "logs/benchmarks/prepare_dataset/{dataset}.tsv",
     params:
         plan=lambda wildcards: DATASET_PLANS[wildcards.dataset].as_params(),
         canonical_downloads=dataset_provenance,
@@ -96,7 +96,7 @@ rule dataset_summary:
     log:
         "logs/dataset_summary.log",
     benchmark:
-        "results/benchmarks/dataset_summary.tsv",
+        "logs/benchmarks/dataset_summary.tsv",
     threads: 1
     resources:
         mem_mb=500,

@@ -24,7 +24,7 @@ rule fairseq_training_data:
     log:
         "logs/fairseq_training_data/{system}.log",
     benchmark:
-        "results/benchmarks/fairseq_training_data/{system}.tsv",
+        "logs/benchmarks/fairseq_training_data/{system}.tsv",
     wildcard_constraints:
         system=INHOUSE_SYSTEMS,
     params:
@@ -49,7 +49,7 @@ rule fairseq_train:
     log:
         "logs/fairseq_train/{system}.log",
     benchmark:
-        "results/benchmarks/fairseq_train/{system}.tsv",
+        "logs/benchmarks/fairseq_train/{system}.tsv",
     wildcard_constraints:
         system=INHOUSE_SYSTEMS,
     params:
@@ -80,7 +80,7 @@ rule fairseq_dev_scores:
     log:
         "logs/fairseq_dev_scores/{system}.log",
     benchmark:
-        "results/benchmarks/fairseq_dev_scores/{system}.tsv",
+        "logs/benchmarks/fairseq_dev_scores/{system}.tsv",
     wildcard_constraints:
         system=INHOUSE_SYSTEMS,
     params:
@@ -107,7 +107,7 @@ rule fairseq_model_summary:
     log:
         "logs/fairseq_model_summary.log",
     benchmark:
-        "results/benchmarks/fairseq_model_summary.tsv",
+        "logs/benchmarks/fairseq_model_summary.tsv",
     threads: 1
     resources:
         mem_mb=500,

@@ -14,7 +14,7 @@ rule human_segments:
     log:
         "logs/human_segments/{human_domain}.log",
     benchmark:
-        "results/benchmarks/human_segments/{human_domain}.tsv",
+        "logs/benchmarks/human_segments/{human_domain}.tsv",
     params:
         systems=lambda wildcards: HUMAN["systems"],
         reference_system=lambda wildcards: HUMAN["domains"][wildcards.human_domain].get("reference_system"),
@@ -54,7 +54,7 @@ rule human_rankings:
     log:
         "logs/human_rankings.log",
     benchmark:
-        "results/benchmarks/human_rankings.tsv",
+        "logs/benchmarks/human_rankings.tsv",
     params:
         summaries=lambda wildcards: {score: STUDY_PLAN.table_summaries(f"human/{score}") for score in HUMAN_SCORES},
         gamma=lambda wildcards: {score: STUDY_PLAN.table_curves(f"human/{score}") for score in HUMAN_SCORES},

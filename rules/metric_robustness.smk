@@ -18,7 +18,7 @@ rule metric_darr_sample:
     log:
         "logs/metric_darr_sample/{wmt19_pair}.log",
     benchmark:
-        "results/benchmarks/metric_darr_sample/{wmt19_pair}.tsv",
+        "logs/benchmarks/metric_darr_sample/{wmt19_pair}.tsv",
     params:
         files=wmt19_pair_files,
         seed=METRIC_ROBUSTNESS["seed"] if METRIC_ROBUSTNESS else None,
@@ -43,7 +43,7 @@ rule attack_references:
     log:
         "logs/attack_references/{condition}.log",
     benchmark:
-        "results/benchmarks/attack_references/{condition}.tsv",
+        "logs/benchmarks/attack_references/{condition}.tsv",
     params:
         job=attacked_reference_job,
     threads: 1
@@ -66,7 +66,7 @@ rule score_attacked_references:
     log:
         "logs/score_attacked_references/{level}.log",
     benchmark:
-        "results/benchmarks/score_attacked_references/{level}.tsv",
+        "logs/benchmarks/score_attacked_references/{level}.tsv",
     params:
         job=level_score_job,
     threads: lambda wildcards: METRIC_ROBUSTNESS["bertscore"]["threads"]
@@ -99,7 +99,7 @@ rule metric_tau:
     log:
         "logs/metric_tau.log",
     benchmark:
-        "results/benchmarks/metric_tau.tsv",
+        "logs/benchmarks/metric_tau.tsv",
     params:
         job=metric_tau_job,
     threads: 1
@@ -126,7 +126,7 @@ rule metric_tau_uncertainty:
     log:
         "logs/metric_tau_uncertainty.log",
     benchmark:
-        "results/benchmarks/metric_tau_uncertainty.tsv",
+        "logs/benchmarks/metric_tau_uncertainty.tsv",
     params:
         job=metric_tau_uncertainty_job,
     threads: 1
@@ -156,7 +156,7 @@ rule metric_reference_tables:
     log:
         "logs/metric_reference_tables.log",
     benchmark:
-        "results/benchmarks/metric_reference_tables.tsv",
+        "logs/benchmarks/metric_reference_tables.tsv",
     params:
         references=lambda wildcards: metric_reference_files(),
     threads: 1
@@ -196,7 +196,7 @@ rule metric_figures:
     log:
         "logs/metric_figures.log",
     benchmark:
-        "results/benchmarks/metric_figures.tsv",
+        "logs/benchmarks/metric_figures.tsv",
     threads: 1
     resources:
         mem_mb=1000,

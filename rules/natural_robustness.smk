@@ -23,7 +23,7 @@ rule natural_identity_testset:
     log:
         "logs/natural_identity_testset/{family}/{part}.log",
     benchmark:
-        "results/benchmarks/natural_identity_testset/{family}/{part}.tsv",
+        "logs/benchmarks/natural_identity_testset/{family}/{part}.tsv",
     params:
         job=natural_identity_job,
     threads: 1
@@ -46,7 +46,7 @@ rule natural_review_records:
     log:
         "logs/natural_review_records.log",
     benchmark:
-        "results/benchmarks/natural_review_records.tsv",
+        "logs/benchmarks/natural_review_records.tsv",
     params:
         job=natural_review_record_job,
     threads: 1
@@ -69,7 +69,7 @@ rule perturb_reviews:
     log:
         "logs/perturb_reviews/{family}/{function}.log",
     benchmark:
-        "results/benchmarks/perturb_reviews/{family}/{function}.tsv",
+        "logs/benchmarks/perturb_reviews/{family}/{function}.tsv",
     params:
         job=perturb_review_job,
     threads: 1
@@ -92,7 +92,7 @@ rule natural_responses_mt:
     log:
         "logs/natural_responses_mt/{system}.log",
     benchmark:
-        "results/benchmarks/natural_responses_mt/{system}.tsv",
+        "logs/benchmarks/natural_responses_mt/{system}.tsv",
     params:
         job=natural_mt_response_job,
     threads: 1
@@ -114,7 +114,7 @@ rule natural_responses_sentiment:
     log:
         "logs/natural_responses_sentiment/{classifier}.log",
     benchmark:
-        "results/benchmarks/natural_responses_sentiment/{classifier}.tsv",
+        "logs/benchmarks/natural_responses_sentiment/{classifier}.tsv",
     params:
         job=natural_sentiment_response_job,
     threads: 1
@@ -136,7 +136,7 @@ rule natural_responses_sentiment_model:
     log:
         "logs/natural_responses_sentiment_model/{sentiment_model}.log",
     benchmark:
-        "results/benchmarks/natural_responses_sentiment_model/{sentiment_model}.tsv",
+        "logs/benchmarks/natural_responses_sentiment_model/{sentiment_model}.tsv",
     params:
         job=natural_sentiment_response_job,
         model=sentiment_model_spec,
@@ -163,7 +163,7 @@ rule natural_robustness_scores:
     log:
         "logs/natural_robustness_scores.log",
     benchmark:
-        "results/benchmarks/natural_robustness_scores.tsv",
+        "logs/benchmarks/natural_robustness_scores.tsv",
     params:
         job=natural_score_job,
     threads: 1
@@ -205,7 +205,7 @@ rule natural_robustness_tables:
     log:
         "logs/natural_robustness_tables.log",
     benchmark:
-        "results/benchmarks/natural_robustness_tables.tsv",
+        "logs/benchmarks/natural_robustness_tables.tsv",
     params:
         job=natural_table_job,
     threads: 1
@@ -232,7 +232,7 @@ rule natural_robustness_figure:
     log:
         "logs/natural_robustness_figure.log",
     benchmark:
-        "results/benchmarks/natural_robustness_figure.tsv",
+        "logs/benchmarks/natural_robustness_figure.tsv",
     params:
         chrf_threshold=lambda wildcards: NATURAL["same_response"]["chrf_threshold"],
     threads: 1

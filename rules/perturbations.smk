@@ -17,7 +17,7 @@ rule perturbation_sample:
     log:
         "logs/perturbation_sample/{family}/{base_testset}.log",
     benchmark:
-        "results/benchmarks/perturbation_sample/{family}/{base_testset}.tsv",
+        "logs/benchmarks/perturbation_sample/{family}/{base_testset}.tsv",
     params:
         sample=perturbation_sample_params,
     threads: 1
@@ -40,7 +40,7 @@ rule parse_perturbation_sample:
     log:
         "logs/parse_perturbation_sample/{family}/{base_testset}.{side}.log",
     benchmark:
-        "results/benchmarks/parse_perturbation_sample/{family}/{base_testset}/{side}.tsv",
+        "logs/benchmarks/parse_perturbation_sample/{family}/{base_testset}/{side}.tsv",
     params:
         parser=parse_params,
     threads: 1
@@ -64,7 +64,7 @@ rule perturb_testset:
     log:
         "logs/perturb_testset/{family}/{function}/{part}.log",
     benchmark:
-        "results/benchmarks/perturb_testset/{family}/{function}/{part}.tsv",
+        "logs/benchmarks/perturb_testset/{family}/{function}/{part}.tsv",
     params:
         job=perturb_job,
     threads: 1
@@ -86,7 +86,7 @@ rule perturbation_scores:
     log:
         "logs/perturbation_scores/{family}/{function}/{system}.log",
     benchmark:
-        "results/benchmarks/perturbation_scores/{family}/{function}/{system}.tsv",
+        "logs/benchmarks/perturbation_scores/{family}/{function}/{system}.tsv",
     params:
         job=pair_score_job,
     threads: 1
@@ -121,7 +121,7 @@ rule perturbation_tables:
     log:
         "logs/perturbation_tables/{family}/{perturbation_metric}.log",
     benchmark:
-        "results/benchmarks/perturbation_tables/{family}/{perturbation_metric}.tsv",
+        "logs/benchmarks/perturbation_tables/{family}/{perturbation_metric}.tsv",
     params:
         job=family_report_job,
         uncertainty=UNCERTAINTY,
@@ -145,7 +145,7 @@ rule perturbation_similarity:
     log:
         "logs/perturbation_similarity/{family}/{perturbation_metric}.log",
     benchmark:
-        "results/benchmarks/perturbation_similarity/{family}/{perturbation_metric}.tsv",
+        "logs/benchmarks/perturbation_similarity/{family}/{perturbation_metric}.tsv",
     params:
         job=family_report_job,
     threads: 1
@@ -193,7 +193,7 @@ rule perturbation_figures:
     log:
         "logs/perturbation_figures/{family}/{perturbation_metric}.log",
     benchmark:
-        "results/benchmarks/perturbation_figures/{family}/{perturbation_metric}.tsv",
+        "logs/benchmarks/perturbation_figures/{family}/{perturbation_metric}.tsv",
     params:
         job=family_report_job,
     threads: 1
@@ -217,7 +217,7 @@ rule perturbation_attack_rates:
     log:
         "logs/perturbation_attack_rates/{family}.log",
     benchmark:
-        "results/benchmarks/perturbation_attack_rates/{family}.tsv",
+        "logs/benchmarks/perturbation_attack_rates/{family}.tsv",
     params:
         job=family_report_job,
     threads: 1

@@ -28,7 +28,7 @@ rule robustness_profile:
     log:
         "logs/robustness_profile.log",
     benchmark:
-        "results/benchmarks/robustness_profile.tsv",
+        "logs/benchmarks/robustness_profile.tsv",
     params:
         plan=PROFILE_PLAN,
         permutations=lambda wildcards: PROFILE["permutations"],
@@ -58,7 +58,7 @@ rule robustness_profile_figure:
     log:
         "logs/robustness_profile_figure/{profile_group}.log",
     benchmark:
-        "results/benchmarks/robustness_profile_figure/{profile_group}.tsv",
+        "logs/benchmarks/robustness_profile_figure/{profile_group}.tsv",
     params:
         label=lambda wildcards: PROFILE_LABELS[wildcards.profile_group],
     threads: 1
@@ -84,7 +84,7 @@ rule robustness_profile_overview:
     log:
         "logs/robustness_profile_overview.log",
     benchmark:
-        "results/benchmarks/robustness_profile_overview.tsv",
+        "logs/benchmarks/robustness_profile_overview.tsv",
     params:
         labels=PROFILE_LABELS,
     threads: 1
@@ -108,7 +108,7 @@ rule robustness_profile_report:
     log:
         "logs/robustness_profile_report.log",
     benchmark:
-        "results/benchmarks/robustness_profile_report.tsv",
+        "logs/benchmarks/robustness_profile_report.tsv",
     params:
         introduction=lambda wildcards: PROFILE_INTRODUCTION,  # a function: Snakemake would format a string (its Jinja braces)
     threads: 1

@@ -15,7 +15,7 @@ rule testset_means:
     log:
         "logs/testset_means/{mt_study}/{metric}.log",
     benchmark:
-        "results/benchmarks/testset_means/{mt_study}/{metric}.tsv",
+        "logs/benchmarks/testset_means/{mt_study}/{metric}.tsv",
     params:
         score_tables=lambda wildcards: mt_study_score_tables(wildcards.mt_study),
     threads: 1

@@ -16,7 +16,7 @@ rule study_blocks:
     log:
         "logs/study_blocks/{block_set}.log",
     benchmark:
-        "results/benchmarks/study_blocks/{block_set}.tsv",
+        "logs/benchmarks/study_blocks/{block_set}.tsv",
     params:
         job=lambda wildcards: STUDY_PLAN.block_set_job(wildcards.block_set, ROBUSTNESS["seed"]),
     threads: 1
@@ -44,7 +44,7 @@ rule robustness_statistics:
     log:
         "logs/robustness_statistics/{study_row}.log",
     benchmark:
-        "results/benchmarks/robustness_statistics/{study_row}.tsv",
+        "logs/benchmarks/robustness_statistics/{study_row}.tsv",
     params:
         job=lambda wildcards: STUDY_PLAN.statistics_job(wildcards.study_row),
     threads: 1
@@ -75,7 +75,7 @@ rule robustness_tables:
     log:
         "logs/robustness_tables/{study_table}/{method}.log",
     benchmark:
-        "results/benchmarks/robustness_tables/{study_table}/{method}.tsv",
+        "logs/benchmarks/robustness_tables/{study_table}/{method}.tsv",
     params:
         table=lambda wildcards: study_table_job(wildcards.study_table),
         caption=lambda wildcards: study_caption(STUDY_PLAN.tables[wildcards.study_table], method=wildcards.method),
@@ -101,7 +101,7 @@ rule robustness_comparisons:
     log:
         "logs/robustness_comparisons/{study_table}.log",
     benchmark:
-        "results/benchmarks/robustness_comparisons/{study_table}.tsv",
+        "logs/benchmarks/robustness_comparisons/{study_table}.tsv",
     params:
         table=lambda wildcards: study_comparisons_job(wildcards.study_table),
         uncertainty=UNCERTAINTY,
@@ -130,7 +130,7 @@ rule gamma_curves:
     log:
         "logs/gamma_curves/{gamma_figure}.log",
     benchmark:
-        "results/benchmarks/gamma_curves/{gamma_figure}.tsv",
+        "logs/benchmarks/gamma_curves/{gamma_figure}.tsv",
     params:
         curves=lambda wildcards: STUDY_PLAN.figure_curves(wildcards.gamma_figure),
         metric=lambda wildcards: STUDY_PLAN.gamma_figures[wildcards.gamma_figure].metric,

@@ -10,7 +10,7 @@ rule score_sentences:
     log:
         "logs/score_sentences/{system}/{testset}.log",
     benchmark:
-        "results/benchmarks/score_sentences/{system}/{testset}.tsv",
+        "logs/benchmarks/score_sentences/{system}/{testset}.tsv",
     params:
         metrics=SCORED_METRICS,
         bleu_tokenize=bleu_tokenizer_of,

@@ -17,7 +17,7 @@ rule sentiment_train:
     log:
         "logs/sentiment_train/{classifier}.log",
     benchmark:
-        "results/benchmarks/sentiment_train/{classifier}.tsv",
+        "logs/benchmarks/sentiment_train/{classifier}.tsv",
     params:
         dataset=lambda wildcards: SENTIMENT["training"]["dataset"],
         validation_fraction=lambda wildcards: SENTIMENT["training"]["validation_fraction"],
@@ -43,7 +43,7 @@ rule sentiment_evaluate:
     log:
         "logs/sentiment_evaluate/{classifier}.log",
     benchmark:
-        "results/benchmarks/sentiment_evaluate/{classifier}.tsv",
+        "logs/benchmarks/sentiment_evaluate/{classifier}.tsv",
     params:
         training_dataset=lambda wildcards: SENTIMENT["training"]["dataset"],
         test_dataset=lambda wildcards: SENTIMENT["test"]["dataset"],
@@ -71,7 +71,7 @@ rule sentiment_evaluate_model:
     log:
         "logs/sentiment_evaluate_model/{sentiment_model}.log",
     benchmark:
-        "results/benchmarks/sentiment_evaluate_model/{sentiment_model}.tsv",
+        "logs/benchmarks/sentiment_evaluate_model/{sentiment_model}.tsv",
     params:
         model=sentiment_model_spec,
         test_domains=lambda wildcards: SENTIMENT["test"]["domains"],
@@ -101,7 +101,7 @@ rule sentiment_accuracy_table:
     log:
         "logs/sentiment_accuracy_table.log",
     benchmark:
-        "results/benchmarks/sentiment_accuracy_table.tsv",
+        "logs/benchmarks/sentiment_accuracy_table.tsv",
     params:
         accuracy=row_files("results/sentiment/accuracy/{row}.tsv", SENTIMENT_ROWS),
         test_domains=lambda wildcards: SENTIMENT["test"]["domains"],

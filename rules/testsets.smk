@@ -10,7 +10,7 @@ rule prepare_testset:
     log:
         "logs/prepare_testset/{testset}.log",
     benchmark:
-        "results/benchmarks/prepare_testset/{testset}.tsv",
+        "logs/benchmarks/prepare_testset/{testset}.tsv",
     wildcard_constraints:
         testset=_alternation(TESTSETS),  # perturbed test sets come from rules/perturbations.smk
     params:

@@ -35,7 +35,7 @@ for _kind in KINDS:
         log:
             f"logs/{_module.RULE}/{{system}}/{{testset}}.log",
         benchmark:
-            f"results/benchmarks/{_module.RULE}/{{system}}/{{testset}}.tsv",
+            f"logs/benchmarks/{_module.RULE}/{{system}}/{{testset}}.tsv",
         wildcard_constraints:
             system=_alternation(TRANSLATION_JOBS.systems_of_kind(_kind)),
             testset=_alternation(TRANSLATION_JOBS.single_testsets(_kind, TESTSETS + DERIVED_TESTSETS)),
@@ -69,7 +69,7 @@ for _kind in KINDS:
             log:
                 f"logs/{_module.RULE}/{{system}}/perturbed/{_family}.log",
             benchmark:
-                f"results/benchmarks/{_module.RULE}_{_family}/{{system}}.tsv",
+                f"logs/benchmarks/{_module.RULE}_{_family}/{{system}}.tsv",
             wildcard_constraints:
                 system=_alternation(TRANSLATION_JOBS.systems_of_kind(_kind)),
             params:

@@ -1,8 +1,8 @@
 # Lookup tables and input functions of the benchmark summary (rules/benchmarks.smk); included by rules/common.smk.
 
-BENCHMARK_DIRECTORY = "results/benchmarks"
+BENCHMARK_DIRECTORY = "logs/benchmarks"  # one file per job, beside its log: measurements, not results
 BENCHMARK_OUTPUTS = [
-    *(f"{BENCHMARK_DIRECTORY}/{name}.tsv" for name in ("jobs", "summary", "branches")),
+    *(f"results/benchmarks/{name}.tsv" for name in ("jobs", "summary", "branches")),
     *(f"results/tables/benchmarks/{table}.{extension}" for table in ("rules", "branches") for extension in ("csv", "md", "html")),
     *(f"results/figures/benchmarks/time_by_rule.{extension}" for extension in ("png", "pdf")),
 ]
@@ -19,6 +19,6 @@ def non_benchmark_outputs():
 
 
 def benchmark_patterns():
-    """Rule -> its benchmark path pattern below results/benchmarks/, for every rule that has one."""
+    """Rule -> its benchmark path pattern below logs/benchmarks/, for every rule that has one."""
     prefix = f"{BENCHMARK_DIRECTORY}/"
     return {rule.name: str(rule.benchmark).removeprefix(prefix) for rule in workflow.rules if rule.benchmark}

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-from nlp_robustness.outputs.benchmarks import is_measured_output
 from tests.e2e.workflow_runner import without_system, REPOSITORY, SNAKEMAKE, run_workflow, small_config
 
 pytestmark = pytest.mark.e2e
@@ -21,10 +20,8 @@ def _log_text(workdir: Path) -> str:
 
 
 def _results(workdir: Path) -> list[Path]:
-    """Result files, without the benchmark files of jobs that succeeded before the failure (measurements)."""
     results = workdir / "results"
-    return sorted(path for path in results.rglob("*")
-                  if path.is_file() and not is_measured_output(path.relative_to(workdir).as_posix())) if results.exists() else []
+    return sorted(path for path in results.rglob("*") if path.is_file()) if results.exists() else []
 
 
 # Bad configs are checked in-process by tests/unit/test_bad_config.py (the same planning code Snakemake runs);

@@ -20,7 +20,6 @@ import pytest
 import yaml
 
 from nlp_robustness.data.manifest import load_manifest
-from nlp_robustness.outputs.benchmarks import is_measured_output
 from tests.e2e.workflow_runner import DEFAULT_CONFIG, REPOSITORY, run_workflow
 from tests.loopback import LoopbackServer, serving, tar_archive
 
@@ -118,11 +117,6 @@ def _files(directory: Path) -> list[str]:
     )
 
 
-def _result_files(workdir: Path) -> list[str]:
-    """Files under results/, without the benchmark files of jobs that succeeded before a failure (measurements)."""
-    return [path for path in _files(workdir / "results") if not is_measured_output(f"results/{path}")]
-
-
 def _logs(workdir: Path) -> str:
     return "\n".join(path.read_text(encoding="utf-8") for path in sorted((workdir / "logs").rglob("*.log")))
 
@@ -208,7 +202,7 @@ def _assert_failed_cleanly(result, workdir: Path, sources: Sources, *messages: s
     assert set(_files(workdir / "run" / "resources")) <= {english}
     if (workdir / "run" / "resources" / english).exists():
         assert (workdir / "run" / "resources" / english).read_bytes() == sources.medline["en"]
-    assert _result_files(workdir / "run") == []
+    assert _files(workdir / "run" / "results") == []
 
 
 def test_http_404_fails_cleanly(sources: Sources, tmp_path: Path) -> None:
@@ -267,7 +261,7 @@ def test_tar_member_escaping_the_target_is_refused(sources: Sources, tmp_path: P
     # the verified archive stays (it is what the server published); nothing was extracted, nothing escaped
     assert _files(workdir / "resources") == ["downloads/wmt14-test-full/test-full.tgz"]
     assert not any(path.name == "escaped.txt" for path in tmp_path.rglob("*"))
-    assert _result_files(workdir) == []
+    assert _files(workdir / "results") == []
 
 
 def _paper_dry_run(tmp_path: Path, mirror_dir: Path | None) -> str:

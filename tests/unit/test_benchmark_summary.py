@@ -165,7 +165,7 @@ def test_every_rule_writes_a_benchmark_after_its_log_and_belongs_to_a_branch() -
     blocks = _rule_blocks()
     assert len(blocks) >= 50
     for name, block in blocks.items():
-        match = re.search(r"\n(\s*)log:\n\s*(\S.*)\n\1benchmark:\n\s*f?\"results/benchmarks/([^\"]+)\.tsv\",", block)
+        match = re.search(r"\n(\s*)log:\n\s*(\S.*)\n\1benchmark:\n\s*f?\"logs/benchmarks/([^\"]+)\.tsv\",", block)
         assert match, f"{name}: no benchmark: right after log:"
         rule = name.split(":")[1]
         if re.fullmatch(r"\w+", rule):  # not a loop rule named by an expression (rules/translate.smk)

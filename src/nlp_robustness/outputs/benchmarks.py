@@ -1,7 +1,7 @@
 """Where the workflow's time goes: Snakemake's per-job benchmark files collected into tables by rule and branch.
 
-Every rule writes a ``benchmark:`` file, ``results/benchmarks/<rule>/<wildcard values joined by '/'>.tsv``
-(``results/benchmarks/<rule>.tsv`` for a rule without wildcards), in Snakemake's format: a header and one row
+Every rule writes a ``benchmark:`` file, ``logs/benchmarks/<rule>/<wildcard values joined by '/'>.tsv``
+(``logs/benchmarks/<rule>.tsv`` for a rule without wildcards), in Snakemake's format: a header and one row
 per measured repeat, with the wall time ``s``, ``h:m:s``, the peak memory ``max_rss`` (``max_vms``,
 ``max_uss``, ``max_pss``; MB), ``io_in``/``io_out`` (MB), ``mean_load`` (CPU %) and ``cpu_time`` (s); a job
 too short for a memory sample has ``NA`` there. Snakemake's extended format (``--benchmark-extended``) adds
@@ -49,7 +49,7 @@ MEASURED_OUTPUTS = ("results/benchmarks", "results/tables/benchmarks", "results/
 
 def is_measured_output(path: str) -> bool:
     """Whether ``path`` (relative to the working directory, '/' separated) is a measurement of
-    :data:`MEASURED_OUTPUTS`: a job's benchmark file (written even when a later job fails) or their summary."""
+    :data:`MEASURED_OUTPUTS`: the summary of the jobs' benchmark files (those are under logs/)."""
     return any(path == folder or path.startswith(f"{folder}/") for folder in MEASURED_OUTPUTS)
 
 DATA = "data"
