@@ -29,7 +29,7 @@ rule benchmark_summary:
     benchmark:
         "logs/benchmarks/benchmark_summary.tsv",
     params:
-        directory=BENCHMARK_DIRECTORY,  # logs/benchmarks
+        directory=lambda wildcards: BENCHMARK_DIRECTORY,  # logs/benchmarks: every job's file
         testsets="results/testsets",  # test set sizes: a job's units (its test set's segments)
         patterns=lambda wildcards: benchmark_patterns(),
     threads: 1
