@@ -5,9 +5,10 @@ hypothesis n-grams, the number of reference n-grams and the clipped match count
 ``sum over distinct n-grams g of min(count in hypothesis, count in reference)``. This module computes the
 match counts of a whole batch with numpy, without hashing (so without collisions):
 
-1. Every sequence (a sentence's tokens or characters) is a run of non-negative integer symbol ids in one flat
-   array. Per block of pairs, the ids are re-densified to ``1..V`` (``np.unique``; 0 is kept as padding), so
-   one symbol takes ``b = V.bit_length()`` bits.
+1. Every sequence (a sentence's tokens or characters) is a run of small non-negative integer symbol ids in
+   one flat array (a dictionary of the strings, or the ranks of the code points present). Per block of pairs,
+   the ids are re-densified to ``1..V`` (ranks through a table; 0 is kept as padding), so one symbol takes
+   ``b = V.bit_length()`` bits.
 2. At every position, the window of the next ``order`` symbols (0 past the sequence's end) is packed into one
    integer, most significant symbol first, under the pair's index and above one side bit (hypothesis 0,
    reference 1): ``key = pair << (order*b + 1) | window << 1 | side``. The packing is injective as long as it
@@ -29,10 +30,10 @@ from typing import Callable
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["FIRST_BLOCK", "clipped_matches", "symbol_ids", "utf32_codes"]
+__all__ = ["FIRST_BLOCK", "character_ids", "clipped_matches", "distinct_ids", "gather_runs", "symbol_ids"]
 
 #: Pairs per block tried first; blocks are halved while their keys do not fit in 63 bits.
-FIRST_BLOCK = 4096
+FIRST_BLOCK = 512
 _KEY_BITS = 63
 
 
@@ -44,11 +45,31 @@ def symbol_ids(sequences: list[list[str]] | list[str]) -> tuple[NDArray[np.int64
     return np.fromiter(map(index.__getitem__, flat), dtype=np.int64, count=len(flat)), lengths
 
 
-def utf32_codes(texts: list[str]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """Code points (one per Python character, lone surrogates included) and lengths of ``texts``."""
+def character_ids(texts: list[str]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Flat ids of the characters of ``texts`` (code points, lone surrogates included, ranked among those that
+    occur: equal characters equal ids, all below the number of distinct characters) and the texts' lengths."""
     lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
     codes = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype="<u4")
-    return codes.astype(np.int64), lengths
+    present = np.zeros(0x110000, dtype=np.int64)
+    present[codes] = 1
+    return (np.cumsum(present) - 1)[codes], lengths
+
+
+def distinct_ids(strings: list[str]) -> tuple[list[str], NDArray[np.int64]]:
+    """The distinct strings (first-seen order) and the index of each input string among them."""
+    distinct = list(dict.fromkeys(strings))
+    index = {string: position for position, string in enumerate(distinct)}
+    return distinct, np.fromiter(map(index.__getitem__, strings), dtype=np.int64, count=len(strings))
+
+
+def gather_runs(
+    flat: NDArray[np.int64], lengths: NDArray[np.int64], which: NDArray[np.int64]
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Concatenate the runs ``which`` of ``flat`` (run i: ``lengths[i]`` values after runs 0..i-1), in order."""
+    counts = lengths[which]
+    total = int(counts.sum())
+    first = np.repeat(_offsets(lengths)[:-1][which] - (np.cumsum(counts) - counts), counts)
+    return flat[first + np.arange(total, dtype=np.int64)], counts
 
 
 def _offsets(lengths: NDArray[np.int64]) -> NDArray[np.int64]:
@@ -60,38 +81,44 @@ def _block_matches(
 ) -> NDArray[np.int64] | None:
     """Clipped match counts (pairs, order) of one block, or None if its keys do not fit in 63 bits."""
     pairs = len(hyp_lengths)
-    unique, dense = np.unique(np.concatenate((hyp, ref)), return_inverse=True)
-    symbol_bits = len(unique).bit_length()  # ids 1..V, 0 = padding
+    symbols = np.concatenate((hyp, ref))
+    # Re-densify the block's symbols to 1..V by rank; 0 pads hypotheses and V+1 references, so that no window
+    # reaching past a sequence's end can equal one of the other side.
+    present = np.zeros(int(symbols.max(initial=0)) + 2, dtype=np.int64)
+    present[symbols + 1] = 1
+    rank = np.cumsum(present)
+    reference_pad = int(rank[-1]) + 1
+    symbol_bits = reference_pad.bit_length()
     pair_bits = max(pairs - 1, 0).bit_length()
     if pair_bits + order * symbol_bits + 1 > _KEY_BITS:
         return None
-    dense = dense.reshape(-1).astype(np.int64) + 1
+    # Every sequence followed by `order` pads in one flat array, so each window is a run of contiguous slices.
     lengths = np.concatenate((hyp_lengths, ref_lengths))
-    sequence_end = np.repeat(_offsets(lengths)[1:], lengths)
-    position = np.arange(len(dense), dtype=np.int64)
-    padded = np.concatenate((dense, np.zeros(order, dtype=np.int64)))
-    window = np.zeros(len(dense), dtype=np.int64)
-    for step in range(order):
-        symbol = np.where(position + step < sequence_end, padded[position + step], 0)
-        window = (window << symbol_bits) | symbol
-    pair = np.concatenate((np.repeat(np.arange(pairs, dtype=np.int64), hyp_lengths), np.repeat(np.arange(pairs, dtype=np.int64), ref_lengths)))
-    side = np.concatenate((np.zeros(len(hyp), dtype=np.int64), np.ones(len(ref), dtype=np.int64)))
-    keys = np.sort((pair << (order * symbol_bits + 1)) | (window << 1) | side)
-    is_reference = keys & 1
+    padded_lengths = lengths + order
+    padded = np.zeros(int(padded_lengths.sum()) + order, dtype=np.int64)
+    real = np.arange(len(symbols), dtype=np.int64) + np.repeat(order * np.arange(len(lengths), dtype=np.int64), lengths)
+    padded[real] = rank[symbols + 1]
+    hyp_end = int(hyp_lengths.sum()) + order * pairs
+    reference_part = padded[hyp_end:]
+    reference_part[reference_part == 0] = reference_pad
+    size = len(padded) - order
+    window = padded[:size].copy()
+    for step in range(1, order):
+        window <<= symbol_bits
+        window |= padded[step : step + size]
+    sequence = np.arange(2 * pairs, dtype=np.int64)
+    tag = np.repeat(((sequence % pairs) << (order * symbol_bits + 1)) | (sequence >= pairs), padded_lengths)
+    keys = np.sort(tag | (window[: len(tag)] << 1))
+    reference_before = np.concatenate(([0], np.cumsum(keys & 1)))
     matches = np.zeros((pairs, order), dtype=np.int64)
-    symbol_mask = (1 << symbol_bits) - 1
     for k in range(1, order + 1):
         shifted = keys >> ((order - k) * symbol_bits + 1)
-        kept = (shifted & symbol_mask) != 0
-        shifted, kept_reference = shifted[kept], is_reference[kept]
-        if len(shifted) == 0:
-            continue
-        starts = np.flatnonzero(np.concatenate(([True], shifted[1:] != shifted[:-1])))
-        sizes = np.diff(np.append(starts, len(shifted)))
-        references = np.add.reduceat(kept_reference, starts)
-        common = np.minimum(sizes - references, references)
-        run_pair = shifted[starts] >> (k * symbol_bits)
-        matches[:, k - 1] = np.bincount(run_pair, weights=common, minlength=pairs).astype(np.int64)
+        bounds = np.concatenate(([0], np.flatnonzero(shifted[1:] != shifted[:-1]) + 1, [len(shifted)]))
+        references = np.diff(reference_before[bounds])
+        common = np.minimum(np.diff(bounds) - references, references)
+        matched = np.flatnonzero(common)
+        run_pair = shifted[bounds[matched]] >> (k * symbol_bits)
+        matches[:, k - 1] = np.bincount(run_pair, weights=common[matched], minlength=pairs).astype(np.int64)
     return matches
 
 
@@ -106,7 +133,9 @@ def clipped_matches(
     """Clipped n-gram match counts, shape (pairs, order), column k-1 for order k.
 
     Args:
-        hyp, ref: Flat non-negative symbol ids of the hypotheses / references, sequence after sequence.
+        hyp, ref: Flat symbol ids of the hypotheses / references, sequence after sequence; small non-negative
+            integers (a table as long as the largest id is made per block), as :func:`symbol_ids` and
+            :func:`character_ids` give.
         hyp_lengths, ref_lengths: Length of each pair's sequence on each side (equally many).
         order: Highest n-gram order.
         fallback: Exact match counts of pair ``i`` (a list of ``order`` ints), for a pair too wide to pack.

@@ -44,7 +44,7 @@ from sacrebleu.metrics import BLEU, CHRF
 from sacrebleu.metrics.helpers import extract_all_char_ngrams, extract_all_word_ngrams
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.scoring.bulk_ngrams import clipped_matches, symbol_ids, utf32_codes
+from nlp_robustness.scoring.bulk_ngrams import character_ids, clipped_matches, distinct_ids, gather_runs, symbol_ids
 
 __all__ = ["PARALLEL_MIN_PAIRS", "check_pairs", "sentence_bleu_many", "sentence_chrf_many"]
 
@@ -76,6 +76,9 @@ def check_pairs(
                 raise InputError(f"{name}[{position}]: expected a string, got {type(value).__name__}")
 
 
+#: The characters any rule of sacrebleu's ``TokenizerRegexp`` needs (the first rule's class, ``.``, ``,``, ``-``):
+#: a word with none of them is left as it is (its tokens: ``word.split()``).
+_13A_ACTS_ON = re.compile(r"[\{-\~\[-\` -\&\(-\+\:-\@\/.,\-]")
 #: Where the last three rules of sacrebleu's ``TokenizerRegexp`` (``([^0-9])([.,])``, ``([.,])([^0-9])``,
 #: ``([0-9])(-)``) can match in a piece: a piece without either is left as it is by them.
 _LATER_RULES = re.compile(r"[.,]|[0-9]-")
@@ -125,18 +128,12 @@ def _token_ids_13a(lines: list[str], metric: BLEU) -> tuple[NDArray[np.int64], N
     regexp = metric.tokenizer._post_tokenizer
     prepared = [_preprocess_13a(line) for line in lines]
     words_per_line = np.fromiter((line.count(" ") + 1 for line in prepared), dtype=np.int64, count=len(prepared))
-    words = " ".join(prepared).split(" ")
-    distinct = list(dict.fromkeys(words))
-    word_index = {word: position for position, word in enumerate(distinct)}
-    word_ids = np.fromiter(map(word_index.__getitem__, words), dtype=np.int64, count=len(words))
-    first_rule = _first_rule_table(regexp)
-    token_ids, tokens_per_word = symbol_ids([_word_tokens_13a(word, regexp, first_rule) for word in distinct])
-    word_offsets = np.concatenate(([0], np.cumsum(tokens_per_word)))
-    counts = tokens_per_word[word_ids]
-    total = int(counts.sum())
-    # The tokens of every word occurrence, in order: each occurrence's run of its word's token ids.
-    first = np.repeat(word_offsets[word_ids] - (np.cumsum(counts) - counts), counts)
-    gathered = token_ids[first + np.arange(total, dtype=np.int64)]
+    distinct, word_ids = distinct_ids(" ".join(prepared).split(" "))
+    first_rule, acts_on = _first_rule_table(regexp), _13A_ACTS_ON.search
+    token_ids, tokens_per_word = symbol_ids(
+        [_word_tokens_13a(word, regexp, first_rule) if acts_on(word) else word.split() for word in distinct]
+    )
+    gathered, counts = gather_runs(token_ids, tokens_per_word, word_ids)
     line_starts = np.concatenate(([0], np.cumsum(words_per_line)[:-1]))
     lengths = np.add.reduceat(counts, line_starts) if len(lines) else np.zeros(0, dtype=np.int64)
     return gathered, lengths.astype(np.int64)
@@ -146,14 +143,16 @@ def _bleu_token_ids(
     hypotheses: Sequence[str], references: Sequence[str], metric: BLEU, tokenize: str
 ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
     """Token ids (one vocabulary for both sides) and lengths of the hypotheses and of the references."""
-    lines = [line.lower() if metric.lowercase else line for line in (*hypotheses, *references)]
-    lines = [line.rstrip() for line in lines]
+    # Each distinct segment is tokenised once (references are often shared by several systems' outputs).
+    lines, which = distinct_ids([*hypotheses, *references])
+    lines = [line.lower().rstrip() if metric.lowercase else line.rstrip() for line in lines]
     if tokenize == "13a":
         ids, lengths = _token_ids_13a(lines, metric)
     elif tokenize == "none":
         ids, lengths = symbol_ids([line.split() for line in lines])
     else:
         ids, lengths = symbol_ids([metric.tokenizer(line).split() for line in lines])
+    ids, lengths = gather_runs(ids, lengths, which)
     pairs = len(hypotheses)
     split = int(lengths[:pairs].sum())
     return ids[:split], lengths[:pairs], ids[split:], lengths[pairs:]
@@ -221,12 +220,12 @@ def _chrf_part(hypotheses: Sequence[str], references: Sequence[str], options: di
     if metric.word_order > 0:
         return np.array([metric.sentence_score(h, [r]).score for h, r in zip(hypotheses, references)], dtype=np.float64)
     order = metric.char_order
-    if metric.whitespace:
-        hyp, hyp_lengths = utf32_codes(list(hypotheses))
-        ref, ref_lengths = utf32_codes(list(references))
-    else:
-        hyp, hyp_lengths = utf32_codes(["".join(line.split()) for line in hypotheses])
-        ref, ref_lengths = utf32_codes(["".join(line.split()) for line in references])
+    lines, which = distinct_ids([*hypotheses, *references])
+    ids, lengths = character_ids(lines if metric.whitespace else ["".join(line.split()) for line in lines])
+    ids, lengths = gather_runs(ids, lengths, which)
+    pairs = len(hypotheses)
+    split = int(lengths[:pairs].sum())
+    hyp, hyp_lengths, ref, ref_lengths = ids[:split], lengths[:pairs], ids[split:], lengths[pairs:]
 
     def one_pair(index: int) -> list[int]:
         hyp_ngrams = extract_all_char_ngrams(hypotheses[index], order, metric.whitespace)
