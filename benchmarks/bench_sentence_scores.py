@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import sys
 import time
 from pathlib import Path
@@ -87,6 +88,12 @@ def distinct_pairs(documents: dict, wanted: int) -> tuple[list[str], list[str], 
     return [hypothesis for hypothesis, _ in chosen], [reference for _, reference in chosen], offset
 
 
+def cpu_seconds() -> float:
+    """CPU time of this process and of its finished children (the worker processes), user + system."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def loop(metric, hypotheses: list[str], references: list[str]) -> np.ndarray:
     return np.array([metric.sentence_score(h, [r]).score for h, r in zip(hypotheses, references)], dtype=np.float64)
 
@@ -119,11 +126,14 @@ def main(argv: list[str] | None = None) -> int:
           f"processes={arguments.processes}")
     timings = {}
     for name, bulk in (("BLEU", sentence_bleu_many), ("chrF", sentence_chrf_many)):
+        cpu_before = cpu_seconds()
         start = time.perf_counter()
         scores = bulk(hypotheses, references, processes=arguments.processes)
         timings[name] = time.perf_counter() - start
-        print(f"  {name}: {timings[name]:.1f} s (mean score {scores.mean():.2f})")
+        print(f"  {name}: {timings[name]:.1f} s wall, {cpu_seconds() - cpu_before:.1f} s CPU over all processes "
+              f"(mean score {scores.mean():.2f})")
     total = sum(timings.values())
+    print(f"  load average (1 min) at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     passed_scale = total <= arguments.target
     passed_ratio = all(ratio >= arguments.ratio_target for ratio in ratios.values())
     print()

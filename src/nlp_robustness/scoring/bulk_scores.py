@@ -28,8 +28,9 @@ How, and why the floats are the same:
   ``log`` may differ from ``math``'s in the last bit.
 
 chrF++ (``word_order > 0``) and tokenizers that need external models fall back to sacrebleu's own loop (exact
-by definition). ``processes > 1`` splits inputs of at least :data:`PARALLEL_MIN_PAIRS` pairs into contiguous
-parts scored in worker processes; the parts are concatenated in input order, so the values do not depend on it.
+by definition). Inputs are scored in contiguous parts of :data:`PART_PAIRS` pairs; ``processes > 1`` scores
+the parts of inputs of at least :data:`PARALLEL_MIN_PAIRS` pairs in worker processes. Each pair's score depends
+on that pair alone and the parts are concatenated in input order, so the values do not depend on either.
 """
 
 from __future__ import annotations
@@ -46,12 +47,12 @@ from sacrebleu.metrics.helpers import extract_all_char_ngrams, extract_all_word_
 from nlp_robustness.errors import InputError
 from nlp_robustness.scoring.bulk_ngrams import character_ids, clipped_matches, distinct_ids, gather_runs, symbol_ids
 
-__all__ = ["PARALLEL_MIN_PAIRS", "check_pairs", "sentence_bleu_many", "sentence_chrf_many"]
+__all__ = ["PARALLEL_MIN_PAIRS", "PART_PAIRS", "check_pairs", "sentence_bleu_many", "sentence_chrf_many"]
 
 #: Below this many pairs ``processes`` is ignored (starting workers costs more than it saves).
 PARALLEL_MIN_PAIRS = 20_000
-#: Tokenizers whose whole output is scored without calling sacrebleu per line or per word.
-_WORD_TOKENIZERS = ("13a", "none")
+#: Pairs scored together (one vocabulary, one set of arrays); larger inputs are cut into parts this long.
+PART_PAIRS = 50_000
 #: Tokenizers that load external models or libraries: scored by sacrebleu's own loop.
 _LOOP_TOKENIZERS = ("ja-mecab", "ko-mecab", "spm", "flores101", "flores200", "spBLEU-1K")
 BLEU_ORDER = 4
@@ -250,19 +251,26 @@ def _score_part(arguments: tuple[str, Sequence[str], Sequence[str], dict[str, An
 
 
 def _score(kind: str, hypotheses: Sequence[str], references: Sequence[str], options: dict[str, Any], processes: int) -> NDArray[np.float64]:
-    """Check the input, then score it in one part or, if large, in ``processes`` parts in worker processes."""
+    """Check the input, then score it in parts of at most :data:`PART_PAIRS` pairs (bounded memory), in worker
+    processes if ``processes > 1`` and there are at least :data:`PARALLEL_MIN_PAIRS` pairs."""
     check_pairs(hypotheses, references)
-    if not isinstance(processes, int) or processes < 1:
+    if not isinstance(processes, int) or isinstance(processes, bool) or processes < 1:
         raise InputError(f"processes: expected a positive integer, got {processes!r}")
     hypotheses, references = list(hypotheses), list(references)
-    if processes == 1 or len(hypotheses) < PARALLEL_MIN_PAIRS:
-        return _score_part((kind, hypotheses, references, options))
-    bounds = np.linspace(0, len(hypotheses), processes + 1).astype(int)
-    parts = [(kind, hypotheses[a:b], references[a:b], options) for a, b in zip(bounds[:-1], bounds[1:])]
+    parallel = processes > 1 and len(hypotheses) >= PARALLEL_MIN_PAIRS
+    size = min(PART_PAIRS, -(-len(hypotheses) // processes)) if parallel else PART_PAIRS
+    parts = [
+        (kind, hypotheses[start : start + size], references[start : start + size], options)
+        for start in range(0, len(hypotheses), size)
+    ]
+    if not parts:
+        return np.zeros(0, dtype=np.float64)
+    if not parallel:
+        return np.concatenate([_score_part(part) for part in parts])
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    with context.Pool(processes) as pool:
-        return np.concatenate(pool.map(_score_part, parts, chunksize=1))
+    with context.Pool(min(processes, len(parts))) as pool:
+        return np.concatenate(list(pool.imap(_score_part, parts)))
 
 
 def sentence_bleu_many(
