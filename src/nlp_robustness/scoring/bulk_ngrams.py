@@ -7,18 +7,20 @@ match counts of a whole batch with numpy, without hashing (so without collisions
 
 1. Every sequence (a sentence's tokens or characters) is a run of small non-negative integer symbol ids in
    one flat array (a dictionary of the strings, or the ranks of the code points present). Per block of pairs,
-   the ids are re-densified to ``1..V`` (ranks through a table; 0 is kept as padding), so one symbol takes
-   ``b = V.bit_length()`` bits.
-2. At every position, the window of the next ``order`` symbols (0 past the sequence's end) is packed into one
-   integer, most significant symbol first, under the pair's index and above one side bit (hypothesis 0,
-   reference 1): ``key = pair << (order*b + 1) | window << 1 | side``. The packing is injective as long as it
-   fits in 63 bits; a block that does not fit is halved (down to one pair; a single pair that still does not
-   fit -- thousands of distinct symbols -- is left to the caller's exact fallback).
+   the ids are re-densified to ``1..V`` (ranks through a table); 0 pads hypotheses and ``V+1`` references, so
+   one symbol takes ``b = (V+1).bit_length()`` bits.
+2. Each sequence is followed by ``order`` pads, and at every position the window of the next ``order``
+   symbols is packed into one integer, most significant symbol first (contiguous slices, shifts and ors),
+   under the pair's index and above one side bit (hypothesis 0, reference 1):
+   ``key = pair << (order*b + 1) | window << 1 | side``. The packing is injective as long as it fits in 63
+   bits; a block that does not fit is halved (down to one pair; a single pair that still does not fit --
+   thousands of distinct symbols -- is left to the caller's exact fallback).
 3. One sort per block. Shifting a sorted key right keeps it sorted, and ``key >> ((order-k)*b + 1)`` is
-   exactly (pair, k-gram at that position), so every order is read from the same sorted array: runs of equal
-   shifted keys are the distinct (pair, k-gram)s, the side bits count the hypothesis and reference
+   exactly (pair, k symbols from that position), so every order is read from the same sorted array: runs of
+   equal shifted keys are the distinct (pair, k-gram)s, the side bits count the hypothesis and reference
    occurrences in each run, and the per-pair sum of ``min`` of the two counts is the clipped match count.
-   Windows whose k-th symbol is the padding 0 do not hold a k-gram and are left out.
+   A window reaching past its sequence's end holds a pad, 0 on one side and ``V+1`` on the other, so it
+   never equals a window of the other side and adds nothing: no filtering is needed.
 
 The n-gram totals need no matching: a sequence of length L has ``max(L - k + 1, 0)`` k-grams.
 """
