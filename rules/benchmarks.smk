@@ -10,9 +10,9 @@ rule benchmark_summary:
     input:
         lambda wildcards: non_benchmark_outputs(),
     output:
-        jobs="logs/benchmarks/jobs.tsv",
-        summary="logs/benchmarks/summary.tsv",
-        branches="logs/benchmarks/branches.tsv",
+        jobs="results/benchmarks/jobs.tsv",
+        summary="results/benchmarks/summary.tsv",
+        branches="results/benchmarks/branches.tsv",
         csv="results/tables/benchmarks/rules.csv",
         markdown="results/tables/benchmarks/rules.md",
         html=report("results/tables/benchmarks/rules.html", caption="../report/benchmark_rules.rst",

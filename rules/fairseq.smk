@@ -29,6 +29,7 @@ rule fairseq_training_data:
         system=INHOUSE_SYSTEMS,
     params:
         corpus=FAIRSEQ_MODELS.training_corpus_params,
+    priority: 10  # the longest chain of the run (training, then every translation): start it first
     threads: 2
     resources:
         mem_mb=4000,
@@ -57,6 +58,7 @@ rule fairseq_train:
         languages=FAIRSEQ_MODELS.languages,
         device=lambda wildcards: FAIRSEQ_MODELS.spec(wildcards)["device"],
         cpu_threads=lambda wildcards: FAIRSEQ_MODELS.spec(wildcards)["cpu_threads"],
+    priority: 10  # the longest chain of the run (training, then every translation): start it first
     threads: lambda wildcards: FAIRSEQ_MODELS.spec(wildcards)["cpu_threads"]
     resources:
         mem_mb=lambda wildcards: FAIRSEQ_MODELS.spec(wildcards)["mem_mb"],

@@ -1,6 +1,6 @@
 # Translation of every test set by every system, whatever its kind (nlp_robustness.systems.registry): one
 # per-test-set rule per kind, and for a kind that batches, one rule per family with translation_jobs:
-# per_family (its outputs are that family's sets), all from the two templates below. The kind says what a
+# per_family or per_family_joint (its outputs are that family's sets), all from the two templates below. The kind says what a
 # job needs (model files, params, threads, memory, GPUs) and translates; scripts/translate.py hands it the job.
 
 from functools import partial
@@ -14,7 +14,7 @@ SYSTEM_CONTEXT = SystemContext(MANIFEST, DOWNLOAD_DIR, MAX_SEGMENTS, frozenset(D
 # Families whose perturbed test sets a system of a batching kind translates in one job.
 FAMILY_TRANSLATION_JOBS = {
     family: derived_testsets(family, spec) + NATURAL_IDENTITY.get(family, [])  # + its identity sets (natural_robustness)
-    for family, spec in FAMILIES.items() if spec["translation_jobs"] == "per_family"
+    for family, spec in FAMILIES.items() if spec["translation_jobs"] in ("per_family", "per_family_joint")
 }
 TRANSLATION_JOBS = TranslationJobs(config["systems"], SYSTEM_CONTEXT, FAMILY_TRANSLATION_JOBS)
 
@@ -42,6 +42,7 @@ for _kind in KINDS:
         params:
             kind=_kind,
             family=None,
+            joint=False,
             testsets=lambda wildcards: [wildcards.testset],
             settings=TRANSLATION_JOBS.params,
         threads: TRANSLATION_JOBS.threads
@@ -75,6 +76,7 @@ for _kind in KINDS:
             params:
                 kind=_kind,
                 family=_family,
+                joint=FAMILIES[_family]["translation_jobs"] == "per_family_joint",  # one batched run over the sets
                 testsets=_testsets,
                 settings=partial(TRANSLATION_JOBS.params, testsets=_testsets),
             threads: partial(TRANSLATION_JOBS.threads, testsets=_testsets)

@@ -1,5 +1,5 @@
 """Translate the job's test sets with its system's kind (nlp_robustness.systems.registry): one test set, or
-every perturbed test set of a family in one run."""
+every perturbed test set of a family in one job (each set its own run, or with `joint` one run over all)."""
 
 import logging
 import sys
@@ -19,5 +19,6 @@ batch = TranslationBatch(
     params=snakemake.params.settings,
     log=snakemake.log[0],
     family=snakemake.params.family,
+    joint=snakemake.params.joint,
 )
 system_kind(snakemake.params.kind).translate(batch)

@@ -246,6 +246,31 @@ def test_config_edits_rerun_exactly_what_they_touch(inhouse_run: Path) -> None:
         "fairseq_training_data", "fairseq_train", "fairseq_dev_scores", "translate_fairseq"}
 
 
+def test_several_test_sets_in_one_process_translate_as_each_alone(inhouse_run: Path, tmp_path: Path) -> None:
+    """One fairseq start-up for several lists (a family's job) gives each list what fairseq-generate gives it alone."""
+    from nlp_robustness.data.testsets import read_testset_table
+    from nlp_robustness.systems.fairseq.checkpoints import ModelBundle
+    from nlp_robustness.systems.fairseq.generate import GenerationOptions
+    from nlp_robustness.systems.fairseq.translate import translate_lists_with_settings, translate_segment_lists
+
+    model_dir = inhouse_run / "results/models" / INHOUSE
+    bundle = {
+        "checkpoint": str(model_dir / "checkpoint_best.pt"),
+        "source_dictionary": str(model_dir / "data-bin/dict.en.txt"),
+        "target_dictionary": str(model_dir / "data-bin/dict.fr.txt"),
+        "bpe_codes": str(model_dir / "bpecodes"),
+    }
+    tables = [read_testset_table(inhouse_run / f"results/testsets/{name}.tsv") for name in TESTSETS]
+    lists = [(list(table["source"]), list(table["reference"])) for table in tables] + [(["", "The cat."], ["", "Le chat."])]
+    together = translate_lists_with_settings(lists, bundle, GENERATION, device="cpu", cpu_threads=2, log_path=tmp_path / "log")
+    alone = translate_segment_lists(lists, ModelBundle(**bundle), GenerationOptions(**GENERATION), tmp_path,
+                                    device="cpu", cpu_threads=2, one_process=False)
+    assert [translations for translations, _ in together] == [translations for translations, _ in alone]
+    assert [report.runs_in_process for _, report in together] == [3, 3, 3]
+    # and with the workflow's own jobs, one per test set
+    assert [translations for translations, _ in together[:2]] == [translations(inhouse_run, INHOUSE, name) for name in TESTSETS]
+
+
 def test_empty_and_overlong_sources_keep_their_lines(inhouse_run: Path, tmp_path: Path) -> None:
     """Empty sources never reach the model; a source over the length limit is cut, counted, and still translated."""
     from nlp_robustness.systems.fairseq.translate import translate_with_settings

@@ -161,7 +161,7 @@ def _testset(path: Path, sources: list[str]) -> str:
     return str(path)
 
 
-def _job(tmp_path: Path, model: Path, testsets: dict[str, list[str]], family: str | None = None) -> TranslationBatch:
+def _job(tmp_path: Path, model: Path, testsets: dict[str, list[str]], family: str | None = None, joint: bool = False) -> TranslationBatch:
     """A translation job as rules/translate.smk and scripts/translate.py build it."""
     needs = system_kind("huggingface").needs("tiny", system_entry(model=str(model), batch_size=3, max_length=20), list(testsets), CONTEXT)
     return TranslationBatch(
@@ -169,7 +169,7 @@ def _job(tmp_path: Path, model: Path, testsets: dict[str, list[str]], family: st
         testset_files=tuple(_testset(tmp_path / f"{name}.tsv", sources) for name, sources in testsets.items()),
         translation_files=tuple(str(tmp_path / f"{name}.txt") for name in testsets),
         report_files=tuple(str(tmp_path / f"{name}.report.json") for name in testsets),
-        inputs=needs.inputs, params=needs.params, log=str(tmp_path / "log"), family=family)
+        inputs=needs.inputs, params=needs.params, log=str(tmp_path / "log"), family=family, joint=joint)
 
 
 def test_a_translation_job_writes_the_translations_and_a_report_with_the_file_hashes(tiny_marian_dir: Path, tmp_path: Path) -> None:
@@ -187,13 +187,23 @@ def test_a_translation_job_writes_the_translations_and_a_report_with_the_file_ha
     assert report["seconds"] >= 0 and report["load_seconds"] > 0
 
 
-def test_a_family_job_translates_its_sets_in_one_run_and_slices_them_back(tiny_marian_dir: Path, tmp_path: Path) -> None:
-    job = _job(tmp_path, tiny_marian_dir, {"typos-1": SOURCES[:4], "typos-2": SOURCES[4:]}, family="typos")
+def test_a_joint_family_job_translates_its_sets_in_one_run_and_slices_them_back(tiny_marian_dir: Path, tmp_path: Path) -> None:
+    job = _job(tmp_path, tiny_marian_dir, {"typos-1": SOURCES[:4], "typos-2": SOURCES[4:]}, family="typos", joint=True)
     system_kind("huggingface").translate(job)
     expected = HuggingfaceTranslator.load(job.params, "systems.tiny").translate(SOURCES)
     assert [Path(path).read_text(encoding="utf-8").splitlines() for path in job.translation_files] == [expected[:4], expected[4:]]
     first = json.loads(Path(job.report_files[0]).read_text(encoding="utf-8"))
     assert (first["segments"], first["translated_with"], first["job"]["segments"]) == (4, ["typos-1", "typos-2"], 10)
+
+
+def test_a_family_job_translates_each_set_as_a_job_of_its_own_would(tiny_marian_dir: Path, tmp_path: Path) -> None:
+    job = _job(tmp_path, tiny_marian_dir, {"typos-1": SOURCES[:4], "typos-2": SOURCES[4:]}, family="typos")
+    system_kind("huggingface").translate(job)
+    translator = HuggingfaceTranslator.load(job.params, "systems.tiny")
+    assert [Path(path).read_text(encoding="utf-8").splitlines() for path in job.translation_files] == [
+        translator.translate(SOURCES[:4]), translator.translate(SOURCES[4:])]
+    first = json.loads(Path(job.report_files[0]).read_text(encoding="utf-8"))
+    assert (first["testset"], first["segments"], "translated_with" in first) == ("typos-1", 4, False)
 
 
 def test_an_edited_model_changes_the_report_hashes(tiny_marian_dir: Path, tmp_path: Path) -> None:
@@ -216,9 +226,10 @@ def test_the_readme_entry_for_opus_mt_is_a_valid_system() -> None:
 
 
 def _per_family_families(node: object) -> set[str]:
-    """Names of the mappings anywhere in a config with ``translation_jobs: per_family``."""
+    """Names of the mappings anywhere in a config with ``translation_jobs: per_family`` or ``per_family_joint``."""
     if isinstance(node, dict):
-        found = {key for key, value in node.items() if isinstance(value, dict) and value.get("translation_jobs") == "per_family"}
+        found = {key for key, value in node.items()
+                 if isinstance(value, dict) and value.get("translation_jobs") in ("per_family", "per_family_joint")}
         return found.union(*(_per_family_families(value) for value in node.values()))
     return set().union(*(_per_family_families(value) for value in node)) if isinstance(node, list) else set()
 

@@ -65,7 +65,7 @@ def test_the_rules_of_the_kinds_keep_their_names() -> None:
     kinds = {kind: system_kind(kind) for kind in ("apertium", "hypotheses", "fairseq")}
     assert {kind: module.RULE for kind, module in kinds.items()} == {
         "apertium": "translate_apertium", "hypotheses": "import_hypotheses", "fairseq": "translate_fairseq"}
-    assert [kind for kind, module in kinds.items() if module.BATCHES_FAMILIES] == ["fairseq"]
+    assert [kind for kind, module in kinds.items() if module.BATCHES_FAMILIES] == ["apertium", "fairseq"]
     assert [kind for kind, module in kinds.items() if module.GPU] == ["fairseq"]
     assert len({system_kind(kind).RULE for kind in KINDS}) == len(KINDS)  # one rule name per kind
 
@@ -139,7 +139,8 @@ def test_only_a_batching_kind_leaves_family_sets_to_the_family_job() -> None:
     jobs = TranslationJobs(SMALL, CONTEXT, {"natural": ["natural-a", "natural-b"]})
     testsets = ["wmt14", "natural-a", "natural-b", "word_order-c"]
     assert jobs.single_testsets("fairseq", testsets) == ["wmt14", "word_order-c"]
-    assert jobs.single_testsets("apertium", testsets) == testsets
+    assert jobs.single_testsets("apertium", testsets) == ["wmt14", "word_order-c"]  # each set its own run, in one job
+    assert jobs.single_testsets("hypotheses", testsets) == testsets
     assert jobs.systems_of_kind("apertium") == ["apertium-en-es-fr", "apertium-en-ca-fr"]
     assert jobs.systems_of_kind("hypotheses")[0] == "copy-source"
     assert all(name.startswith("defr-") for name in jobs.systems_of_kind("hypotheses")[1:])  # the WMT22 submissions

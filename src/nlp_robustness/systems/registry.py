@@ -6,7 +6,8 @@ A *kind* (Apertium pivot chains, fairseq models, imported hypotheses) is a modul
 (:class:`JobNeeds`: its input files beyond the test sets, its params, threads, memory, run time and GPUs)
 and translates a batch of whole test sets in input order, writing each one's translations and
 ``.report.json`` (:class:`TranslationBatch`). rules/translate.smk writes one per-test-set rule per kind
-(and, for a kind that batches, one rule per perturbation family with ``translation_jobs: per_family``)
+(and, for a kind that batches, one rule per perturbation family with ``translation_jobs: per_family`` or
+``per_family_joint``)
 from the same template, and scripts/translate.py hands every job to its kind; neither names a kind.
 
 A new kind is its module here (``nlp_robustness.systems.kinds.<kind>``), its line in :data:`KINDS`, its
@@ -107,8 +108,11 @@ class TranslationBatch:
         inputs: :attr:`JobNeeds.inputs`, as paths.
         params: :attr:`JobNeeds.params`.
         log: The job's log file (already the script's stderr; a kind may append a tool's output to it).
-        family: The perturbation family whose test sets the job translates in one run, or None for a
-            job of one test set (the two write different reports).
+        family: The perturbation family whose test sets the job translates, or None for a job of one
+            test set.
+        joint: Whether a model kind translates the family's sets in one batched run
+            (``translation_jobs: per_family_joint``; their reports then say so) rather than each in its own
+            run, as if alone.
     """
 
     system: str
@@ -120,6 +124,7 @@ class TranslationBatch:
     params: Mapping[str, Any]
     log: str
     family: str | None = None
+    joint: bool = False
 
     def __post_init__(self) -> None:
         lengths = {len(self.testsets), len(self.testset_files), len(self.translation_files), len(self.report_files)}
@@ -140,7 +145,8 @@ class SystemKind(Protocol):
         File of its jobs' conda environment under envs/ (the engine's dependencies and this package).
     ``BATCHES_FAMILIES``
         Whether it translates every perturbed test set of a family with ``translation_jobs: per_family``
-        in one job (one start-up of a model); a kind that does not translates them one job each.
+        (each set its own run) or ``per_family_joint`` in one job (one start-up); a kind that does not
+        translates them one job each.
     ``GPU``
         Whether its jobs declare a ``gpu`` resource (:attr:`JobNeeds.gpus`) for a cluster scheduler.
     ``needs(system, spec, testsets, context)``
@@ -188,7 +194,7 @@ def write_report(record: Mapping[str, Any], path: str | os.PathLike[str], *, ens
 
 
 def write_batch(batch: TranslationBatch, sizes: Sequence[int], translations: Sequence[str], report: Mapping[str, Any]) -> None:
-    """Write a batch translated in one run: each test set's translations (its slice of ``translations``;
+    """Write a batch translated in one (joint) run: each test set's translations (its slice of ``translations``;
     ``sizes``: the segments of each test set, in the batch's order) and its report: the run's ``report`` for
     a job of one test set, or for a family's job the set's own size, the test sets translated with it and
     the run's report under ``job``."""
@@ -222,7 +228,8 @@ class TranslationJobs:
     Attributes:
         systems: The config's ``systems`` section (defaults filled in).
         context: What kinds read besides a system's entry.
-        family_jobs: Family -> its perturbed test sets, for the families with ``translation_jobs: per_family``.
+        family_jobs: Family -> its perturbed test sets, for the families translated in one job per system
+            (``translation_jobs: per_family`` or ``per_family_joint``).
     """
 
     systems: Mapping[str, Mapping[str, Any]]

@@ -36,8 +36,9 @@ class GenerationOptions:
     max_tokens_per_side: int = 1000
 
 
-def generate_command(data_dir: str | os.PathLike[str], bundle: ModelBundle, options: GenerationOptions, device: str) -> list[Any]:
-    """Arguments of ``fairseq-generate`` for the ``test`` split written as raw text in ``data_dir`` (best hypothesis only)."""
+def generate_command(data_dir: str | os.PathLike[str], bundle: ModelBundle, options: GenerationOptions, device: str | None) -> list[Any]:
+    """Arguments of ``fairseq-generate`` for the ``test`` split written as raw text in ``data_dir`` (best hypothesis
+    only); ``--cpu`` for ``device="cpu"`` (None: left to whoever resolves the device, see generate_many)."""
     arguments: list[Any] = [
         data_dir,
         "--dataset-impl", "raw",  # the split as text (binarize.write_raw_split): no fairseq-preprocess run

@@ -14,6 +14,7 @@ Determinism
 from __future__ import annotations
 
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -23,7 +24,10 @@ from typing import Any, Mapping, Sequence
 
 from nlp_robustness.errors import InputError
 
-__all__ = ["DEVICES", "FairseqError", "fairseq_environment", "option_arguments", "resolve_device", "run_fairseq"]
+__all__ = [
+    "DEVICES", "FairseqError", "fairseq_environment", "option_arguments", "resolve_device", "run_fairseq",
+    "run_fairseq_generate_many",
+]
 
 #: Values of the config key ``device``.
 DEVICES: tuple[str, ...] = ("auto", "cpu", "cuda")
@@ -92,13 +96,58 @@ def run_fairseq(command: str, arguments: Sequence[str], log: io.TextIOBase | Non
     Raises:
         FairseqError: Non-zero exit; the message carries the last lines of fairseq's output.
     """
-    full = [_fairseq_executable(command), *map(str, arguments)]
+    return _run_logged(command, [_fairseq_executable(command), *map(str, arguments)], log, environment)
+
+
+def run_fairseq_generate_many(
+    runs: Sequence[Sequence[Any]],
+    device: str,
+    workdir: str | os.PathLike[str],
+    log: io.TextIOBase | None,
+    environment: Mapping[str, str],
+) -> tuple[list[str], str]:
+    """Run ``fairseq-generate`` once per argument list, all in one process
+    (:mod:`~nlp_robustness.systems.fairseq.generate_many`: one start-up); each run's output, and the device.
+
+    Every run is the run ``fairseq-generate`` would do alone with those arguments (plus ``--cpu`` on the
+    CPU); it writes its hypotheses into its own folder under ``workdir``.
+
+    Args:
+        device: The config value (``auto`` / ``cpu`` / ``cuda``), resolved in that process
+            (:func:`resolve_device`).
+
+    Raises:
+        FairseqError: Non-zero exit (``cuda`` asked for and no GPU seen, too); the message carries the last
+            lines of the output.
+    """
+    if device not in DEVICES:
+        raise InputError(f"device must be one of {', '.join(DEVICES)}, not {device!r}")
+    folders = [Path(workdir) / f"run-{index}" for index in range(len(runs))]
+    arguments = [[*map(str, run), "--results-path", str(folder)] for run, folder in zip(runs, folders)]
+    runs_file = Path(workdir) / "runs.json"
+    runs_file.write_text(json.dumps({"device": device, "runs": arguments}), encoding="utf-8")
+    command = [sys.executable, "-m", "nlp_robustness.systems.fairseq.generate_many", str(runs_file)]
     if log is not None:
-        log.write("$ " + " ".join(full) + "\n")
+        log.write(f"fairseq-generate, {len(runs)} run(s) in one process:\n")
+    _run_logged("fairseq-generate", command, log, environment)
+    resolved = runs_file.with_name("device.txt").read_text(encoding="utf-8")
+    outputs = []
+    for folder in folders:
+        written = sorted(folder.glob("generate-*.txt"))
+        if len(written) != 1:
+            raise FairseqError(f"fairseq-generate wrote {len(written)} result files into {folder}, expected one")
+        outputs.append(written[0].read_text(encoding="utf-8"))
+    return outputs, resolved
+
+
+def _run_logged(name: str, command: Sequence[str], log: io.TextIOBase | None, environment: Mapping[str, str]) -> str:
+    """Run ``command``, streaming its output (but not every hypothesis) into ``log``; return the whole output."""
+    if log is not None:
+        log.write("$ " + " ".join(command) + "\n")
         log.flush()
     lines: list[str] = []
     with subprocess.Popen(
-        full, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, encoding="utf-8", env=dict(environment)
+        list(command), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, encoding="utf-8", env=dict(environment)
     ) as process:
         assert process.stdout is not None
         for line in process.stdout:
@@ -108,7 +157,7 @@ def run_fairseq(command: str, arguments: Sequence[str], log: io.TextIOBase | Non
                 log.flush()
     if process.returncode != 0:
         tail = "".join(lines[-15:]).rstrip()
-        raise FairseqError(f"{command} failed with exit status {process.returncode}:\n{tail}")
+        raise FairseqError(f"{name} failed with exit status {process.returncode}:\n{tail}")
     return "".join(lines)
 
 

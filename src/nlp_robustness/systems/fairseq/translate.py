@@ -7,6 +7,11 @@ Empty segments
     run, whose start-up cost a small test set more than its translation; the token ids are the same),
     whose output is put back in input order (see :mod:`nlp_robustness.systems.fairseq.generate`).
 
+Several lists, one start-up
+    :func:`translate_segment_lists` translates several lists (test sets) each in its own
+    ``fairseq-generate`` run, with its own batches, exactly as if it were translated alone, but all runs
+    in one process (:mod:`~nlp_robustness.systems.fairseq.generate_many`): torch and fairseq start once.
+
 The reference side
     fairseq's ``translation`` task reads a source *and* a target file for every split, so the test
     set's reference is written beside the source. It only fills that slot: nothing reads it back
@@ -27,10 +32,10 @@ from typing import Any, Mapping, Sequence
 from nlp_robustness.systems.fairseq.binarize import write_raw_split
 from nlp_robustness.systems.fairseq.checkpoints import ModelBundle
 from nlp_robustness.systems.fairseq.generate import GenerationOptions, generate_command, parse_generate_output
-from nlp_robustness.systems.fairseq.runtime import fairseq_environment, resolve_device, run_fairseq
+from nlp_robustness.systems.fairseq.runtime import fairseq_environment, resolve_device, run_fairseq, run_fairseq_generate_many
 from nlp_robustness.systems.fairseq.subwords import SubwordCodec
 
-__all__ = ["TranslationReport", "translate_segments", "translate_with_settings"]
+__all__ = ["TranslationReport", "translate_lists_with_settings", "translate_segment_lists", "translate_segments", "translate_with_settings"]
 
 
 @dataclass
@@ -46,6 +51,8 @@ class TranslationReport:
     seconds: float = 0.0
     sentences_per_second: float = 0.0
     model: dict[str, Any] = field(default_factory=dict)
+    #: Lists translated in the same process (one start-up); seconds and speed are those of all of them.
+    runs_in_process: int = 1
 
     def as_dict(self) -> dict[str, Any]:
         """The report as plain JSON data, fields in declaration order."""
@@ -84,47 +91,87 @@ def translate_segments(
     Args:
         references: Same length as ``sources``; only fills the target slot of fairseq's task.
         workdir: A scratch directory (the raw-text split, generate output).
-        device: ``"cpu"`` or ``"cuda"`` (see :func:`~nlp_robustness.systems.fairseq.runtime.resolve_device`).
+        device: ``"auto"``, ``"cpu"`` or ``"cuda"``, resolved where fairseq runs (see
+            :func:`~nlp_robustness.systems.fairseq.runtime.resolve_device`); the report names the device used.
     """
-    if len(sources) != len(references):
-        raise ValueError(f"{len(sources)} sources but {len(references)} references")
-    report = TranslationReport(segments=len(sources), device=device, cpu_threads=cpu_threads)
-    report.model = bundle.check()
-    sent = [index for index, segment in enumerate(sources) if segment.strip()]
-    report.empty_sources = len(sources) - len(sent)
-    translations = [""] * len(sources)
-    if not sent:
-        return translations, report
+    return translate_segment_lists([(sources, references)], bundle, options, workdir, device=device, cpu_threads=cpu_threads, log=log)[0]
 
-    environment = fairseq_environment(cpu_threads)
+
+def translate_segment_lists(
+    segment_lists: Sequence[tuple[Sequence[str], Sequence[str]]],
+    bundle: ModelBundle,
+    options: GenerationOptions,
+    workdir: str | os.PathLike[str],
+    *,
+    device: str,
+    cpu_threads: int,
+    log: io.TextIOBase | None = None,
+    one_process: bool = True,
+) -> list[tuple[list[str], TranslationReport]]:
+    """Translate several (sources, references) lists, each in its own ``fairseq-generate`` run (exactly as
+    :func:`translate_segments` would alone), all runs in one process; one (translations, report) per list.
+
+    Args:
+        one_process: False runs the ``fairseq-generate`` command once per list instead (a start-up each;
+            the same translations: the benchmark and the tests compare the two).
+    """
+    model = bundle.check()
     codec = SubwordCodec(bundle.bpe_codes)
-    encoded_sources = codec.encode([sources[index] for index in sent], bundle.source_language)
-    encoded_references = codec.encode([references[index] for index in sent], bundle.target_language)
-    capped_sources = [_cap_tokens(line, options.max_tokens_per_side) for line in encoded_sources]
-    report.truncated_sources = sum(cut for _, cut in capped_sources)
-    # only fills the target slot; a placeholder keeps an empty reference from being a zero-length target
-    capped_references = [_cap_tokens(line, options.max_tokens_per_side)[0] or "." for line in encoded_references]
+    prepared = []  # (translations, report, indices sent, data directory)
+    for number, (sources, references) in enumerate(segment_lists):
+        if len(sources) != len(references):
+            raise ValueError(f"{len(sources)} sources but {len(references)} references")
+        report = TranslationReport(segments=len(sources), device=device, cpu_threads=cpu_threads, model=model,
+                                   runs_in_process=len(segment_lists))
+        sent = [index for index, segment in enumerate(sources) if segment.strip()]
+        report.empty_sources = len(sources) - len(sent)
+        data_dir = Path(workdir) / f"data-bin-{number}"
+        if sent:
+            encoded_sources = codec.encode([sources[index] for index in sent], bundle.source_language)
+            encoded_references = codec.encode([references[index] for index in sent], bundle.target_language)
+            capped_sources = [_cap_tokens(line, options.max_tokens_per_side) for line in encoded_sources]
+            report.truncated_sources = sum(cut for _, cut in capped_sources)
+            # only fills the target slot; a placeholder keeps an empty reference from being a zero-length target
+            capped_references = [_cap_tokens(line, options.max_tokens_per_side)[0] or "." for line in encoded_references]
+            write_raw_split(
+                "test",
+                [line for line, _ in capped_sources],
+                capped_references,
+                data_dir,
+                bundle.source_language,
+                bundle.target_language,
+                source_dictionary=bundle.source_dictionary,
+                target_dictionary=bundle.target_dictionary,
+            )
+        prepared.append(([""] * len(sources), report, sent, data_dir))
 
-    data_dir = Path(workdir) / "data-bin"
     started = time.perf_counter()
-    write_raw_split(
-        "test",
-        [line for line, _ in capped_sources],
-        capped_references,
-        data_dir,
-        bundle.source_language,
-        bundle.target_language,
-        source_dictionary=bundle.source_dictionary,
-        target_dictionary=bundle.target_dictionary,
-    )
-    output = run_fairseq("fairseq-generate", generate_command(data_dir, bundle, options, device), log, environment)
-    hypotheses = parse_generate_output(output, len(sent))
-    for index, translation in zip(sent, codec.decode(hypotheses, bundle.target_language)):
-        translations[index] = translation
-    report.seconds = time.perf_counter() - started
-    report.translated = len(sent)
-    report.sentences_per_second = len(sent) / report.seconds if report.seconds > 0 else 0.0
-    return translations, report
+    with_segments = [item for item in prepared if item[2]]
+    environment = fairseq_environment(cpu_threads)
+    outputs: list[str] = []
+    if with_segments and one_process:
+        outputs, device = run_fairseq_generate_many(
+            [generate_command(data_dir, bundle, options, None) for *_, data_dir in with_segments], device, workdir, log, environment
+        )
+    elif with_segments:
+        device = resolve_device(device)
+        outputs = [
+            run_fairseq("fairseq-generate", generate_command(data_dir, bundle, options, device), log, environment)
+            for *_, data_dir in with_segments
+        ]
+    for (translations, _, sent, _), output in zip(with_segments, outputs, strict=True):
+        hypotheses = parse_generate_output(output, len(sent))
+        for index, translation in zip(sent, codec.decode(hypotheses, bundle.target_language)):
+            translations[index] = translation
+    seconds = time.perf_counter() - started
+    translated = sum(len(sent) for _, _, sent, _ in prepared)
+    for _, report, sent, _ in prepared:
+        report.device = device
+        report.translated = len(sent)
+        if sent:
+            report.seconds = seconds
+            report.sentences_per_second = translated / seconds if seconds > 0 else 0.0
+    return [(translations, report) for translations, report, _, _ in prepared]
 
 
 def translate_with_settings(
@@ -141,19 +188,33 @@ def translate_with_settings(
 
     Args:
         bundle: :class:`ModelBundle` fields; generation: :class:`GenerationOptions` fields.
-        device: The config value (``auto`` / ``cpu`` / ``cuda``; see :func:`resolve_device`).
+        device: The config value (``auto`` / ``cpu`` / ``cuda``), resolved where fairseq runs (see :func:`resolve_device`).
         log_path: fairseq's output is appended to this file.
     """
+    return translate_lists_with_settings(
+        [(sources, references)], bundle, generation, device=device, cpu_threads=cpu_threads, log_path=log_path
+    )[0]
+
+
+def translate_lists_with_settings(
+    segment_lists: Sequence[tuple[Sequence[str], Sequence[str]]],
+    bundle: Mapping[str, str],
+    generation: Mapping[str, Any],
+    *,
+    device: str,
+    cpu_threads: int,
+    log_path: str | os.PathLike[str],
+) -> list[tuple[list[str], TranslationReport]]:
+    """:func:`translate_segment_lists` from config values (see :func:`translate_with_settings`)."""
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="fairseq-") as workdir, open(log_path, "a", encoding="utf-8") as log:
-        return translate_segments(
-            sources,
-            references,
+        return translate_segment_lists(
+            segment_lists,
             ModelBundle(**bundle),
             GenerationOptions(**generation),
             workdir,
-            device=resolve_device(device),
+            device=device,
             cpu_threads=cpu_threads,
             log=log,
         )

@@ -1,7 +1,9 @@
 """Kind ``apertium``: a chain of Apertium modes over a whole test set (:mod:`nlp_robustness.systems.apertium`).
 
-Apertium translates one test set per job: a chain's translation of a segment depends a little on the
-segments batched around it (README, "Noise floor of Apertium"), so a family's sets are not pooled.
+A chain's translation of a segment depends a little on the segments batched around it (README, "Noise
+floor of Apertium"), so every test set is its own Apertium run, exactly as if it were translated alone. A
+family's job with ``translation_jobs: per_family`` runs its sets one after the other in one job: one Python
+start-up instead of one per set, the same translations.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from nlp_robustness.systems.registry import JobNeeds, SystemContext, Translation
 
 RULE = "translate_apertium"
 CONDA_ENV = "apertium.yaml"
-BATCHES_FAMILIES = False
+BATCHES_FAMILIES = True  # a family's sets in one job, each its own run
 GPU = False
 
 
@@ -24,7 +26,8 @@ def needs(system: str, spec: Mapping[str, Any], testsets: Sequence[str], context
 
 
 def translate(batch: TranslationBatch) -> None:
-    """Each test set through the chain in one batch; its report is the chain's report (non-ASCII kept)."""
+    """Each test set through the chain in its own run (one batch of its segments); its report is the chain's
+    report (non-ASCII kept)."""
     from nlp_robustness.data.testsets import read_testset_table
     from nlp_robustness.systems.apertium import translate_with_apertium
 

@@ -1,9 +1,10 @@
 """Kind ``fairseq``: a ConvS2S model (:mod:`nlp_robustness.systems.fairseq`), pretrained from the manifest
 (``pretrained``) or trained by the workflow (``training``, rules/fairseq.smk).
 
-A fairseq job may translate every perturbed test set of a family at once (``translation_jobs:
-per_family``): one model start-up instead of one per set. Its sources are then one batch, in the
-family's order, and each set's report records the whole job's report under ``job``.
+A fairseq job may translate every perturbed test set of a family (``translation_jobs: per_family``): one
+start-up of torch and fairseq instead of one per set, each set in its own ``fairseq-generate`` run (its
+translations are those of a job of its own). With ``per_family_joint`` the sets' sources are one batched
+run, in the family's order, and each set's report records the whole job's report under ``job``.
 
 :class:`FairseqModels` holds the input functions of the training rules (rules/fairseq.smk).
 """
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from nlp_robustness.data.acquisition import extraction_dir_path
-from nlp_robustness.systems.registry import JobNeeds, SystemContext, TranslationBatch, write_batch
+from nlp_robustness.systems.registry import JobNeeds, SystemContext, TranslationBatch, write_batch, write_report, write_translations
 
 if TYPE_CHECKING:
     from nlp_robustness.data.manifest import Manifest
@@ -95,19 +96,31 @@ def needs(system: str, spec: Mapping[str, Any], testsets: Sequence[str], context
 
 
 def translate(batch: TranslationBatch) -> None:
-    """Every test set of the batch in one beam search (sources in order); each set's lines are its slice."""
+    """Each test set of the batch in its own beam search, all in one process; with ``batch.joint``, every set
+    in one beam search (sources in order), each set's lines its slice."""
     from nlp_robustness.data.testsets import read_testset_table
-    from nlp_robustness.systems.fairseq.translate import translate_with_settings
+    from nlp_robustness.systems.fairseq.translate import translate_lists_with_settings, translate_with_settings
 
     tables = [read_testset_table(path) for path in batch.testset_files]
-    translations, report = translate_with_settings(
-        [source for table in tables for source in table["source"]],
-        [reference for table in tables for reference in table["reference"]],
-        **batch.params,
-        log_path=batch.log,
+    if batch.joint:
+        translations, report = translate_with_settings(
+            [source for table in tables for source in table["source"]],
+            [reference for table in tables for reference in table["reference"]],
+            **batch.params,
+            log_path=batch.log,
+        )
+        logging.info("%s", report.summary())
+        write_batch(batch, [len(table) for table in tables], translations, report.as_dict())
+        return
+    results = translate_lists_with_settings(
+        [(table["source"].tolist(), table["reference"].tolist()) for table in tables], **batch.params, log_path=batch.log
     )
-    logging.info("%s", report.summary())
-    write_batch(batch, [len(table) for table in tables], translations, report.as_dict())
+    for testset, (translations, report), translation_file, report_file in zip(
+        batch.testsets, results, batch.translation_files, batch.report_files, strict=True
+    ):
+        logging.info("%s: %s", testset, report.summary())
+        write_translations(translations, translation_file)
+        write_report({"system": batch.system, "testset": testset, **report.as_dict()}, report_file)
 
 
 @dataclass(frozen=True)

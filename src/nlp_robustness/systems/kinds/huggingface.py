@@ -2,8 +2,9 @@
 (:mod:`nlp_robustness.systems.huggingface`).
 
 Like fairseq, one job may translate every perturbed test set of a family (``translation_jobs:
-per_family``): one model start-up, the sources in one batched run; each set's report then records the
-whole job's report under ``job``. A local model directory is the job's input, file by file (an edit of its
+per_family``): one model start-up, each set in its own batched run (its translations are those of a job of
+its own); with ``per_family_joint`` the sources of every set are one batched run and each set's report
+records the whole job's report under ``job``. A local model directory is the job's input, file by file (an edit of its
 weights or tokenizer reruns the translations); a hub id is a param (with its revision), not a file.
 """
 
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from nlp_robustness.systems.huggingface import check_language_codes, is_local_model, local_model_type, model_files
-from nlp_robustness.systems.registry import JobNeeds, SystemContext, TranslationBatch, write_batch
+from nlp_robustness.systems.registry import JobNeeds, SystemContext, TranslationBatch, write_batch, write_report, write_translations
 
 RULE = "translate_huggingface"
 CONDA_ENV = "huggingface.yaml"
@@ -53,12 +54,22 @@ def needs(system: str, spec: Mapping[str, Any], testsets: Sequence[str], context
 
 
 def translate(batch: TranslationBatch) -> None:
-    """Every test set of the batch in one batched run (sources in order); each set's lines are its slice."""
+    """Each test set of the batch in its own batched run, one model load; with ``batch.joint``, every set in
+    one batched run (sources in order), each set's lines its slice."""
     from nlp_robustness.data.testsets import read_testset_table
     from nlp_robustness.systems.huggingface import HuggingfaceTranslator, timed_translation
 
     tables = [read_testset_table(path) for path in batch.testset_files]
     translator = HuggingfaceTranslator.load(batch.params, f"systems.{batch.system}")
-    translations, report = timed_translation(translator, [source for table in tables for source in table["source"]])
-    logging.info("%s: %d segments in %.1f s on %s", batch.system, report["segments"], report["seconds"], report["device"])
-    write_batch(batch, [len(table) for table in tables], translations, report)
+    if batch.joint or batch.family is None:
+        translations, report = timed_translation(translator, [source for table in tables for source in table["source"]])
+        logging.info("%s: %d segments in %.1f s on %s", batch.system, report["segments"], report["seconds"], report["device"])
+        write_batch(batch, [len(table) for table in tables], translations, report)
+        return
+    for testset, table, translation_file, report_file in zip(
+        batch.testsets, tables, batch.translation_files, batch.report_files, strict=True
+    ):
+        translations, report = timed_translation(translator, table["source"].tolist())
+        logging.info("%s, %s: %d segments in %.1f s on %s", batch.system, testset, report["segments"], report["seconds"], report["device"])
+        write_translations(translations, translation_file)
+        write_report({"system": batch.system, "testset": testset, **report}, report_file)
