@@ -109,6 +109,8 @@ def branch_of(rule: str) -> str:
         return RULE_BRANCHES[rule]
     if rule.startswith(TRANSLATION_RULE_PREFIXES):
         return TRANSLATION
+    if rule.startswith("score_sentences_"):  # a family's sets scored in one job (rules/score.smk)
+        return SCORING
     raise InputError(f"rule {rule!r} belongs to no branch: add it to RULE_BRANCHES in {__name__}")
 
 
