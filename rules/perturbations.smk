@@ -4,6 +4,8 @@
 # then beta, beta1, beta2, alpha per segment, the family's tables and figures, and the consistency of
 # beta1 across functions through the one robustness engine (rules/robustness.smk draws its blocks).
 
+from types import SimpleNamespace
+
 # A family's tables and figures go to its paper's section of the report (family_section).
 from nlp_robustness.outputs.report_sections import family_section
 
@@ -77,26 +79,38 @@ rule perturb_testset:
         "../scripts/perturb_testset.py"
 
 
-rule perturbation_scores:
-    """beta, beta1, beta2 and alpha of every kept segment of one function, for one system and every metric."""
-    input:
-        pair_score_inputs,
-    output:
-        "results/perturbations/{family}/{function}/scores/{system}.tsv",
-    log:
-        "logs/perturbation_scores/{family}/{function}/{system}.log",
-    benchmark:
-        "logs/benchmarks/perturbation_scores/{family}/{function}/{system}.tsv",
-    params:
-        job=pair_score_job,
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=10,
-    conda:
-        "../envs/python.yaml"
-    script:
-        "../scripts/perturbation_scores.py"
+for _family, _family_spec in FAMILIES.items():
+
+    rule:
+        """beta, beta1, beta2 and alpha of every kept segment of every function of a family, for one system and
+        every metric (one job per system: one start-up for the family's functions)."""
+        name:
+            f"perturbation_scores_{_family}"
+        input:
+            lambda wildcards, family=_family: [
+                path for function in FAMILIES[family]["functions"]
+                for path in pair_score_inputs(SimpleNamespace(family=family, function=function, system=wildcards.system))
+            ],
+        output:
+            [f"results/perturbations/{_family}/{function}/scores/{{system}}.tsv" for function in _family_spec["functions"]],
+        log:
+            f"logs/perturbation_scores/{_family}/{{system}}.log",
+        benchmark:
+            f"logs/benchmarks/perturbation_scores_{_family}/{{system}}.tsv"
+        params:
+            functions=list(_family_spec["functions"]),
+            jobs=lambda wildcards, family=_family: {
+                function: pair_score_job(SimpleNamespace(family=family, function=function, system=wildcards.system))
+                for function in FAMILIES[family]["functions"]
+            },
+        threads: 1
+        resources:
+            mem_mb=1000,
+            runtime=10,
+        conda:
+            "../envs/python.yaml"
+        script:
+            "../scripts/perturbation_scores.py"
 
 
 rule perturbation_tables:

@@ -74,7 +74,7 @@ RULE_BRANCHES: dict[str, str] = {
     "score_sentences": SCORING,
     **dict.fromkeys(("study_blocks", "robustness_statistics", "robustness_tables", "robustness_comparisons", "gamma_curves",
                      "testset_means"), ROBUSTNESS),
-    **dict.fromkeys(("perturbation_sample", "parse_perturbation_sample", "perturb_testset", "perturbation_scores",
+    **dict.fromkeys(("perturbation_sample", "parse_perturbation_sample", "perturb_testset",
                      "perturbation_tables", "perturbation_similarity", "perturbation_figures", "perturbation_attack_rates"),
                     PERTURBATIONS),
     **dict.fromkeys(("metric_darr_sample", "attack_references", "score_attacked_references", "metric_tau",
@@ -87,6 +87,9 @@ RULE_BRANCHES: dict[str, str] = {
     **dict.fromkeys(("robustness_profile", "robustness_profile_figure", "robustness_profile_overview",
                      "robustness_profile_report", "benchmark_summary"), PROFILE),
 }
+
+#: Rules made once per perturbation family (``<base>_<family>``) -> their branch.
+FAMILY_RULE_BRANCHES = {"score_sentences": SCORING, "perturbation_scores": PERTURBATIONS}
 
 #: Name prefixes of the translation rules made in a loop (rules/translate.smk).
 TRANSLATION_RULE_PREFIXES = ("translate_", "import_hypotheses")
@@ -109,8 +112,9 @@ def branch_of(rule: str) -> str:
         return RULE_BRANCHES[rule]
     if rule.startswith(TRANSLATION_RULE_PREFIXES):
         return TRANSLATION
-    if rule.startswith("score_sentences_"):  # a family's sets scored in one job (rules/score.smk)
-        return SCORING
+    for base, branch in FAMILY_RULE_BRANCHES.items():  # a family's sets or functions in one job
+        if rule.startswith(f"{base}_"):
+            return branch
     raise InputError(f"rule {rule!r} belongs to no branch: add it to RULE_BRANCHES in {__name__}")
 
 
