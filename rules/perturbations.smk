@@ -96,7 +96,7 @@ for _family, _family_spec in FAMILIES.items():
         log:
             f"logs/perturbation_scores/{_family}/{{system}}.log",
         benchmark:
-            f"logs/benchmarks/perturbation_scores_{_family}/{{system}}.tsv"
+            f"logs/benchmarks/perturbation_scores_{_family}/{{system}}.tsv",
         params:
             functions=list(_family_spec["functions"]),
             jobs=lambda wildcards, family=_family: {

@@ -20,7 +20,7 @@ rule score_sentences:
     log:
         "logs/score_sentences/{system}/{testset}.log",
     benchmark:
-        "logs/benchmarks/score_sentences/{system}/{testset}.tsv"
+        "logs/benchmarks/score_sentences/{system}/{testset}.tsv",
     wildcard_constraints:
         testset=_alternation(SINGLY_SCORED_TESTSETS),
     params:
@@ -52,7 +52,7 @@ for _family, _testsets in FAMILY_SCORE_JOBS.items():
         log:
             f"logs/score_sentences/{{system}}/perturbed/{_family}.log",
         benchmark:
-            f"logs/benchmarks/score_sentences_{_family}/{{system}}.tsv"
+            f"logs/benchmarks/score_sentences_{_family}/{{system}}.tsv",
         params:
             testsets=_testsets,
             metrics=SCORED_METRICS,
