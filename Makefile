@@ -54,9 +54,11 @@ benchmark: setup
 	$(VENV)/bin/python benchmarks/bench_bootstrap.py
 	$(VENV)/bin/python benchmarks/bench_sentence_scores.py
 
-# Translation throughput of the default ConvS2S (trained by `make run`), CPU and GPU if present.
+# Translation throughput of the default ConvS2S (trained by `make run`), CPU and GPU if present, and a family's
+# job in one fairseq start-up against one process per set.
 benchmark-fairseq: setup
 	$(VENV)/bin/python benchmarks/bench_fairseq_throughput.py
+	$(VENV)/bin/python benchmarks/bench_family_translation.py
 
 clean:
 	rm -rf results logs .snakemake
