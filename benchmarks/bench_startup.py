@@ -8,7 +8,7 @@ run with its own ``src`` first on ``PYTHONPATH``, removed afterwards). It prints
 ratio, the heavy modules the new start-up still loads, and -- weighting each script by its jobs in the default run
 (``snakemake -n`` of the current tree, rule -> script) -- the start-up summed over the run.
 
-    .venv/bin/python benchmarks/bench_startup.py [--baseline REV] [--repeats N] [--scripts a.py b.py]
+    .venv/bin/python benchmarks/bench_startup.py [--baseline REV] [--repeats N] [--scripts a.py ...] [--snakefile F]
 """
 
 from __future__ import annotations
@@ -64,10 +64,12 @@ def start_up(imports: str, source: Path, repeats: int) -> tuple[float, list[str]
     return best, loaded
 
 
-def jobs_per_script() -> Counter[str]:
-    """Jobs of the default run per script file name, from a dry run of the current tree (empty if it fails)."""
+def jobs_per_script(snakefile: str) -> Counter[str]:
+    """Jobs of the default run per script file name, from a dry run of ``snakefile`` in the current tree (empty if it
+    fails)."""
     dry_run = subprocess.run(
-        [str(Path(sys.executable).with_name("snakemake")), "-n", "--quiet", "rules"], cwd=REPOSITORY,
+        [str(Path(sys.executable).with_name("snakemake")), "-n", "--quiet", "rules", "--snakefile", snakefile],
+        cwd=REPOSITORY,
         env={**os.environ, "PYTHONPATH": str(REPOSITORY / "src")}, capture_output=True, text=True, check=False,
     )
     counts = {}
@@ -75,20 +77,29 @@ def jobs_per_script() -> Counter[str]:
         match = re.fullmatch(r"\s*(\w+)\s+(\d+)\s*", line)
         if match and match.group(1) != "total":
             counts[match.group(1)] = int(match.group(2))
-    rule_scripts = {}
+    rule_scripts, named_rules, generated_scripts = {}, set(), set()
     for rules_file in [REPOSITORY / "Snakefile", *sorted((REPOSITORY / "rules").glob("*.smk"))]:
         if not rules_file.exists():
             continue
         rule = None
         for line in rules_file.read_text(encoding="utf-8").splitlines():
-            if (header := re.match(r"\s*rule\s+(\w+)\s*:", line)) is not None:
-                rule = header.group(1)
+            if (header := re.match(r"\s*rule(\s+\w+)?\s*:", line)) is not None:
+                rule = header.group(1).strip() if header.group(1) else ""
+                named_rules.add(rule)
             elif rule is not None and (script := re.search(r"scripts/(\w+\.py)", line)) is not None:
-                rule_scripts[rule] = script.group(1)
+                if rule:
+                    rule_scripts[rule] = script.group(1)
+                else:
+                    generated_scripts.add(script.group(1))
+    # Rules named in a loop (``rule:`` with a computed ``name:``, e.g. one per system kind) are the unnamed ones; they
+    # are counted against their script when all of them run the same one.
+    unnamed = next(iter(generated_scripts)) if len(generated_scripts) == 1 else None
     jobs: Counter[str] = Counter()
     for rule, count in counts.items():
         if rule in rule_scripts:
             jobs[rule_scripts[rule]] += count
+        elif unnamed is not None and rule not in named_rules:
+            jobs[unnamed] += count
     return jobs
 
 
@@ -97,9 +108,10 @@ def main() -> int:
     parser.add_argument("--baseline", default="3fd14ca", help="revision to compare with (default %(default)s)")
     parser.add_argument("--repeats", type=int, default=3, help="fresh interpreters per script and tree")
     parser.add_argument("--scripts", nargs="*", help="script file names (default: every scripts/*.py)")
+    parser.add_argument("--snakefile", default="Snakefile", help="workflow whose dry run gives the job counts")
     arguments = parser.parse_args()
     names = arguments.scripts or sorted(path.name for path in (REPOSITORY / "scripts").glob("*.py"))
-    jobs = jobs_per_script()
+    jobs = jobs_per_script(arguments.snakefile)
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench-startup-") as temporary:
         baseline = Path(temporary) / "baseline"
