@@ -6,12 +6,12 @@ positive degrees of freedom) ``scipy.stats.t.ppf(q, df)`` is ``scipy.special.std
 ``_ppf`` scaled by scale 1 and shifted by loc 0) and ``scipy.stats.norm.ppf(q)`` is ``scipy.special.ndtri(q) * 1.0 +
 0.0``; these functions compute exactly that. Any other input (0, 1, NaN, out of range) goes to ``scipy.stats`` itself,
 so its conventions for the edges hold too. tests/unit/test_quantiles.py checks the equality bit for bit on many values.
+scipy.special itself is imported on the first quantile, so jobs that compute no interval start without scipy.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
 
 __all__ = ["normal_quantile", "student_t_quantile"]
 
@@ -19,6 +19,8 @@ __all__ = ["normal_quantile", "student_t_quantile"]
 def student_t_quantile(probability: float, degrees_of_freedom: float) -> np.float64:
     """``scipy.stats.t.ppf(probability, degrees_of_freedom)`` for scalars, bit for bit."""
     if 0 < probability < 1 and degrees_of_freedom > 0:
+        from scipy import special  # here only: jobs that compute no interval start without scipy
+
         # + 0.0 as scipy's "+ loc": it turns a -0.0 into 0.0.
         return np.float64(special.stdtrit(degrees_of_freedom, probability) * 1.0 + 0.0)
     from scipy import stats  # the edges: rare, and scipy's own conventions
@@ -29,6 +31,8 @@ def student_t_quantile(probability: float, degrees_of_freedom: float) -> np.floa
 def normal_quantile(probability: float) -> np.float64:
     """``scipy.stats.norm.ppf(probability)`` for a scalar, bit for bit."""
     if 0 < probability < 1:
+        from scipy import special  # here only: jobs that compute no interval start without scipy
+
         return np.float64(special.ndtri(probability) * 1.0 + 0.0)
     from scipy import stats  # the edges: rare, and scipy's own conventions
 
