@@ -6,7 +6,9 @@ script's top-level imports. For every script in ``scripts/`` this times exactly 
 --repeats interpreters, on the current tree and on a baseline revision (checked out into a temporary ``git worktree``,
 run with its own ``src`` first on ``PYTHONPATH``, removed afterwards). It prints per script the old and new time, the
 ratio, the heavy modules the new start-up still loads, and -- weighting each script by its jobs in the default run
-(``snakemake -n`` of the current tree, rule -> script) -- the start-up summed over the run.
+(``snakemake -n`` of the current tree, rule -> script; --snakefile names another workflow file for that dry run, e.g.
+one that includes the Snakefile with a narrower default target) -- the start-up summed over the run. The two trees
+take turns, interpreter by interpreter, so a busy moment of the machine slows both alike.
 
     .venv/bin/python benchmarks/bench_startup.py [--baseline REV] [--repeats N] [--scripts a.py ...] [--snakefile F]
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import math
 import os
 import re
 import subprocess
@@ -45,23 +48,28 @@ def top_level_imports(script: Path) -> str:
     return "\n".join(ast.unparse(node) for node in statements)
 
 
-def start_up(imports: str, source: Path, repeats: int) -> tuple[float, list[str]]:
-    """Best wall-clock seconds of ``repeats`` fresh interpreters importing ``imports`` with ``source`` first on the path,
-    and the heavy modules loaded."""
+def run_imports(imports: str, source: Path) -> tuple[float, list[str]]:
+    """Wall-clock seconds of one fresh interpreter importing ``imports`` with ``source`` first on the path, and the
+    heavy modules it loaded."""
     environment = {**os.environ, "PYTHONPATH": str(source), "PYTHONDONTWRITEBYTECODE": "1"}
-    best, loaded = float("inf"), []
+    start = time.perf_counter()
+    completed = subprocess.run([sys.executable, "-c", PROBE, imports], env=environment, cwd=REPOSITORY,
+                               capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - start
+    if completed.returncode != 0:
+        raise RuntimeError(f"importing with {source} first: {completed.stderr.strip().splitlines()[-1:]}")
+    return elapsed, json.loads(completed.stdout.strip().splitlines()[-1])
+
+
+def start_ups(trees: list[tuple[str, Path]], repeats: int) -> list[tuple[float, list[str]]]:
+    """Best wall-clock seconds of ``repeats`` fresh interpreters for each (imports, source) of ``trees``, and the heavy
+    modules loaded; the trees take turns, so a busy moment of the machine slows them alike."""
+    best = [(math.inf, []) for _ in trees]
     for _ in range(max(repeats, 1)):
-        start = time.perf_counter()
-        completed = subprocess.run(
-            [sys.executable, "-c", PROBE, imports], env=environment, cwd=REPOSITORY, capture_output=True, text=True,
-            check=False,
-        )
-        elapsed = time.perf_counter() - start
-        if completed.returncode != 0:
-            raise RuntimeError(f"importing for {source}: {completed.stderr.strip().splitlines()[-1:]}")
-        best = min(best, elapsed)
-        loaded = json.loads(completed.stdout.strip().splitlines()[-1])
-    return best, loaded
+        for index, (imports, source) in enumerate(trees):
+            elapsed, loaded = run_imports(imports, source)
+            best[index] = (min(best[index][0], elapsed), loaded)
+    return best
 
 
 def jobs_per_script(snakefile: str) -> Counter[str]:
@@ -120,24 +128,27 @@ def main() -> int:
         try:
             for name in names:
                 new_script, old_script = REPOSITORY / "scripts" / name, baseline / "scripts" / name
-                new_time, loaded = start_up(top_level_imports(new_script), REPOSITORY / "src", arguments.repeats)
-                old_time = (start_up(top_level_imports(old_script), baseline / "src", arguments.repeats)[0]
-                            if old_script.exists() else float("nan"))
+                trees = [(top_level_imports(new_script), REPOSITORY / "src")]
+                if old_script.exists():
+                    trees.append((top_level_imports(old_script), baseline / "src"))
+                timings = start_ups(trees, arguments.repeats)
+                (new_time, loaded), old_time = timings[0], timings[1][0] if len(timings) > 1 else math.nan
                 rows.append((name, jobs.get(name, 0), old_time, new_time, loaded))
                 print(f"  {name:34s} {old_time:6.2f} -> {new_time:6.2f} s", file=sys.stderr, flush=True)
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(baseline)], cwd=REPOSITORY, check=False)
     print(f"Start-up per script (best of {arguments.repeats} fresh interpreters; baseline {arguments.baseline}):")
     print(f"{'script':34s} {'jobs':>5s} {'old s':>6s} {'new s':>6s} {'ratio':>6s}  heavy modules still loaded")
-    rows.sort(key=lambda row: -row[1] * row[2] if row[2] == row[2] else 0)
+    rows.sort(key=lambda row: 0.0 if math.isnan(row[2]) else -row[1] * row[2])  # most start-up in the run first
     for name, count, old_time, new_time, loaded in rows:
         print(f"{name:34s} {count:5d} {old_time:6.2f} {new_time:6.2f} {old_time / new_time:6.2f}  {' '.join(loaded)}")
-    weighted = [(count * old_time, count * new_time) for _, count, old_time, new_time, _ in rows if old_time == old_time]
     if not jobs:
-        print("job counts unavailable (the dry run `snakemake -n --quiet rules` failed): no sum over the run")
+        print(f"job counts unavailable (the dry run of {arguments.snakefile} failed): no sum over the run")
     else:
-        old_total, new_total = sum(old for old, _ in weighted), sum(new for _, new in weighted)
-        print(f"summed over the default run's {sum(count for _, count, *_ in rows)} script jobs: "
+        compared = [(count, old_time, new_time) for _, count, old_time, new_time, _ in rows if not math.isnan(old_time)]
+        old_total = sum(count * old_time for count, old_time, _ in compared)
+        new_total = sum(count * new_time for count, _, new_time in compared)
+        print(f"summed over the default run's {sum(count for count, _, _ in compared)} script jobs: "
               f"{old_total:.0f} s -> {new_total:.0f} s ({old_total / new_total:.2f}x)")
     return 0
 
