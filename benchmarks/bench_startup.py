@@ -8,7 +8,9 @@ run with its own ``src`` first on ``PYTHONPATH``, removed afterwards). It prints
 ratio, the heavy modules the new start-up still loads, and -- weighting each script by its jobs in the default run
 (``snakemake -n`` of the current tree, rule -> script; --snakefile names another workflow file for that dry run, e.g.
 one that includes the Snakefile with a narrower default target) -- the start-up summed over the run. The two trees
-take turns, interpreter by interpreter, so a busy moment of the machine slows both alike.
+take turns, interpreter by interpreter, so a busy moment of the machine slows both alike. A module a job imports
+later, inside the function that needs it (matplotlib in a figure job, scipy.special for an interval), is not counted:
+the figure jobs still pay matplotlib when they draw.
 
     .venv/bin/python benchmarks/bench_startup.py [--baseline REV] [--repeats N] [--scripts a.py ...] [--snakefile F]
 """
