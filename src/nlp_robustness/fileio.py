@@ -23,9 +23,10 @@ import os
 import secrets
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO, Iterator, TypeVar
+from typing import IO, TYPE_CHECKING, Iterator, TypeVar
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 from nlp_robustness.errors import InputError
 
@@ -238,6 +239,8 @@ def read_table(path: str | os.PathLike[str], columns: Sequence[str], what: str =
         InputError: The file is missing, unreadable, not a valid TSV, lacks one of ``columns``, or
             has no rows (``what`` names the kind of table in the message).
     """
+    import pandas as pd  # here only: jobs that read no table (translation, downloads) start without pandas
+
     try:
         frame = pd.read_csv(
             path,

@@ -18,14 +18,18 @@ Tables go through :mod:`nlp_robustness.outputs.table_writer`, figures through th
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from nlp_robustness.display_names import METRIC_VARIANT_NAMES, display_name
-from nlp_robustness.outputs.figures import figure_outputs, grid, panel_grid, plt, save_figure
 from nlp_robustness.outputs.table_writer import format_value, latex_cell, latex_escape, latex_row, latex_table, markdown_table
+
+if TYPE_CHECKING:
+    from nlp_robustness.outputs.figures import plt
+
+# matplotlib is imported by the drawing functions, on first use: the jobs that only write tables start without it.
 
 __all__ = [
     "attack_rate_table",
@@ -195,6 +199,7 @@ def _with_clean(frame: pd.DataFrame, value: str, keys: Sequence[str]) -> dict[st
 
 def plot_unknown_tokens(unknown: pd.DataFrame, png: str, pdf: str) -> None:
     """Average unknown tokens per segment against p, one line per attack (pairs averaged; Figure 1)."""
+    from nlp_robustness.outputs.figures import figure_outputs, grid, panel_grid, save_figure
     average = unknown[unknown["pair"] == "average"]
     figure, axes = panel_grid(1, 1, (5.5, 3.8))
     axis = axes[0, 0]
@@ -214,6 +219,7 @@ def _attack_panels(
     legend_columns: int, png: str, pdf: str,
 ) -> None:
     """One panel per attack (three a row, shared y axis), ``draw`` filling each, one legend below them all."""
+    from nlp_robustness.outputs.figures import figure_outputs, grid, panel_grid, save_figure
     columns = min(3, len(panels)) or 1
     rows_count = int(np.ceil(len(panels) / columns)) or 1
     figure, axes = panel_grid(rows_count, columns, (4.2 * columns, 3.3 * rows_count), sharey=True)
@@ -236,6 +242,7 @@ def plot_tau_vs_level(tau: pd.DataFrame, png: str, pdf: str, intervals: pd.DataF
     """Average tau of every metric variant against p, one panel per attack (Figures 2 and 4); with
     ``intervals`` (the segment bootstrap's ``tau_lo``, ``tau_hi`` per condition, pair and metric) each point
     gets its error bar."""
+    from nlp_robustness.outputs.figures import plt
     average = tau[tau["pair"] == "average"].copy()
     average["p"] = average["p"].astype(float)
     if intervals is not None:
@@ -257,6 +264,7 @@ def plot_tau_vs_level(tau: pd.DataFrame, png: str, pdf: str, intervals: pd.DataF
 def plot_tau_by_layer(tau_by_layer: pd.DataFrame, png: str, pdf: str) -> None:
     """Tau of BERTScore at every hidden layer and with the mean of layers, against p, one panel per attack
     (pairs averaged): where the first layer holds up and the top layers fall (Figure 3)."""
+    from nlp_robustness.outputs.figures import plt
     frame = tau_by_layer.copy()
     frame["p"] = frame["p"].astype(float)
     frame["layer"] = frame["layer"].astype(str)

@@ -24,7 +24,6 @@ import pandas as pd
 
 from nlp_robustness.display_names import MISSING, NATURAL_CRITERION_NAMES, NATURAL_CRITERION_TITLES
 from nlp_robustness.fileio import read_table
-from nlp_robustness.outputs.figures import grid, panel_grid, plt, save_figure
 from nlp_robustness.outputs.table_writer import latex_cell, latex_escape, latex_row, latex_table, markdown_lines, markdown_table
 from nlp_robustness.perturbations.collect import read_derived, read_status
 from nlp_robustness.perturbations.meaning import REASON_PREFIX
@@ -32,6 +31,8 @@ from nlp_robustness.scoring.sentence_scores import sentence_scores
 from nlp_robustness.statistics.natural_robustness import CLUSTER_BOOTSTRAP
 from nlp_robustness.studies.natural_robustness import CONTROL_PREFIX, SCORE_COLUMNS
 from nlp_robustness.studies.natural_robustness_controls import THRESHOLD_COLUMNS
+
+# matplotlib is imported by the drawing functions, on first use: the jobs that only write tables start without it.
 
 __all__ = [
     "CIRCULAR_MARK", "MEANING_CHECK", "NOISE_NOTE", "circular_note", "meaning_check_rejections", "noise_column",
@@ -283,6 +284,7 @@ def plot_scores(scores: pd.DataFrame, chrf_threshold: float, outputs: Mapping[st
     """One panel per criterion (exact, chrF, label): perturbation types (and all pooled) top to bottom, one
     colour per system or classifier; a filled dot with its interval for the largest record sample, an
     open square for the smallest one (below it), so the effect of a five-record sample is seen at a glance."""
+    from nlp_robustness.outputs.figures import grid, panel_grid, plt, save_figure
     scores = scores[~scores["type"].astype(str).str.startswith(CONTROL_PREFIX)]  # the noise floors are in the tables
     criteria = [criterion for criterion in NATURAL_CRITERION_NAMES if criterion in set(scores["criterion"])]
     types = list(dict.fromkeys(scores["type"]))

@@ -21,7 +21,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from matplotlib.patches import Patch
-from scipy.stats import spearmanr
 
 from nlp_robustness.errors import InputError
 from nlp_robustness.display_names import MISSING, WORD_ORDER_CATEGORY_NAMES, metric_name
@@ -58,6 +57,7 @@ def _metric_rows(scores: pd.DataFrame, metric: str) -> pd.DataFrame:
 
 def spearman(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> float:
     """Spearman's rho of the pairs without a NaN; NaN (and no warning) for fewer than 2 pairs or a constant side."""
+    from scipy.stats import spearmanr  # scipy.stats is slow to import
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     finite = ~(np.isnan(x) | np.isnan(y))
     x, y = x[finite], y[finite]

@@ -15,19 +15,24 @@ from __future__ import annotations
 import base64
 import math
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-import matplotlib.image
 import numpy as np
 import pandas as pd
 
 from nlp_robustness.display_names import MISSING
-from nlp_robustness.outputs.figures import panel_grid, plt, save_figure
 from nlp_robustness.outputs.table_writer import markdown_table
 from nlp_robustness.outputs.report_sections import TEXT_PX_KEY
 from nlp_robustness.studies.profile import AXES
+
+if TYPE_CHECKING:
+    import matplotlib.image
+
+    from nlp_robustness.outputs.figures import plt
+
+# matplotlib is imported by the drawing functions, on first use: the jobs that only write tables start without it.
 
 __all__ = ["plot_axes_overview", "plot_profile", "profile_display", "profile_markdown", "read_profile_table", "reading", "report_description",
            "rst_text", "value_text"]
@@ -82,6 +87,7 @@ def _heatmap(axis: plt.Axes, scaled: np.ndarray, texts: list[list[str]], columns
 
 def plot_profile(profile: pd.DataFrame, group: str, label: str, outputs: Mapping[str, str | Path]) -> None:
     """The detailed profile of one group: a panel per axis, systems as rows, measures as columns."""
+    from nlp_robustness.outputs.figures import panel_grid, save_figure
     frame = profile[profile["group"] == group]
     systems = list(dict.fromkeys(frame["system"]))
     axes_names = _axes_of(frame)
@@ -115,6 +121,7 @@ def plot_profile(profile: pd.DataFrame, group: str, label: str, outputs: Mapping
 def plot_axes_overview(axes: pd.DataFrame, labels: Mapping[str, str], outputs: Mapping[str, str | Path]) -> None:
     """Every group's axis rankings in one compact figure: a panel per group, systems as rows, axes as
     columns, the cell the system's mean rank over the axis's columns (colour: 1 = best on the axis)."""
+    from nlp_robustness.outputs.figures import panel_grid, save_figure
     groups = list(dict.fromkeys(axes["group"]))
     heights = [axes[axes["group"] == group]["system"].nunique() for group in groups]
     figure, panels = panel_grid(len(groups), 1, (_OVERVIEW_WIDTH_INCHES, 1.0 + 0.9 * len(groups) + 0.3 * sum(heights)),

@@ -65,7 +65,6 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
-from scipy import stats
 
 from nlp_robustness.errors import InputError
 from nlp_robustness.sampling import check_sample_size, rng_for
@@ -231,6 +230,7 @@ def binomial_interval(
 
     Raises InputError for an unknown method.
     """
+    from scipy import stats  # scipy.stats is slow to import; only intervals need it
     if method not in BINOMIAL_INTERVALS:
         raise InputError(f"interval method must be one of {', '.join(BINOMIAL_INTERVALS)}, got {method!r}")
     share, trials = np.broadcast_arrays(np.asarray(share, dtype=np.float64), np.asarray(trials, dtype=np.float64))

@@ -36,7 +36,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats as scipy_stats
 
 from nlp_robustness.errors import InputError
 from nlp_robustness.statistics.uncertainty import cluster_design, difference, expansion, holm, interval, resample_weights

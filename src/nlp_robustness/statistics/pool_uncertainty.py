@@ -29,10 +29,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
-from scipy import stats as scipy_stats
 
 from nlp_robustness.errors import InputError
 from nlp_robustness.fileio import atomic_write
+from nlp_robustness.statistics.quantiles import student_t_quantile
 from nlp_robustness.statistics.uncertainty import (
     block_statistics,
     cluster_design,
@@ -154,7 +154,7 @@ def block_interval(block_values: NDArray[np.float64], units: int, block_size: in
         return nan, nan
     squares = ((values - average) ** 2).sum(axis=0)
     variance = squares * (block_size / (left_out * n_blocks) + 1 / (n_blocks * (n_blocks - 1)))
-    half_width = scipy_stats.t.ppf((1 + confidence) / 2, n_blocks - 1) * np.sqrt(variance)
+    half_width = student_t_quantile((1 + confidence) / 2, n_blocks - 1) * np.sqrt(variance)
     return centre - half_width, centre + half_width
 
 

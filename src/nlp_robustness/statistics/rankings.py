@@ -17,13 +17,13 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 __all__ = ["agreement_table", "kendall_tau", "pairwise_table", "rank_values"]
 
 
 def rank_values(values: Mapping[str, float], higher_is_better: bool) -> dict[str, int]:
     """Rank 1 = best; ties share the smaller rank (``scipy.stats.rankdata(method="min")``)."""
+    from scipy import stats  # scipy.stats is slow to import; only rankings need it
     names = list(values)
     keyed = np.array([values[name] for name in names], dtype=float)
     ranks = stats.rankdata(-keyed if higher_is_better else keyed, method="min")
@@ -38,6 +38,7 @@ def kendall_tau(first: Sequence[float], second: Sequence[float], n_resamples: in
     list keeps the ties within each list, hence tau-b's denominator, so the statistic is evaluated
     vectorised as the concordance sum over that fixed denominator.
     """
+    from scipy import stats  # scipy.stats is slow to import; only rankings need it
     x, y = np.asarray(first, dtype=float), np.asarray(second, dtype=float)
     tau = float(stats.kendalltau(x, y).statistic)
     if len(x) < 3 or math.isnan(tau):

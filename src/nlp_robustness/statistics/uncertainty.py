@@ -58,9 +58,9 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import stats as scipy_stats
 
 from nlp_robustness.sampling import rng_for
+from nlp_robustness.statistics.quantiles import normal_quantile, student_t_quantile
 
 __all__ = [
     "CHUNK",
@@ -310,7 +310,7 @@ def expansion(clusters: int, confidence: float) -> float:
     if clusters < 2:
         return math.nan
     tail = (1 + confidence) / 2
-    return float(math.sqrt(clusters / (clusters - 1)) * scipy_stats.t.ppf(tail, clusters - 1) / scipy_stats.norm.ppf(tail))
+    return float(math.sqrt(clusters / (clusters - 1)) * student_t_quantile(tail, clusters - 1) / normal_quantile(tail))
 
 
 def interval(replicates: ArrayLike, confidence: float, *, estimate: float | None = None, clusters: int | None = None,
@@ -419,7 +419,7 @@ def units_to_detect(units_per_domain: float, estimate: float, standard_error: fl
         return math.nan
     if estimate == 0:
         return math.inf
-    z = scipy_stats.norm.ppf(1 - level / 2) + scipy_stats.norm.ppf(power)
+    z = normal_quantile(1 - level / 2) + normal_quantile(power)
     return float(math.ceil(units_per_domain * (z * standard_error / abs(estimate)) ** 2))
 
 

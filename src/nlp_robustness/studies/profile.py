@@ -40,7 +40,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from nlp_robustness.display_names import METHOD_NAMES, family_name, metric_name
 from nlp_robustness.errors import InputError
@@ -426,6 +425,7 @@ def _pairwise_taus(group: str, rankings: Mapping[str, Mapping[str, float]], perm
     """Kendall's tau-b between every two of ``rankings`` (name -> system -> value, better up), on the systems
     both rank, as rows (group, first, second, systems, tau[, p_value]); NaN for fewer than two shared systems
     or a constant ranking. ``permutations``: the p-value's permutations (None: no p-value)."""
+    from scipy import stats  # scipy.stats is slow to import; only the taus need it
     rows = []
     names = list(rankings)
     for index, first in enumerate(names):

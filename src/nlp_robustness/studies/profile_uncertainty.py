@@ -25,7 +25,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
-from scipy import stats
 
 from nlp_robustness.statistics.pool_uncertainty import read_replicates
 from nlp_robustness.statistics.engine import WHOLE_POOL
@@ -36,6 +35,7 @@ __all__ = ["axis_tau_intervals", "rank_intervals", "replicate_ranks"]
 def replicate_ranks(values: NDArray[np.float64], higher_is_better: bool) -> NDArray[np.float64]:
     """Ranks (1 = best; ties share the better rank) of the columns of ``values`` (B, S) in every row; NaN
     values are ranked last."""
+    from scipy import stats  # scipy.stats is slow to import; only ranks and taus need it
     oriented = -values if higher_is_better else values
     oriented = np.where(np.isfinite(oriented), oriented, np.inf)
     return stats.rankdata(oriented, method="min", axis=1).astype(np.float64)
@@ -134,6 +134,7 @@ def axis_tau_intervals(profile: pd.DataFrame, axes_kendall: pd.DataFrame, draws:
 
 
 def _tau(x: NDArray[np.float64], y: NDArray[np.float64]) -> float:
+    from scipy import stats  # scipy.stats is slow to import; only ranks and taus need it
     if np.ptp(x) == 0 or np.ptp(y) == 0:
         return math.nan
     return float(stats.kendalltau(x, y).statistic)

@@ -20,20 +20,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import joblib
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
-from sklearn.feature_extraction.text import TfidfVectorizer
-from sklearn.linear_model import LogisticRegression
-from sklearn.pipeline import Pipeline
 
 from nlp_robustness.data.reviews import REVIEW_COLUMNS
 from nlp_robustness.errors import InputError
 from nlp_robustness.fileio import atomic_write, read_table
 from nlp_robustness.sampling import block_size, rng_for
+
+if TYPE_CHECKING:
+    from sklearn.pipeline import Pipeline
 
 __all__ = [
     "ClassifierSettings",
@@ -180,6 +180,11 @@ def train_classifier(
 
     The vectoriser sees the training split only; ties in validation accuracy go to the smallest ``C``.
     """
+    # Here only: scikit-learn takes over a second to import, and the jobs that read reviews train nothing.
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import Pipeline
+
     vectorizer = TfidfVectorizer(
         ngram_range=(1, settings.ngram_max), min_df=settings.min_df, sublinear_tf=settings.sublinear_tf,
         lowercase=True, dtype=np.float64,
