@@ -32,6 +32,7 @@ rule benchmark_summary:
         directory=lambda wildcards: BENCHMARK_DIRECTORY,  # logs/benchmarks: every job's file
         testsets="results/testsets",  # test set sizes: a job's units (its test set's segments)
         patterns=lambda wildcards: benchmark_patterns(),
+        rule_testsets=lambda wildcards: benchmark_rule_testsets(),  # per-family rules: the test sets they read
     threads: 1
     resources:
         mem_mb=1000,

@@ -14,7 +14,7 @@ from nlp_robustness.outputs.figures import figure_outputs, save_figure  # noqa: 
 from nlp_robustness.outputs.table_writer import csv_text, markdown_table, write_html_table, write_text  # noqa: E402
 
 collected = collect_jobs(snakemake.params.directory, snakemake.params.patterns,
-                         testset_segments(snakemake.params.testsets))
+                         testset_segments(snakemake.params.testsets), snakemake.params.rule_testsets)
 for path in collected.skipped:
     logging.warning("skipped %s: no rule of the workflow writes it (a renamed or removed rule?)", path)
 jobs = collected.jobs

@@ -22,3 +22,17 @@ def benchmark_patterns():
     """Rule -> its benchmark path pattern below logs/benchmarks/, for every rule that has one."""
     prefix = f"{BENCHMARK_DIRECTORY}/"
     return {rule.name: str(rule.benchmark).removeprefix(prefix) for rule in workflow.rules if rule.benchmark}
+
+
+def benchmark_rule_testsets():
+    """Rule -> the test sets each of its jobs reads, for the rules made once per perturbation family (their
+    only wildcard is the system): a job's units are their summed segments (nlp_robustness.outputs.benchmarks)."""
+    testsets = {}
+    for kind in KINDS:  # translate_<kind>_<family>: the family's sets and identity sets (rules/translate.smk)
+        if system_kind(kind).BATCHES_FAMILIES:
+            rule = system_kind(kind).RULE
+            testsets |= {f"{rule}_{family}": list(names) for family, names in FAMILY_TRANSLATION_JOBS.items()}
+    testsets |= {f"score_sentences_{family}": list(names) for family, names in FAMILY_SCORE_JOBS.items()}
+    testsets |= {f"perturbation_scores_{family}": derived_testsets(family, spec) for family, spec in FAMILIES.items()}
+    rules = {rule.name for rule in workflow.rules}
+    return {rule: names for rule, names in testsets.items() if rule in rules}

@@ -13,16 +13,24 @@ output. A file of a rule the workflow no longer has (renamed, removed) is skippe
 workflow that no branch claims is an error (:func:`branch_of`), so that a new rule is mapped when it is
 added.
 
-A job's *units* are the segments of the test set its wildcards name (``testset``, ``base_testset``), and 1
-for any other job (its cost is per job): the per-unit rates of :mod:`nlp_robustness.outputs.cost_estimate`
-are fitted on them.
+A job's *units* are the segments of the test-set tables (``results/testsets/<name>.tsv``) it works on, the
+size its cost scales with: the per-unit rates of :mod:`nlp_robustness.outputs.cost_estimate` are fitted on
+them, and its plan of another config counts them the same way (:func:`job_units`):
+
+* a job whose wildcards name a test set (``testset``, ``base_testset``): that test set's segments;
+* a job of a rule made once per perturbation family (``translate_<kind>_<family>``,
+  ``score_sentences_<family>``, ``perturbation_scores_<family>``; its only wildcard is ``system``): the sum of
+  the segments of every test set it reads. A benchmark file knows only its rule and wildcards, so the
+  collection is given these rules' test sets (``rule_testsets``, built by the workflow from its own tables:
+  rules/inputs/benchmarks.smk);
+* any other job: 1 (its cost is per job).
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -161,9 +169,13 @@ def testset_segments(testset_directory: str | Path) -> dict[str, int]:
     return segments
 
 
-def job_units(wildcards: Mapping[str, str], segments: Mapping[str, int]) -> int:
-    """A job's units: the segments of the test set its wildcards name, 1 for a job that names none (or one
-    whose test set the mapping does not know)."""
+def job_units(wildcards: Mapping[str, str], segments: Mapping[str, int], testsets: Sequence[str] | None = None) -> int:
+    """A job's units (module docstring): the summed segments of ``testsets`` when its rule reads a fixed list
+    of test sets (a per-family rule), else the segments of the test set its wildcards name; 1 for a job that
+    names none (or whose test sets the mapping does not know)."""
+    if testsets is not None:
+        known = [int(segments[name]) for name in testsets if name in segments]
+        return sum(known) if known else 1
     for name in TESTSET_WILDCARDS:
         if name in wildcards and wildcards[name] in segments:
             return int(segments[wildcards[name]])
@@ -182,12 +194,14 @@ def _number(value: float) -> float:
     return float("nan") if value is None or (isinstance(value, float) and math.isnan(value)) else float(value)
 
 
-def collect_jobs(directory: str | Path, patterns: Mapping[str, str], segments: Mapping[str, int]) -> CollectedJobs:
+def collect_jobs(directory: str | Path, patterns: Mapping[str, str], segments: Mapping[str, int],
+                 rule_testsets: Mapping[str, Sequence[str]] | None = None) -> CollectedJobs:
     """One row per benchmark file under ``directory``: its rule, branch, job (the path below the rule),
     wildcards, units and measurements (the mean over its repeats; memory the maximum), sorted by path.
 
     ``patterns`` maps every rule of the workflow to its benchmark path relative to ``directory`` (as
-    ``rule.benchmark`` gives it, the folder prefix removed); ``segments`` are the test sets' sizes.
+    ``rule.benchmark`` gives it, the folder prefix removed); ``segments`` are the test sets' sizes;
+    ``rule_testsets`` maps each rule made once per family to the test sets its jobs read (their units).
 
     Raises:
         InputError: A rule of ``patterns`` belongs to no branch, or a benchmark file is malformed.
@@ -211,7 +225,7 @@ def collect_jobs(directory: str | Path, patterns: Mapping[str, str], segments: M
         rows.append({
             "rule": rule, "branch": branch_of(rule), "job": relative.removesuffix(".tsv"),
             "wildcards": ";".join(f"{name}={value}" for name, value in wildcards.items()),
-            "units": job_units(wildcards, segments), "wall_s": _number(table["s"].mean()),
+            "units": job_units(wildcards, segments, (rule_testsets or {}).get(rule)), "wall_s": _number(table["s"].mean()),
             "cpu_s": _number(table["cpu_time"].mean()), "max_rss_mb": _number(table["max_rss"].max()),
             "mean_load": _number(table["mean_load"].mean()), "io_in_mb": _number(table["io_in"].mean()),
             "io_out_mb": _number(table["io_out"].mean()),

@@ -3,15 +3,19 @@ scheduled on 2 cores, on one node, or on N nodes through the SLURM profile.
 
 1. **Rates.** Per rule, ``seconds = start_up_s + units x seconds_per_unit`` fitted by least squares on the
    jobs of a measured run (``results/benchmarks/jobs.tsv`` of the benchmark summary; a job's *units* are the
-   segments of the test set its wildcards name, 1 for a job that names none, see
-   :mod:`nlp_robustness.outputs.benchmarks`). Both terms are kept non-negative: jobs of one size give the
+   segments of the test sets it works on: those its wildcards name, or every one a per-family job reads; 1
+   for a job that names none, see :mod:`nlp_robustness.outputs.benchmarks`). Both terms are kept non-negative: jobs of one size give the
    mean as start-up and no per-unit rate; a negative slope (noise) falls back to the mean; a negative
    start-up to a line through the origin.
 2. **Jobs.** The jobs of the target config are read from Snakemake's own plan, ``snakemake --dry-run
    --forceall --cores 16 --configfile <config>`` (:func:`parse_dry_run`): each job's rule, wildcards, threads
    (as declared up to ``--cores``), inputs and outputs; a job depends on the jobs making its inputs. Units
-   are computed as for the measured jobs, from test set sizes the caller gives (those of the measured run,
-   and for test sets it lacks, known sizes or a stated default).
+   are counted as for the measured jobs (:func:`planned_job_units`): a per-family job's are the summed
+   segments of the test-set tables among its inputs, another job's those of the test set its wildcards
+   name. Sizes (:class:`TestsetSizes`): those of the measured run, sizes given by hand, for a perturbed test
+   set its sample of its base test sets under the target config's ``sample_size`` (its base test sets read
+   from the plan: the samples its ``perturb_testset`` job reads), and for test sets of unknown size a stated
+   default.
 3. **Schedule.** :func:`simulate_makespan` runs list scheduling over that DAG: whenever cores free up, the
    ready jobs start in order of their longest path to the end (critical path first), each on the first node
    with enough free cores (threads above a node's cores are cut to it, as Snakemake does). Through SLURM a
@@ -36,9 +40,11 @@ import pandas as pd
 
 from nlp_robustness.errors import InputError
 from nlp_robustness.outputs.benchmarks import TESTSET_WILDCARDS
+from nlp_robustness.perturbations.configuration import DERIVED_PREFIX
 
-__all__ = ["BASE", "DEFAULT", "KNOWN", "CostEstimate", "PlannedJob", "RuleCost", "Scenario", "duration_text", "estimate_cost", "segments_from_jobs", "fit_rule_cost", "fit_rule_costs",
-           "job_dependencies", "parse_dry_run", "planned_units", "simulate_makespan"]
+__all__ = ["BASE", "DEFAULT", "KNOWN", "CostEstimate", "PlannedJob", "RuleCost", "Scenario", "TestsetSizes", "duration_text",
+           "estimate_cost", "fit_rule_cost", "fit_rule_costs", "is_family_job", "job_dependencies", "parse_dry_run",
+           "perturbed_parts", "planned_job_units", "planned_units", "segments_from_jobs", "simulate_makespan", "testset_tables"]
 
 
 @dataclass(frozen=True)
@@ -140,25 +146,103 @@ def job_dependencies(jobs: Sequence[PlannedJob]) -> dict[int, set[int]]:
     return {job.jobid: {maker[path] for path in job.inputs if path in maker and maker[path] != job.jobid} for job in jobs}
 
 
-#: How a planned job's size was found: its test set's size given or measured, its base test set's, the default.
+#: How a planned job's size was found: its test set's size given or measured, its base test sets', the default.
 KNOWN, BASE, DEFAULT = "known", "base", "default"
+
+_TESTSET_TABLE = re.compile(r"results/testsets/(.+)\.tsv\Z")
+_SAMPLE_TABLE = re.compile(r"results/perturbations/[^/]+/samples/(.+)\.tsv\Z")
+
+
+def testset_tables(paths: Sequence[str]) -> list[str]:
+    """The test sets whose tables (``results/testsets/<name>.tsv``) are among ``paths``, in their order."""
+    return [match.group(1) for path in paths if (match := _TESTSET_TABLE.match(path))]
+
+
+def _is_perturbed(testset: str) -> bool:
+    return testset.startswith(f"{DERIVED_PREFIX}/")
+
+
+def perturbed_parts(planned: Sequence[PlannedJob]) -> dict[str, list[str]]:
+    """Perturbed test set -> the base test sets it is drawn from: the samples read by the job that writes it
+    (``perturb_testset``: one base test set per part, every one of the family's for a ``pooled`` part)."""
+    bases: dict[str, list[str]] = {}
+    for job in planned:
+        for testset in testset_tables(job.outputs):
+            if _is_perturbed(testset):
+                bases[testset] = [match.group(1) for path in job.inputs if (match := _SAMPLE_TABLE.match(path))]
+    return bases
+
+
+@dataclass(frozen=True)
+class TestsetSizes:
+    """What a plan knows of test set sizes: ``segments`` (measured, then given), the sizes ``given`` by hand
+    (they override any other), ``default_segments`` for a test set of unknown size, each perturbed set's base
+    test sets (:func:`perturbed_parts`) and the target config's ``sample_size`` per family (None: whole test
+    sets; a family absent: the config is not known, a measured size stands)."""
+
+    segments: Mapping[str, int]
+    default_segments: int
+    given: Mapping[str, int] = field(default_factory=dict)
+    parts: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    sample_sizes: Mapping[str, int | None] = field(default_factory=dict)
+
+    def size(self, testset: str) -> tuple[int, str, list[str]]:
+        """A test set's segments, how they were found (:data:`KNOWN`, :data:`BASE`, :data:`DEFAULT`) and the
+        test sets of unknown size they stand for.
+
+        A perturbed test set (``perturbed/<family>/<function>/<part>``) of a family whose ``sample_size`` the
+        target config gives, or of unknown size, counts its sample of every base test set: the whole base test
+        set (``sample_size: null``), else at most ``sample_size`` of it; a ``pooled`` part sums them over
+        the family's test sets. It is an upper bound: a function skips the segments it cannot perturb."""
+        if testset in self.given:
+            return int(self.given[testset]), KNOWN, []
+        family = testset.split("/")[1] if _is_perturbed(testset) else None
+        if family is not None and (family in self.sample_sizes or testset not in self.segments):
+            sample = self.sample_sizes.get(family)
+            total, unknown = 0, []
+            for base in self.parts.get(testset) or [testset.rsplit("/", 1)[-1]]:
+                if base in self.given or base in self.segments:
+                    whole = int(self.given.get(base, self.segments.get(base, 0)))
+                else:
+                    whole = self.default_segments
+                    unknown.append(base)
+                total += whole if sample is None else min(whole, int(sample))
+            return total, DEFAULT if unknown else BASE, unknown
+        if testset in self.segments:
+            return int(self.segments[testset]), KNOWN, []
+        return self.default_segments, DEFAULT, [testset]
+
+
+def is_family_job(job: PlannedJob) -> bool:
+    """Whether a planned job is one of a rule made once per perturbation family (``<rule>_<family>``, no test
+    set in its wildcards, reading that family's perturbed test sets): its units are every test set it reads."""
+    if any(name in job.wildcards for name in TESTSET_WILDCARDS):
+        return False
+    families = {testset.split("/")[1] for testset in testset_tables(job.inputs) if _is_perturbed(testset)}
+    return any(job.rule.endswith(f"_{family}") for family in families)
+
+
+def planned_job_units(job: PlannedJob, sizes: TestsetSizes) -> tuple[int, list[tuple[str, str, list[str]]]]:
+    """A planned job's units, counted as :func:`nlp_robustness.outputs.benchmarks.job_units` counts a measured
+    job's: the summed segments of every test-set table a per-family job reads (:func:`is_family_job`), else
+    those of the test set its wildcards name, else 1; and every test set sized, with
+    :meth:`TestsetSizes.size`'s source and unknown test sets."""
+    if is_family_job(job):
+        testsets = testset_tables(job.inputs)
+    else:
+        testsets = [job.wildcards[name] for name in TESTSET_WILDCARDS if name in job.wildcards][:1]
+    if not testsets:
+        return 1, []
+    sized = [(testset, *sizes.size(testset)) for testset in testsets]
+    return sum(units for _, units, _, _ in sized), [(testset, source, unknown) for testset, _, source, unknown in sized]
 
 
 def planned_units(wildcards: Mapping[str, str], segments: Mapping[str, int], default_segments: int) -> tuple[int, str]:
-    """A planned job's units as :func:`nlp_robustness.outputs.benchmarks.job_units` counts them, and how its
-    size was found: :data:`KNOWN`; :data:`BASE` for a perturbed test set (``perturbed/<family>/<function>/<base>``)
-    of unknown size, sized as its whole base test set (as with the paper config's ``sample_size: null``; give
-    sampled sizes in ``segments`` otherwise); :data:`DEFAULT` where ``default_segments`` stands in."""
-    for name in TESTSET_WILDCARDS:
-        if name in wildcards:
-            testset = wildcards[name]
-            if testset in segments:
-                return int(segments[testset]), KNOWN
-            base = testset.rsplit("/", 1)[-1]
-            if base in segments:
-                return int(segments[base]), BASE
-            return default_segments, DEFAULT
-    return 1, KNOWN
+    """The units of a planned job named by its wildcards (not a per-family job) and how its size was found:
+    :data:`KNOWN`; :data:`BASE` for a perturbed test set (``perturbed/<family>/<function>/<base>``) of unknown
+    size, sized as its whole base test set; :data:`DEFAULT` where ``default_segments`` stands in."""
+    units, sized = planned_job_units(PlannedJob(-1, "", dict(wildcards)), TestsetSizes(segments, default_segments))
+    return units, sized[0][1] if sized else KNOWN
 
 
 def simulate_makespan(durations: Mapping[int, float], threads: Mapping[int, int], dependencies: Mapping[int, set[int]],
@@ -268,26 +352,29 @@ def segments_from_jobs(jobs: pd.DataFrame) -> dict[str, int]:
 
 
 def estimate_cost(measured: pd.DataFrame, planned: Sequence[PlannedJob], scenarios: Sequence[Scenario], *,
-                  segments: Mapping[str, int] | None = None, default_segments: int | None = None) -> CostEstimate:
+                  segments: Mapping[str, int] | None = None, default_segments: int | None = None,
+                  sample_sizes: Mapping[str, int | None] | None = None) -> CostEstimate:
     """The cost of the ``planned`` jobs (a dry run of the target config) at the rates of the ``measured``
     jobs (``results/benchmarks/jobs.tsv``), on every scenario.
 
     ``segments`` (test set -> size) adds to and overrides the sizes the measured jobs record;
-    ``default_segments`` stands in for a test set of unknown size (default: the median known size).
+    ``default_segments`` stands in for a test set of unknown size (default: the median known size);
+    ``sample_sizes`` is the target config's ``perturbations.families.<family>.sample_size`` per family
+    (None: whole test sets), which sizes its perturbed test sets (:class:`TestsetSizes`).
     The job ``all`` costs nothing; a rule never measured costs the median measured job (listed).
     """
     costs = fit_rule_costs(measured)
     sizes = segments_from_jobs(measured) | dict(segments or {})
     default = int(default_segments if default_segments is not None else np.median(list(sizes.values())) if sizes else 1)
+    known = TestsetSizes(sizes, default, dict(segments or {}), perturbed_parts(planned), dict(sample_sizes or {}))
     fallback = float(measured["wall_s"].median())
     durations, threads, rows, unmeasured, unknown, base_sized = {}, {}, [], set(), set(), set()
     for job in planned:
-        units, source = planned_units(job.wildcards, sizes, default)
-        testsets = [job.wildcards[name] for name in TESTSET_WILDCARDS if name in job.wildcards]
-        if source == DEFAULT:  # named by its base: a perturbed set of an unknown test set is unknown with it
-            unknown.update(testset.rsplit("/", 1)[-1] for testset in testsets)
-        elif source == BASE:
-            base_sized.update(testsets)
+        units, sized = planned_job_units(job, known)
+        for testset, source, unknown_testsets in sized:
+            unknown.update(unknown_testsets)
+            if source == BASE:
+                base_sized.add(testset)
         if job.rule == "all":
             seconds = 0.0
         elif job.rule in costs:
