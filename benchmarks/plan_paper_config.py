@@ -12,7 +12,10 @@ It prints Markdown for the README: the makespan per scenario, then the cost per 
 
 Test set sizes: those of the measured run, then ``--segments`` (a TSV with the columns testset and segments,
 e.g. the published sizes of test sets the mirror lacks); any other test set counts ``--default-segments``
-(default: the median known size), and the output names those test sets.
+(default: the median known size), and the output names those test sets. A perturbed test set counts the
+sample of its base test sets the config's ``perturbations.families.<family>.sample_size`` draws (null: the
+whole test sets). A job's units are those the measured run counted: a per-family job's (one per system for
+all the sets of a family) the summed segments of every test set it reads.
 """
 
 from __future__ import annotations
@@ -60,6 +63,14 @@ def dry_run_text(arguments: argparse.Namespace) -> str:
     return result.stdout
 
 
+def family_sample_sizes(configfile: Path) -> dict[str, int | None]:
+    """The config's ``perturbations.families.<family>.sample_size`` per family (absent: null, the schema's
+    default, whole test sets): the size of its perturbed test sets in the plan."""
+    config = yaml.safe_load(configfile.read_text(encoding="utf-8")) or {}
+    families = (config.get("perturbations") or {}).get("families") or {}
+    return {family: (spec or {}).get("sample_size") for family, spec in families.items()}
+
+
 def main(argv: list[str] | None = None) -> int:
     arguments = parse_arguments(argv)
     measured = pd.read_csv(arguments.jobs, sep="\t", keep_default_na=False, na_values=[""])
@@ -76,7 +87,8 @@ def main(argv: list[str] | None = None) -> int:
                  arguments.latency, int(profile["jobs"])),
     ]
     planned = parse_dry_run(dry_run_text(arguments))
-    estimate = estimate_cost(measured, planned, scenarios, segments=segments, default_segments=arguments.default_segments)
+    estimate = estimate_cost(measured, planned, scenarios, segments=segments, default_segments=arguments.default_segments,
+                             sample_sizes=family_sample_sizes(arguments.configfile))
     job_seconds = estimate.rules["job_seconds"].sum()
     makespans = pd.DataFrame({"where": list(estimate.makespans),
                               "estimated time (h:mm:ss)": [duration_text(value) for value in estimate.makespans.values()]})
@@ -90,8 +102,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Rules the measured run did not have, at its median job time ({estimate.fallback_seconds:.1f} s): "
               f"{', '.join(estimate.unmeasured_rules)}.")
     if estimate.base_sized_testsets:
-        print(f"{len(estimate.base_sized_testsets)} perturbed test sets of unknown size count as their whole base test set "
-              "(the paper config's sample_size: null).")
+        print(f"{len(estimate.base_sized_testsets)} perturbed test sets count their sample of their base test sets "
+              "(the config's sample_size per family; null: the whole test sets), an upper bound.")
     if estimate.unknown_testsets:
         print(f"Test sets of unknown size, with their perturbed sets (counted as {estimate.default_segments} segments; "
               "give their sizes with --segments): "

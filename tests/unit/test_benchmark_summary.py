@@ -23,6 +23,8 @@ from nlp_robustness.outputs.benchmarks import (
     branch_of,
     branch_summary,
     collect_jobs,
+    job_units,
+    rate_group,
     read_benchmark,
     rule_summary,
     testset_segments as segments_of_testsets,
@@ -171,3 +173,14 @@ def test_every_rule_writes_a_benchmark_after_its_log_and_belongs_to_a_branch() -
         if re.fullmatch(r"\w+", rule):  # not a loop rule named by an expression (rules/translate.smk)
             assert match.group(3).split("/")[0] == rule, name
             branch_of(rule)
+
+
+def test_a_per_family_rule_counts_the_sets_it_reads_and_is_fitted_with_its_base_rule() -> None:
+    family_sets = ["perturbed/word_order/swap/wmt14", "perturbed/word_order/swap/iwslt17", "natural_identity/wmt14"]
+    segments = {"perturbed/word_order/swap/wmt14": 30, "perturbed/word_order/swap/iwslt17": 50, "natural_identity/wmt14": 5}
+    assert job_units({"system": "sys"}, segments, family_sets) == 85
+    assert job_units({"system": "sys"}, segments, ["perturbed/gone/f/x"]) == 1  # none known: a per-job cost
+    assert rate_group("translate_fairseq_word_order", family_sets) == "translate_fairseq"
+    assert rate_group("perturbation_scores_word_order", family_sets) == "perturbation_scores"
+    assert rate_group("translate_fairseq", ["wmt14"]) == "translate_fairseq"
+    assert rate_group("perturbation_tables_other", family_sets) == "perturbation_tables_other"  # not this family's rule

@@ -3,10 +3,15 @@ scheduling over it on small graphs whose makespans are known by hand."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import pytest
+from snakemake.benchmark import BenchmarkRecord, print_benchmark_tsv
 
 from nlp_robustness.errors import InputError
+from nlp_robustness.outputs.benchmarks import collect_jobs
+from nlp_robustness.outputs.benchmarks import testset_segments as segments_of_testsets
 from nlp_robustness.outputs.cost_estimate import (
     BASE,
     DEFAULT,
@@ -14,12 +19,16 @@ from nlp_robustness.outputs.cost_estimate import (
     PlannedJob,
     RuleCost,
     Scenario,
+    PlannedSizes,
     duration_text,
     estimate_cost,
     fit_rule_cost,
     fit_rule_costs,
+    is_family_job,
     job_dependencies,
     parse_dry_run,
+    perturbed_parts,
+    planned_job_units,
     planned_units,
     segments_from_jobs,
     simulate_makespan,
@@ -183,3 +192,106 @@ def test_estimate_uses_the_measured_sizes_and_names_the_guesses() -> None:
     assert unknown.unknown_testsets == ["news"] and unknown.default_segments == 200  # the median of 100 and 300
     assert unknown.makespans["2 cores"] == pytest.approx(27.0)  # news 10 s + 200 x 0.02 s, wmt14 12 s, both scores 1 s
     assert duration_text(3725.4) == "1:02:05"
+
+
+FAMILY_DRY_RUN = """\
+rule perturb_testset:
+    input: results/perturbations/word_order/samples/wmt14.tsv
+    output: results/testsets/perturbed/word_order/swap/wmt14.tsv, results/perturbations/word_order/swap/wmt14.segments.tsv
+    jobid: 1
+    wildcards: family=word_order, function=swap, part=wmt14
+Shell command: None
+
+rule perturb_testset:
+    input: results/perturbations/word_order/samples/wmt14.tsv
+    output: results/testsets/perturbed/word_order/shuffle/wmt14.tsv, results/perturbations/word_order/shuffle/wmt14.segments.tsv
+    jobid: 2
+    wildcards: family=word_order, function=shuffle, part=wmt14
+Shell command: None
+
+rule perturb_testset:
+    input: results/perturbations/natural/samples/wmt14.tsv, results/perturbations/natural/samples/news.tsv
+    output: results/testsets/perturbed/natural/typos/pooled.tsv, results/perturbations/natural/typos/pooled.segments.tsv
+    jobid: 3
+    wildcards: family=natural, function=typos, part=pooled
+Shell command: None
+
+rule score_sentences_word_order:
+    input: results/testsets/perturbed/word_order/swap/wmt14.tsv, results/testsets/perturbed/word_order/shuffle/wmt14.tsv, results/translations/sys/perturbed/word_order/swap/wmt14.txt, results/translations/sys/perturbed/word_order/shuffle/wmt14.txt
+    output: results/scores/sys/perturbed/word_order/swap/wmt14.tsv, results/scores/sys/perturbed/word_order/shuffle/wmt14.tsv
+    jobid: 4
+    wildcards: system=sys
+Shell command: None
+
+rule score_sentences_natural:
+    input: results/testsets/perturbed/natural/typos/pooled.tsv, results/translations/sys/perturbed/natural/typos/pooled.txt
+    output: results/scores/sys/perturbed/natural/typos/pooled.tsv
+    jobid: 5
+    wildcards: system=sys
+Shell command: None
+
+rule score_sentences:
+    input: results/testsets/wmt14.tsv, results/translations/sys/wmt14.txt
+    output: results/scores/sys/wmt14.tsv
+    jobid: 6
+    wildcards: system=sys, testset=wmt14
+Shell command: None
+"""
+
+
+def _write_testset(path: Path, segments: int) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("segment_id\tsource\n" + "".join(f"{i}\ts{i}\n" for i in range(segments)), encoding="utf-8")
+
+
+def _write_benchmark(path: Path, seconds: float) -> None:
+    record = BenchmarkRecord(running_time=seconds, cpu_time=seconds, cpu_usage=seconds)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as handle:
+        print_benchmark_tsv([record], handle, extended_fmt=False)
+
+
+def test_a_family_job_counts_every_test_set_it_reads_in_the_measured_run_and_in_the_plan(tmp_path: Path) -> None:
+    # The measured run: per-set scoring of wmt14 (100 segments, 2 s) and news (300, 4 s), and one job scoring the
+    # word_order family's two perturbed sets of 50 sampled segments each (100 units, 2 s): one line, 1 s + 0.01 s/unit.
+    testsets = tmp_path / "testsets"
+    for name, segments in {"wmt14": 100, "news": 300, "perturbed/word_order/swap/wmt14": 50,
+                           "perturbed/word_order/shuffle/wmt14": 50}.items():
+        _write_testset(testsets / f"{name}.tsv", segments)
+    benchmarks = tmp_path / "benchmarks"
+    _write_benchmark(benchmarks / "score_sentences/sys/wmt14.tsv", 2.0)
+    _write_benchmark(benchmarks / "score_sentences/sys/news.tsv", 4.0)
+    _write_benchmark(benchmarks / "score_sentences_word_order/sys.tsv", 2.0)
+    family_sets = ["perturbed/word_order/swap/wmt14", "perturbed/word_order/shuffle/wmt14"]
+    measured = collect_jobs(benchmarks, {"score_sentences": "score_sentences/{system}/{testset}.tsv",
+                                         "score_sentences_word_order": "score_sentences_word_order/{system}.tsv"},
+                            segments_of_testsets(testsets), {"score_sentences_word_order": family_sets}).jobs.set_index("job")
+    assert measured.loc["score_sentences_word_order/sys", "units"] == 100  # both sets it reads
+    assert measured.loc["score_sentences_word_order/sys", "rate_group"] == "score_sentences"
+    assert measured.loc["score_sentences/sys/news", "rate_group"] == "score_sentences"
+    cost = fit_rule_costs(measured.reset_index())["score_sentences"]
+    assert (cost.start_up_s, cost.seconds_per_unit) == (pytest.approx(1.0), pytest.approx(0.01))
+
+    # The plan: whole test sets for word_order (sample_size: null), 30 segments of each test set for natural,
+    # pooled over wmt14 and news.
+    planned = parse_dry_run(FAMILY_DRY_RUN)
+    jobs = {job.jobid: job for job in planned}
+    assert perturbed_parts(planned)["perturbed/natural/typos/pooled"] == ["wmt14", "news"]
+    assert is_family_job(jobs[4]) and not is_family_job(jobs[6]) and not is_family_job(jobs[1])
+    sizes = PlannedSizes({"wmt14": 100, "news": 300, "perturbed/word_order/swap/wmt14": 50}, 7,
+                         parts=perturbed_parts(planned), sample_sizes={"word_order": None, "natural": 30})
+    assert sizes.size("perturbed/word_order/swap/wmt14") == (100, BASE, [])  # the config's whole set, not the measured 50
+    assert sizes.size("perturbed/natural/typos/pooled") == (60, BASE, [])
+    assert sizes.size("perturbed/other/f/unknown") == (7, DEFAULT, ["unknown"])
+    assert planned_job_units(jobs[4], sizes)[0] == 200
+    estimate = estimate_cost(measured.reset_index(), planned, [Scenario("1 core", 1, 1)],
+                             sample_sizes={"word_order": None, "natural": 30})
+    rules = estimate.rules.set_index("rule")
+    # twice the measured family job's segments: its start-up once, twice its per-unit part (1 s + 2 x 1 s)
+    assert rules.loc["score_sentences_word_order", "units"] == 200
+    assert rules.loc["score_sentences_word_order", "job_seconds"] == pytest.approx(1.0 + 2 * 1.0)
+    assert rules.loc["score_sentences_natural", "job_seconds"] == pytest.approx(1.0 + 60 * 0.01)
+    assert rules.loc["score_sentences", "job_seconds"] == pytest.approx(2.0)
+    assert rules.loc["score_sentences_word_order", "measured_jobs"] == 3  # the rate group's jobs
+    assert estimate.unmeasured_rules == ["perturb_testset"] and estimate.unknown_testsets == []
+    assert estimate.base_sized_testsets == ["perturbed/natural/typos/pooled", *sorted(family_sets)]

@@ -24,6 +24,11 @@ them, and its plan of another config counts them the same way (:func:`job_units`
   collection is given these rules' test sets (``rule_testsets``, built by the workflow from its own tables:
   rules/inputs/benchmarks.smk);
 * any other job: 1 (its cost is per job).
+
+A per-family rule's jobs all read the same sets in one run (one job per system), so their units do not vary
+and no per-unit rate can be fitted on them alone: their *rate group* (:func:`rate_group`) is their base rule
+(``score_sentences_word_order`` -> ``score_sentences``), whose jobs, per test set and per family, are fitted
+together (one start-up, then the same work per segment).
 """
 
 from __future__ import annotations
@@ -37,11 +42,12 @@ from pathlib import Path
 import pandas as pd
 
 from nlp_robustness.errors import InputError
+from nlp_robustness.perturbations.configuration import DERIVED_PREFIX
 
 __all__ = [
     "BENCHMARK_COLUMNS", "BRANCHES", "JOB_COLUMNS", "MEASURED_OUTPUTS", "RULE_BRANCHES", "SUMMARY_FILES",
     "CollectedJobs", "benchmark_wildcards", "branch_of", "branch_summary", "collect_jobs", "is_measured_output", "job_units",
-    "read_benchmark", "rule_summary", "testset_segments",
+    "rate_group", "read_benchmark", "rule_summary", "testset_segments",
 ]
 
 #: The columns of Snakemake's benchmark file (``snakemake.benchmark.BenchmarkRecord.get_header()``).
@@ -106,7 +112,7 @@ TRANSLATION_RULE_PREFIXES = ("translate_", "import_hypotheses")
 TESTSET_WILDCARDS = ("testset", "base_testset")
 
 #: The columns of the jobs table, one row per benchmark file.
-JOB_COLUMNS = ("rule", "branch", "job", "wildcards", "units", "wall_s", "cpu_s", "max_rss_mb", "mean_load", "io_in_mb",
+JOB_COLUMNS = ("rule", "branch", "job", "wildcards", "units", "rate_group", "wall_s", "cpu_s", "max_rss_mb", "mean_load", "io_in_mb",
                "io_out_mb")
 
 
@@ -182,6 +188,16 @@ def job_units(wildcards: Mapping[str, str], segments: Mapping[str, int], testset
     return 1
 
 
+def rate_group(rule: str, testsets: Sequence[str] = ()) -> str:
+    """The rules a rule's per-unit rate is fitted with: a per-family rule ``<base>_<family>`` reading that
+    family's perturbed test sets (``perturbed/<family>/...``) -> ``<base>``; any other rule -> itself."""
+    for testset in testsets:
+        parts = testset.split("/")
+        if len(parts) > 1 and parts[0] == DERIVED_PREFIX and rule.endswith(f"_{parts[1]}"):
+            return rule.removesuffix(f"_{parts[1]}")
+    return rule
+
+
 @dataclass
 class CollectedJobs:
     """The jobs table (:data:`JOB_COLUMNS`) and the benchmark files skipped (of rules the workflow lacks)."""
@@ -225,7 +241,8 @@ def collect_jobs(directory: str | Path, patterns: Mapping[str, str], segments: M
         rows.append({
             "rule": rule, "branch": branch_of(rule), "job": relative.removesuffix(".tsv"),
             "wildcards": ";".join(f"{name}={value}" for name, value in wildcards.items()),
-            "units": job_units(wildcards, segments, (rule_testsets or {}).get(rule)), "wall_s": _number(table["s"].mean()),
+            "units": job_units(wildcards, segments, (rule_testsets or {}).get(rule)),
+            "rate_group": rate_group(rule, (rule_testsets or {}).get(rule, ())), "wall_s": _number(table["s"].mean()),
             "cpu_s": _number(table["cpu_time"].mean()), "max_rss_mb": _number(table["max_rss"].max()),
             "mean_load": _number(table["mean_load"].mean()), "io_in_mb": _number(table["io_in"].mean()),
             "io_out_mb": _number(table["io_out"].mean()),

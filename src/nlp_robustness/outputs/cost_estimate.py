@@ -1,7 +1,8 @@
 """What a config costs before it runs: per-rule rates fitted on a measured run, times the jobs a dry run plans,
 scheduled on 2 cores, on one node, or on N nodes through the SLURM profile.
 
-1. **Rates.** Per rule, ``seconds = start_up_s + units x seconds_per_unit`` fitted by least squares on the
+1. **Rates.** Per rule (per rate group: a per-family rule is fitted with its base rule, whose
+   jobs' sizes vary), ``seconds = start_up_s + units x seconds_per_unit`` fitted by least squares on the
    jobs of a measured run (``results/benchmarks/jobs.tsv`` of the benchmark summary; a job's *units* are the
    segments of the test sets it works on: those its wildcards name, or every one a per-family job reads; 1
    for a job that names none, see :mod:`nlp_robustness.outputs.benchmarks`). Both terms are kept non-negative: jobs of one size give the
@@ -12,7 +13,7 @@ scheduled on 2 cores, on one node, or on N nodes through the SLURM profile.
    (as declared up to ``--cores``), inputs and outputs; a job depends on the jobs making its inputs. Units
    are counted as for the measured jobs (:func:`planned_job_units`): a per-family job's are the summed
    segments of the test-set tables among its inputs, another job's those of the test set its wildcards
-   name. Sizes (:class:`TestsetSizes`): those of the measured run, sizes given by hand, for a perturbed test
+   name. Sizes (:class:`PlannedSizes`): those of the measured run, sizes given by hand, for a perturbed test
    set its sample of its base test sets under the target config's ``sample_size`` (its base test sets read
    from the plan: the samples its ``perturb_testset`` job reads), and for test sets of unknown size a stated
    default.
@@ -39,12 +40,12 @@ import numpy as np
 import pandas as pd
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.outputs.benchmarks import TESTSET_WILDCARDS
+from nlp_robustness.outputs.benchmarks import TESTSET_WILDCARDS, rate_group
 from nlp_robustness.perturbations.configuration import DERIVED_PREFIX
 
-__all__ = ["BASE", "DEFAULT", "KNOWN", "CostEstimate", "PlannedJob", "RuleCost", "Scenario", "TestsetSizes", "duration_text",
+__all__ = ["BASE", "DEFAULT", "KNOWN", "CostEstimate", "PlannedJob", "RuleCost", "Scenario", "PlannedSizes", "duration_text",
            "estimate_cost", "fit_rule_cost", "fit_rule_costs", "is_family_job", "job_dependencies", "parse_dry_run",
-           "perturbed_parts", "planned_job_units", "planned_units", "segments_from_jobs", "simulate_makespan", "testset_tables"]
+           "perturbed_parts", "planned_job_units", "planned_rate_group", "planned_units", "segments_from_jobs", "simulate_makespan", "testset_tables"]
 
 
 @dataclass(frozen=True)
@@ -81,11 +82,14 @@ def fit_rule_cost(units: Sequence[float], seconds: Sequence[float]) -> RuleCost:
 
 
 def fit_rule_costs(jobs: pd.DataFrame) -> dict[str, RuleCost]:
-    """Rule -> its fitted cost, from a jobs table with the columns ``rule``, ``units`` and ``wall_s``."""
+    """Rate group -> its fitted cost, from a jobs table with the columns ``rule``, ``units`` and ``wall_s``:
+    the jobs of every rule of a ``rate_group`` (a per-family rule's: its base rule's) are fitted together;
+    a table without that column is fitted per rule."""
     missing = {"rule", "units", "wall_s"} - set(jobs.columns)
     if missing:
         raise InputError(f"the jobs table lacks the columns {sorted(missing)} (results/benchmarks/jobs.tsv)")
-    return {str(rule): fit_rule_cost(group["units"], group["wall_s"]) for rule, group in jobs.groupby("rule", sort=True)}
+    key = "rate_group" if "rate_group" in jobs.columns else "rule"
+    return {str(rule): fit_rule_cost(group["units"], group["wall_s"]) for rule, group in jobs.groupby(key, sort=True)}
 
 
 @dataclass(frozen=True)
@@ -174,7 +178,7 @@ def perturbed_parts(planned: Sequence[PlannedJob]) -> dict[str, list[str]]:
 
 
 @dataclass(frozen=True)
-class TestsetSizes:
+class PlannedSizes:
     """What a plan knows of test set sizes: ``segments`` (measured, then given), the sizes ``given`` by hand
     (they override any other), ``default_segments`` for a test set of unknown size, each perturbed set's base
     test sets (:func:`perturbed_parts`) and the target config's ``sample_size`` per family (None: whole test
@@ -218,15 +222,19 @@ def is_family_job(job: PlannedJob) -> bool:
     set in its wildcards, reading that family's perturbed test sets): its units are every test set it reads."""
     if any(name in job.wildcards for name in TESTSET_WILDCARDS):
         return False
-    families = {testset.split("/")[1] for testset in testset_tables(job.inputs) if _is_perturbed(testset)}
-    return any(job.rule.endswith(f"_{family}") for family in families)
+    return rate_group(job.rule, testset_tables(job.inputs)) != job.rule
 
 
-def planned_job_units(job: PlannedJob, sizes: TestsetSizes) -> tuple[int, list[tuple[str, str, list[str]]]]:
+def planned_rate_group(job: PlannedJob) -> str:
+    """The rate group (:func:`nlp_robustness.outputs.benchmarks.rate_group`) whose fitted cost a planned job has."""
+    return rate_group(job.rule, testset_tables(job.inputs)) if is_family_job(job) else job.rule
+
+
+def planned_job_units(job: PlannedJob, sizes: PlannedSizes) -> tuple[int, list[tuple[str, str, list[str]]]]:
     """A planned job's units, counted as :func:`nlp_robustness.outputs.benchmarks.job_units` counts a measured
     job's: the summed segments of every test-set table a per-family job reads (:func:`is_family_job`), else
     those of the test set its wildcards name, else 1; and every test set sized, with
-    :meth:`TestsetSizes.size`'s source and unknown test sets."""
+    :meth:`PlannedSizes.size`'s source and unknown test sets."""
     if is_family_job(job):
         testsets = testset_tables(job.inputs)
     else:
@@ -241,7 +249,7 @@ def planned_units(wildcards: Mapping[str, str], segments: Mapping[str, int], def
     """The units of a planned job named by its wildcards (not a per-family job) and how its size was found:
     :data:`KNOWN`; :data:`BASE` for a perturbed test set (``perturbed/<family>/<function>/<base>``) of unknown
     size, sized as its whole base test set; :data:`DEFAULT` where ``default_segments`` stands in."""
-    units, sized = planned_job_units(PlannedJob(-1, "", dict(wildcards)), TestsetSizes(segments, default_segments))
+    units, sized = planned_job_units(PlannedJob(-1, "", dict(wildcards)), PlannedSizes(segments, default_segments))
     return units, sized[0][1] if sized else KNOWN
 
 
@@ -360,13 +368,13 @@ def estimate_cost(measured: pd.DataFrame, planned: Sequence[PlannedJob], scenari
     ``segments`` (test set -> size) adds to and overrides the sizes the measured jobs record;
     ``default_segments`` stands in for a test set of unknown size (default: the median known size);
     ``sample_sizes`` is the target config's ``perturbations.families.<family>.sample_size`` per family
-    (None: whole test sets), which sizes its perturbed test sets (:class:`TestsetSizes`).
+    (None: whole test sets), which sizes its perturbed test sets (:class:`PlannedSizes`).
     The job ``all`` costs nothing; a rule never measured costs the median measured job (listed).
     """
     costs = fit_rule_costs(measured)
     sizes = segments_from_jobs(measured) | dict(segments or {})
     default = int(default_segments if default_segments is not None else np.median(list(sizes.values())) if sizes else 1)
-    known = TestsetSizes(sizes, default, dict(segments or {}), perturbed_parts(planned), dict(sample_sizes or {}))
+    known = PlannedSizes(sizes, default, dict(segments or {}), perturbed_parts(planned), dict(sample_sizes or {}))
     fallback = float(measured["wall_s"].median())
     durations, threads, rows, unmeasured, unknown, base_sized = {}, {}, [], set(), set(), set()
     for job in planned:
@@ -375,25 +383,27 @@ def estimate_cost(measured: pd.DataFrame, planned: Sequence[PlannedJob], scenari
             unknown.update(unknown_testsets)
             if source == BASE:
                 base_sized.add(testset)
+        group = planned_rate_group(job)
         if job.rule == "all":
             seconds = 0.0
-        elif job.rule in costs:
-            seconds = costs[job.rule].seconds(units)
+        elif group in costs:
+            seconds = costs[group].seconds(units)
         else:
             unmeasured.add(job.rule)
             seconds = fallback
         durations[job.jobid], threads[job.jobid] = seconds, job.threads
-        rows.append({"rule": job.rule, "units": units, "seconds": seconds, "threads": job.threads})
+        rows.append({"rule": job.rule, "rate_group": group, "units": units, "seconds": seconds, "threads": job.threads})
     dependencies = job_dependencies(planned)
     makespans = {scenario.label: simulate_makespan(durations, threads, dependencies, nodes=scenario.nodes,
                                                    cores_per_node=scenario.cores_per_node, latency_s=scenario.latency_s,
                                                    max_jobs=scenario.max_jobs) for scenario in scenarios}
-    table = pd.DataFrame(rows, columns=["rule", "units", "seconds", "threads"])
+    table = pd.DataFrame(rows, columns=["rule", "rate_group", "units", "seconds", "threads"])
     grouped = table.groupby("rule", sort=True)
     summary = pd.DataFrame({"jobs": grouped.size(), "units": grouped["units"].sum(), "job_seconds": grouped["seconds"].sum()})
-    summary["start_up_s"] = [costs[rule].start_up_s if rule in costs else math.nan for rule in summary.index]
-    summary["seconds_per_unit"] = [costs[rule].seconds_per_unit if rule in costs else math.nan for rule in summary.index]
-    summary["measured_jobs"] = [costs[rule].jobs if rule in costs else 0 for rule in summary.index]
+    groups = grouped["rate_group"].first()
+    summary["start_up_s"] = [costs[group].start_up_s if group in costs else math.nan for group in groups]
+    summary["seconds_per_unit"] = [costs[group].seconds_per_unit if group in costs else math.nan for group in groups]
+    summary["measured_jobs"] = [costs[group].jobs if group in costs else 0 for group in groups]
     summary = summary.reset_index().sort_values(["job_seconds", "rule"], ascending=[False, True], kind="stable")
     return CostEstimate(summary.reset_index(drop=True), makespans, sorted(unmeasured - {"all"}), sorted(unknown), sorted(base_sized), fallback,
                         default)
