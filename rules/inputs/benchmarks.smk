@@ -30,9 +30,9 @@ def benchmark_rule_testsets():
     testsets = {}
     for kind in KINDS:  # translate_<kind>_<family>: the family's sets and identity sets (rules/translate.smk)
         if system_kind(kind).BATCHES_FAMILIES:
-            rule = system_kind(kind).RULE
-            testsets |= {f"{rule}_{family}": list(names) for family, names in FAMILY_TRANSLATION_JOBS.items()}
+            base = system_kind(kind).RULE
+            testsets |= {f"{base}_{family}": list(names) for family, names in FAMILY_TRANSLATION_JOBS.items()}
     testsets |= {f"score_sentences_{family}": list(names) for family, names in FAMILY_SCORE_JOBS.items()}
     testsets |= {f"perturbation_scores_{family}": derived_testsets(family, spec) for family, spec in FAMILIES.items()}
-    rules = {rule.name for rule in workflow.rules}
-    return {rule: names for rule, names in testsets.items() if rule in rules}
+    defined = {workflow_rule.name for workflow_rule in workflow.rules}
+    return {name: names for name, names in testsets.items() if name in defined}
