@@ -180,6 +180,8 @@ def test_a_per_family_rule_counts_the_sets_it_reads_and_is_fitted_with_its_base_
     segments = {"perturbed/word_order/swap/wmt14": 30, "perturbed/word_order/swap/iwslt17": 50, "natural_identity/wmt14": 5}
     assert job_units({"system": "sys"}, segments, family_sets) == 85
     assert job_units({"system": "sys"}, segments, ["perturbed/gone/f/x"]) == 1  # none known: a per-job cost
+    assert job_units({"family": "word_order", "function": "swap", "part": "iwslt17"}, segments) == 50  # perturb_testset's
+    assert job_units({"family": "word_order", "function": "swap"}, segments) == 1
     assert rate_group("translate_fairseq_word_order", family_sets) == "translate_fairseq"
     assert rate_group("perturbation_scores_word_order", family_sets) == "perturbation_scores"
     assert rate_group("translate_fairseq", ["wmt14"]) == "translate_fairseq"

@@ -284,6 +284,8 @@ def test_a_family_job_counts_every_test_set_it_reads_in_the_measured_run_and_in_
     assert sizes.size("perturbed/natural/typos/pooled") == (60, BASE, [])
     assert sizes.size("perturbed/other/f/unknown") == (7, DEFAULT, ["unknown"])
     assert planned_job_units(jobs[4], sizes)[0] == 200
+    assert planned_job_units(jobs[1], sizes)[0] == 100  # perturb_testset: the perturbed set it writes
+    assert planned_job_units(jobs[3], sizes)[0] == 60
     estimate = estimate_cost(measured.reset_index(), planned, [Scenario("1 core", 1, 1)],
                              sample_sizes={"word_order": None, "natural": 30})
     rules = estimate.rules.set_index("rule")

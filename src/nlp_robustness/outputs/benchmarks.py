@@ -17,7 +17,8 @@ A job's *units* are the segments of the test-set tables (``results/testsets/<nam
 size its cost scales with: the per-unit rates of :mod:`nlp_robustness.outputs.cost_estimate` are fitted on
 them, and its plan of another config counts them the same way (:func:`job_units`):
 
-* a job whose wildcards name a test set (``testset``, ``base_testset``): that test set's segments;
+* a job whose wildcards name a test set (``testset``, ``base_testset``; ``family``, ``function`` and
+  ``part`` name the perturbed test set ``perturb_testset`` writes): that test set's segments;
 * a job of a rule made once per perturbation family (``translate_<kind>_<family>``,
   ``score_sentences_<family>``, ``perturbation_scores_<family>``; its only wildcard is ``system``): the sum of
   the segments of every test set it reads. A benchmark file knows only its rule and wildcards, so the
@@ -42,12 +43,12 @@ from pathlib import Path
 import pandas as pd
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.perturbations.configuration import DERIVED_PREFIX
+from nlp_robustness.perturbations.configuration import DERIVED_PREFIX, derived_testset
 
 __all__ = [
     "BENCHMARK_COLUMNS", "BRANCHES", "JOB_COLUMNS", "MEASURED_OUTPUTS", "RULE_BRANCHES", "SUMMARY_FILES",
     "CollectedJobs", "benchmark_wildcards", "branch_of", "branch_summary", "collect_jobs", "is_measured_output", "job_units",
-    "rate_group", "read_benchmark", "rule_summary", "testset_segments",
+    "named_testset", "rate_group", "read_benchmark", "rule_summary", "testset_segments",
 ]
 
 #: The columns of Snakemake's benchmark file (``snakemake.benchmark.BenchmarkRecord.get_header()``).
@@ -110,6 +111,8 @@ TRANSLATION_RULE_PREFIXES = ("translate_", "import_hypotheses")
 
 #: Wildcards that name a test set, whose segments are a job's units.
 TESTSET_WILDCARDS = ("testset", "base_testset")
+#: Wildcards that name a perturbed test set (``perturb_testset``: the one it writes).
+PERTURBED_WILDCARDS = ("family", "function", "part")
 
 #: The columns of the jobs table, one row per benchmark file.
 JOB_COLUMNS = ("rule", "branch", "job", "wildcards", "units", "rate_group", "wall_s", "cpu_s", "max_rss_mb", "mean_load", "io_in_mb",
@@ -182,10 +185,19 @@ def job_units(wildcards: Mapping[str, str], segments: Mapping[str, int], testset
     if testsets is not None:
         known = [int(segments[name]) for name in testsets if name in segments]
         return sum(known) if known else 1
+    testset = named_testset(wildcards)
+    return int(segments[testset]) if testset is not None and testset in segments else 1
+
+
+def named_testset(wildcards: Mapping[str, str]) -> str | None:
+    """The test set a job's wildcards name: its ``testset`` or ``base_testset``, or the perturbed test set
+    ``perturbed/<family>/<function>/<part>`` of its ``family``, ``function`` and ``part``; None if none."""
     for name in TESTSET_WILDCARDS:
-        if name in wildcards and wildcards[name] in segments:
-            return int(segments[wildcards[name]])
-    return 1
+        if name in wildcards:
+            return wildcards[name]
+    if all(name in wildcards for name in PERTURBED_WILDCARDS):
+        return derived_testset(*(wildcards[name] for name in PERTURBED_WILDCARDS))
+    return None
 
 
 def rate_group(rule: str, testsets: Sequence[str] = ()) -> str:

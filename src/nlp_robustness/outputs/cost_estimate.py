@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.outputs.benchmarks import TESTSET_WILDCARDS, rate_group
+from nlp_robustness.outputs.benchmarks import named_testset, rate_group
 from nlp_robustness.perturbations.configuration import DERIVED_PREFIX
 
 __all__ = ["BASE", "DEFAULT", "KNOWN", "CostEstimate", "PlannedJob", "RuleCost", "Scenario", "PlannedSizes", "duration_text",
@@ -220,7 +220,7 @@ class PlannedSizes:
 def is_family_job(job: PlannedJob) -> bool:
     """Whether a planned job is one of a rule made once per perturbation family (``<rule>_<family>``, no test
     set in its wildcards, reading that family's perturbed test sets): its units are every test set it reads."""
-    if any(name in job.wildcards for name in TESTSET_WILDCARDS):
+    if named_testset(job.wildcards) is not None:
         return False
     return rate_group(job.rule, testset_tables(job.inputs)) != job.rule
 
@@ -238,7 +238,7 @@ def planned_job_units(job: PlannedJob, sizes: PlannedSizes) -> tuple[int, list[t
     if is_family_job(job):
         testsets = testset_tables(job.inputs)
     else:
-        testsets = [job.wildcards[name] for name in TESTSET_WILDCARDS if name in job.wildcards][:1]
+        testsets = [testset] if (testset := named_testset(job.wildcards)) is not None else []
     if not testsets:
         return 1, []
     sized = [(testset, *sizes.size(testset)) for testset in testsets]
@@ -352,10 +352,8 @@ def segments_from_jobs(jobs: pd.DataFrame) -> dict[str, int]:
     segments: dict[str, int] = {}
     for wildcards, units in zip(jobs["wildcards"].fillna(""), jobs["units"], strict=True):
         values = dict(item.split("=", 1) for item in str(wildcards).split(";") if "=" in item)
-        for name in TESTSET_WILDCARDS:
-            if name in values:
-                segments[values[name]] = int(units)
-                break
+        if (testset := named_testset(values)) is not None:
+            segments[testset] = int(units)
     return segments
 
 
