@@ -115,8 +115,8 @@ TESTSET_WILDCARDS = ("testset", "base_testset")
 PERTURBED_WILDCARDS = ("family", "function", "part")
 
 #: The columns of the jobs table, one row per benchmark file.
-JOB_COLUMNS = ("rule", "branch", "job", "wildcards", "units", "rate_group", "wall_s", "cpu_s", "max_rss_mb", "mean_load", "io_in_mb",
-               "io_out_mb")
+JOB_COLUMNS = ("rule", "branch", "job", "wildcards", "units", "rate_group", "wall_s", "cpu_s", "max_rss_mb", "mean_load",
+               "io_in_mb", "io_out_mb")
 
 
 def branch_of(rule: str) -> str:

@@ -5,9 +5,9 @@ scheduled on 2 cores, on one node, or on N nodes through the SLURM profile.
    jobs' sizes vary), ``seconds = start_up_s + units x seconds_per_unit`` fitted by least squares on the
    jobs of a measured run (``results/benchmarks/jobs.tsv`` of the benchmark summary; a job's *units* are the
    segments of the test sets it works on: those its wildcards name, or every one a per-family job reads; 1
-   for a job that names none, see :mod:`nlp_robustness.outputs.benchmarks`). Both terms are kept non-negative: jobs of one size give the
-   mean as start-up and no per-unit rate; a negative slope (noise) falls back to the mean; a negative
-   start-up to a line through the origin.
+   for a job that names none, see :mod:`nlp_robustness.outputs.benchmarks`). Both terms are kept
+   non-negative: jobs of one size give the mean as start-up and no per-unit rate; a negative slope (noise)
+   falls back to the mean; a negative start-up to a line through the origin.
 2. **Jobs.** The jobs of the target config are read from Snakemake's own plan, ``snakemake --dry-run
    --forceall --cores 16 --configfile <config>`` (:func:`parse_dry_run`): each job's rule, wildcards, threads
    (as declared up to ``--cores``), inputs and outputs; a job depends on the jobs making its inputs. Units
@@ -45,7 +45,8 @@ from nlp_robustness.perturbations.configuration import DERIVED_PREFIX
 
 __all__ = ["BASE", "DEFAULT", "KNOWN", "CostEstimate", "PlannedJob", "RuleCost", "Scenario", "PlannedSizes", "duration_text",
            "estimate_cost", "fit_rule_cost", "fit_rule_costs", "is_family_job", "job_dependencies", "parse_dry_run",
-           "perturbed_parts", "planned_job_units", "planned_rate_group", "planned_units", "segments_from_jobs", "simulate_makespan", "testset_tables"]
+           "perturbed_parts", "planned_job_units", "planned_rate_group", "planned_units", "segments_from_jobs",
+           "simulate_makespan", "testset_tables"]
 
 
 @dataclass(frozen=True)
