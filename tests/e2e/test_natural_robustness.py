@@ -215,9 +215,9 @@ def test_editing_one_function_reruns_only_that_function_and_the_summaries(finish
     per_function = [wildcards for wildcards in re.findall(r"wildcards: (.*)", result.stdout) if "function=" in wildcards]
     assert per_function and all("function=typos" in wildcards for wildcards in per_function)
     assert _rules(result.stdout) == with_profile({
-        # the MT side: the typos test set and its translations (the ConvS2S and the Hugging Face model translate the
-        # family's sets in one job: translation_jobs per_family); the family writes no beta reports (metrics: [])
-        "perturb_testset": "1", "translate_apertium": "2", "translate_fairseq_natural": "1", "translate_huggingface_natural": "1",
+        # the MT side: the typos test set and its translations (every system translates the family's sets in one
+        # job: translation_jobs per_family_joint); the family writes no beta reports (metrics: [])
+        "perturb_testset": "1", "translate_apertium_natural": "2", "translate_fairseq_natural": "1", "translate_huggingface_natural": "1",
         # the reviews perturbed by typos, every row's responses, scores and consistency
         "perturb_reviews": "1", "natural_responses_mt": "4", "natural_responses_sentiment": "4",
         "natural_responses_sentiment_model": "1", "natural_robustness_scores": "1",

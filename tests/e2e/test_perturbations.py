@@ -133,9 +133,12 @@ def test_editing_one_function_reruns_only_that_function(finished_run: Path) -> N
     per_function = [wildcards for wildcards in planned if "function=" in wildcards]
     assert per_function and all("function=VerbSwaps" in wildcards for wildcards in per_function)
     result = run_workflow(finished_run, config, "--dry-run", "--quiet", "rules", config_name="edited.yaml")
+    # one perturbed test set; every system translates, scores and pair-scores the family's sets in one job
+    # (translation_jobs: per_family, one start-up), so those jobs rerun for the whole family
     assert _rules(result.stdout) == with_profile({
-        "perturb_testset": "1", "translate_apertium": "2", "translate_fairseq": "1", "translate_huggingface": "1",
-        "score_sentences": "4", "perturbation_scores": "4", "study_blocks": "1", "robustness_statistics": "12",
+        "perturb_testset": "1", "translate_apertium_word_order": "2", "translate_fairseq_word_order": "1",
+        "translate_huggingface_word_order": "1", "score_sentences_word_order": "4", "perturbation_scores_word_order": "4",
+        "study_blocks": "1", "robustness_statistics": "12",
         "robustness_tables": "9", "robustness_comparisons": "3", "gamma_curves": "3", "perturbation_tables": "3",
         "perturbation_similarity": "3", "perturbation_figures": "3", "all": "1", "total": "51",
     })
@@ -156,8 +159,10 @@ def test_a_hypotheses_system_translates_perturbed_test_sets_from_its_files(finis
     target = f"results/perturbations/{FAMILY}/Reversed/scores/copy-source.tsv"
     result = run_workflow(finished_run, config, target, config_name="edited.yaml")
     assert result.returncode == 0, result.stdout[-3000:]
-    assert re.findall(r"^(?:local)?rule (\w+):", result.stdout, flags=re.MULTILINE) == [
-        "import_hypotheses", "score_sentences", "perturbation_scores"]
+    # every set of the family for copy-source: its files imported, then scored and pair-scored in one job each
+    # (translation_jobs: per_family)
+    assert sorted(re.findall(r"^(?:local)?rule (\w+):", result.stdout, flags=re.MULTILINE)) == sorted(
+        ["import_hypotheses"] * len(functions(finished_run)) + ["score_sentences_word_order", "perturbation_scores_word_order"])
     derived = read(finished_run / f"results/testsets/perturbed/{FAMILY}/Reversed/pooled.tsv")
     scores = pd.read_csv(finished_run / target, sep="\t")
     chrf = sacrebleu.metrics.CHRF()

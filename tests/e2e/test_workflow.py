@@ -401,16 +401,21 @@ def test_changing_one_system_reruns_only_its_jobs(finished_run: Path) -> None:
     assert result.returncode == 0, result.stdout[-3000:]
     jobs = _planned_jobs(result.stdout)
     # its translations of the test sets, of the 13 perturbed test sets (6 word-order, 2 attacked, 2 natural,
-    # 2 paraphrased, 1 restructured: those three families write no beta reports, so only their responses follow)
-    # and of the three Natural Robustness families' identity test sets, and what is measured on them
+    # 2 paraphrased, 1 restructured: one job per family, translation_jobs per_family(_joint); the last three
+    # families write no beta reports, so only their responses follow) and of the three Natural Robustness
+    # families' identity test sets, and what is measured on them
+    families = ("word_order", "character_attacks", "natural", "paraphrase", "structure")
     assert {rule: len(items) for rule, items in jobs.items()} == with_profile({
         # robustness statistics: its rows in the MT (2), perturbation (6) and Natural Robustness (2) studies; every
         # table (6 + 18 + 3) and gamma figure (2 + 6 + 1) of those studies
-        "translate_apertium": 20, "score_sentences": 12, "robustness_statistics": 10, "robustness_tables": 27, "robustness_comparisons": 9,
-        "testset_means": 2, "gamma_curves": 9, "perturbation_scores": 8, "perturbation_tables": 6,
-        "perturbation_figures": 6, "natural_responses_mt": 1, "natural_robustness_scores": 1, "natural_robustness_tables": 1,
-        "natural_robustness_figure": 1, "all": 1})
-    for rule in ("translate_apertium", "score_sentences", "perturbation_scores", "natural_responses_mt"):
+        "translate_apertium": 4, **{f"translate_apertium_{family}": 1 for family in families},
+        "score_sentences": 4, "score_sentences_word_order": 1, "score_sentences_character_attacks": 1,
+        "robustness_statistics": 10, "robustness_tables": 27, "robustness_comparisons": 9,
+        "testset_means": 2, "gamma_curves": 9, "perturbation_scores_word_order": 1, "perturbation_scores_character_attacks": 1,
+        "perturbation_tables": 6, "perturbation_figures": 6, "natural_responses_mt": 1, "natural_robustness_scores": 1,
+        "natural_robustness_tables": 1, "natural_robustness_figure": 1, "all": 1})
+    for rule in ("translate_apertium", *(f"translate_apertium_{family}" for family in families), "score_sentences",
+                 "score_sentences_word_order", "perturbation_scores_word_order", "natural_responses_mt"):
         assert {job["system"] for job in jobs[rule]} == {"apertium-en-ca-fr"}
     assert {job["study_row"].rsplit("/", 1)[1] for job in jobs["robustness_statistics"]} == {"apertium-en-ca-fr"}
 

@@ -112,9 +112,9 @@ def run_workflow(
 
 
 #: The profile's jobs in the small run (4 groups: MT paper, MT WMT22 de-fr, sentiment, WMT'21; a figure each). The profile records the config's hash,
-#: so every config edit reruns them too.
+#: so every config edit reruns them too, and the benchmark summary after them (its input is every other output).
 PROFILE_JOBS = {"robustness_profile": 1, "robustness_profile_figure": 4, "robustness_profile_overview": 1,
-                "robustness_profile_report": 1}
+                "robustness_profile_report": 1, "benchmark_summary": 1}
 
 
 def with_profile(jobs: dict[str, int | str]) -> dict[str, int | str]:
