@@ -76,6 +76,17 @@ def inhouse_system() -> dict[str, Any]:
     return {"kind": "fairseq", "training": TINY_TRAINING, "generation": GENERATION, "device": "cpu", "cpu_threads": 2}
 
 
+def inhouse_bundle(workdir: Path) -> dict[str, str]:
+    """The files of the in-house model a run trained (ModelBundle fields)."""
+    model_dir = workdir / "results/models" / INHOUSE
+    return {
+        "checkpoint": str(model_dir / "checkpoint_best.pt"),
+        "source_dictionary": str(model_dir / "data-bin/dict.en.txt"),
+        "target_dictionary": str(model_dir / "data-bin/dict.fr.txt"),
+        "bpe_codes": str(model_dir / "bpecodes"),
+    }
+
+
 def translations(workdir: Path, system: str, testset: str) -> list[str]:
     return (workdir / f"results/translations/{system}/{testset}.txt").read_text(encoding="utf-8").split("\n")[:-1]
 
@@ -253,35 +264,23 @@ def test_several_test_sets_in_one_process_translate_as_each_alone(inhouse_run: P
     from nlp_robustness.systems.fairseq.generate import GenerationOptions
     from nlp_robustness.systems.fairseq.translate import translate_lists_with_settings, translate_segment_lists
 
-    model_dir = inhouse_run / "results/models" / INHOUSE
-    bundle = {
-        "checkpoint": str(model_dir / "checkpoint_best.pt"),
-        "source_dictionary": str(model_dir / "data-bin/dict.en.txt"),
-        "target_dictionary": str(model_dir / "data-bin/dict.fr.txt"),
-        "bpe_codes": str(model_dir / "bpecodes"),
-    }
+    bundle = inhouse_bundle(inhouse_run)
     tables = [read_testset_table(inhouse_run / f"results/testsets/{name}.tsv") for name in TESTSETS]
     lists = [(list(table["source"]), list(table["reference"])) for table in tables] + [(["", "The cat."], ["", "Le chat."])]
     together = translate_lists_with_settings(lists, bundle, GENERATION, device="cpu", cpu_threads=2, log_path=tmp_path / "log")
     alone = translate_segment_lists(lists, ModelBundle(**bundle), GenerationOptions(**GENERATION), tmp_path,
                                     device="cpu", cpu_threads=2, one_process=False)
-    assert [translations for translations, _ in together] == [translations for translations, _ in alone]
+    assert [output for output, _ in together] == [output for output, _ in alone]
     assert [report.runs_in_process for _, report in together] == [3, 3, 3]
     # and with the workflow's own jobs, one per test set
-    assert [translations for translations, _ in together[:2]] == [translations(inhouse_run, INHOUSE, name) for name in TESTSETS]
+    assert [output for output, _ in together[:2]] == [translations(inhouse_run, INHOUSE, name) for name in TESTSETS]
 
 
 def test_empty_and_overlong_sources_keep_their_lines(inhouse_run: Path, tmp_path: Path) -> None:
     """Empty sources never reach the model; a source over the length limit is cut, counted, and still translated."""
     from nlp_robustness.systems.fairseq.translate import translate_with_settings
 
-    model_dir = inhouse_run / "results/models" / INHOUSE
-    bundle = {
-        "checkpoint": str(model_dir / "checkpoint_best.pt"),
-        "source_dictionary": str(model_dir / "data-bin/dict.en.txt"),
-        "target_dictionary": str(model_dir / "data-bin/dict.fr.txt"),
-        "bpe_codes": str(model_dir / "bpecodes"),
-    }
+    bundle = inhouse_bundle(inhouse_run)
     sources = ["I like the cat.", "", "   ", "The dog sleeps in the garden and the cat sleeps in the house.", "Thank you."]
     references = ["J'aime le chat.", "", "", "Le chien dort dans le jardin et le chat dort dans la maison.", ""]
     translations, report = translate_with_settings(
