@@ -52,6 +52,16 @@ def parse_arguments(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def inhouse_bundle(model_dir: Path) -> ModelBundle:
+    """The files of an in-house model directory the workflow wrote."""
+    return ModelBundle(
+        checkpoint=str(model_dir / "checkpoint_best.pt"),
+        source_dictionary=str(model_dir / "data-bin/dict.en.txt"),
+        target_dictionary=str(model_dir / "data-bin/dict.fr.txt"),
+        bpe_codes=str(model_dir / "bpecodes"),
+    )
+
+
 def time_device(bundle: ModelBundle, options: GenerationOptions, sources: list[str], references: list[str],
                 device: str, cpu_threads: int, repeats: int) -> tuple[float, float]:
     """Best (end-to-end, generation-only) sentences/s of ``repeats`` runs on ``device``."""
@@ -89,12 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     config = yaml.safe_load((REPOSITORY / "config.yaml").read_text(encoding="utf-8"))
     options = GenerationOptions(**config["systems"][arguments.system].get("generation", {}))
     model_dir = arguments.model_dir
-    bundle = ModelBundle(
-        checkpoint=str(model_dir / "checkpoint_best.pt"),
-        source_dictionary=str(model_dir / "data-bin/dict.en.txt"),
-        target_dictionary=str(model_dir / "data-bin/dict.fr.txt"),
-        bpe_codes=str(model_dir / "bpecodes"),
-    )
+    bundle = inhouse_bundle(model_dir)
     description = bundle.check()
     table = read_table(arguments.testset, ["source", "reference"], "test set")[: arguments.segments]
     sources, references = table["source"].tolist(), table["reference"].tolist()

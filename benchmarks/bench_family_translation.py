@@ -19,8 +19,8 @@ from pathlib import Path
 
 import yaml
 
+from bench_fairseq_throughput import inhouse_bundle
 from nlp_robustness.fileio import read_table
-from nlp_robustness.systems.fairseq.checkpoints import ModelBundle
 from nlp_robustness.systems.fairseq.generate import GenerationOptions
 from nlp_robustness.systems.fairseq.translate import translate_segment_lists
 
@@ -43,13 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     arguments = parse_arguments(argv)
     config = yaml.safe_load((REPOSITORY / "config.yaml").read_text(encoding="utf-8"))
     options = GenerationOptions(**config["systems"]["convs2s-tatoeba"].get("generation", {}))
-    model_dir = arguments.model_dir
-    bundle = ModelBundle(
-        checkpoint=str(model_dir / "checkpoint_best.pt"),
-        source_dictionary=str(model_dir / "data-bin/dict.en.txt"),
-        target_dictionary=str(model_dir / "data-bin/dict.fr.txt"),
-        bpe_codes=str(model_dir / "bpecodes"),
-    )
+    bundle = inhouse_bundle(arguments.model_dir)
     table = read_table(arguments.testset, ["source", "reference"], "test set")
     size = arguments.segments
     lists = [(table["source"].tolist()[index * size:(index + 1) * size], table["reference"].tolist()[index * size:(index + 1) * size])

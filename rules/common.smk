@@ -209,9 +209,14 @@ def mt_study_score_files(wildcards):
     return {f"{system}/{testset}": path for system, files in tables.items() for testset, path in files.items()}
 
 
-def bleu_tokenizer_of(wildcards):
+def bleu_tokenizer(testset):
     """The BLEU tokenizer of a test set: its study's (a perturbed test set: its base test sets', 13a by default)."""
-    return BLEU_TOKENIZERS.get(wildcards.testset, "13a")
+    return BLEU_TOKENIZERS.get(testset, "13a")
+
+
+def bleu_tokenizer_of(wildcards):
+    """:func:`bleu_tokenizer` of the job's test set."""
+    return bleu_tokenizer(wildcards.testset)
 
 
 def block_set_files(wildcards):

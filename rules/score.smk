@@ -56,7 +56,7 @@ for _family, _testsets in FAMILY_SCORE_JOBS.items():
         params:
             testsets=_testsets,
             metrics=SCORED_METRICS,
-            bleu_tokenize={name: BLEU_TOKENIZERS.get(name, "13a") for name in _testsets},
+            bleu_tokenize={name: bleu_tokenizer(name) for name in _testsets},
         threads: 1
         resources:
             mem_mb=1000,

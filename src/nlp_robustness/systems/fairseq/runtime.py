@@ -25,7 +25,7 @@ from typing import Any, Mapping, Sequence
 from nlp_robustness.errors import InputError
 
 __all__ = [
-    "DEVICES", "FairseqError", "fairseq_environment", "option_arguments", "resolve_device", "run_fairseq",
+    "DEVICES", "FairseqError", "check_device", "fairseq_environment", "option_arguments", "resolve_device", "run_fairseq",
     "run_fairseq_generate_many",
 ]
 
@@ -37,14 +37,19 @@ class FairseqError(RuntimeError):
     """A fairseq command failed or returned output that does not align with its input."""
 
 
+def check_device(requested: str) -> None:
+    """Raise InputError unless ``requested`` is a value of the config key ``device``."""
+    if requested not in DEVICES:
+        raise InputError(f"device must be one of {', '.join(DEVICES)}, not {requested!r}")
+
+
 def resolve_device(requested: str) -> str:
     """``"cpu"`` or ``"cuda"`` for the config value ``auto`` / ``cpu`` / ``cuda``.
 
     Raises:
         InputError: ``cuda`` was asked for and no GPU is visible.
     """
-    if requested not in DEVICES:
-        raise InputError(f"device must be one of {', '.join(DEVICES)}, not {requested!r}")
+    check_device(requested)
     if requested == "cpu":
         return "cpu"
     import torch
@@ -120,8 +125,7 @@ def run_fairseq_generate_many(
         FairseqError: Non-zero exit (``cuda`` asked for and no GPU seen, too); the message carries the last
             lines of the output.
     """
-    if device not in DEVICES:
-        raise InputError(f"device must be one of {', '.join(DEVICES)}, not {device!r}")
+    check_device(device)  # before a process starts
     folders = [Path(workdir) / f"run-{index}" for index in range(len(runs))]
     arguments = [[*map(str, run), "--results-path", str(folder)] for run, folder in zip(runs, folders)]
     runs_file = Path(workdir) / "runs.json"
