@@ -1,0 +1,74 @@
+"""A workaround for Snakemake's scheduler re-evaluation timers, which multiply during a run.
+
+Snakemake 9.27 limits job submissions with ``--max-jobs-per-timespan`` (default ``100/1s``). After every
+scheduling round that leaves ready jobs waiting for cores, ``JobScheduler._schedule_reevalutation`` starts a
+new timer that wakes the scheduler once more after the timespan. Each finished job also wakes it, and each
+wake-up runs a round that starts another timer, so the timers in flight grow by one per finished job for as
+long as jobs wait. In the default run on 2 cores (~600 jobs, ~150 of them ready while others run), the
+scheduler woke hundreds of times a second by the end: each round re-evaluates the params of every ready job
+and stats all their inputs. The Snakemake process itself used 410 s of CPU in a 24-minute run, about a
+seventh of the two cores, while the jobs waited for them (py-spy: the rounds and the timer threads' start-up
+were nearly all of it).
+
+:func:`coalesce_reevaluation_timers` keeps at most one such timer pending: a round scheduled while one is
+pending adds nothing, since the pending one wakes the scheduler within the same timespan. The timer is a
+daemon thread, so Snakemake does not wait for it to fire before it exits. The job rate limit still holds:
+every round still asks the limiter for free slots.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+__all__ = ["coalesce_reevaluation_timers", "is_patched"]
+
+#: Marks the replacement so that a second call (a Snakefile parsed twice) does not wrap it again.
+_MARK = "_nlp_robustness_coalesced"
+
+
+def _coalesced(self: Any, delay: float) -> None:
+    """Wake the scheduler after ``delay`` seconds unless a wake-up is pending already."""
+    lock = self.__dict__.setdefault("_nlp_robustness_timer_lock", threading.Lock())
+    with lock:
+        pending = self.__dict__.get("_nlp_robustness_timer")
+        if pending is not None and pending.is_alive():
+            return
+        timer = threading.Timer(delay, self._open_jobs.release)
+        timer.daemon = True
+        self._nlp_robustness_timer = timer
+        timer.start()
+
+
+setattr(_coalesced, _MARK, True)
+
+
+def coalesce_reevaluation_timers(scheduler_class: type | None = None) -> bool:
+    """Replace ``JobScheduler._schedule_reevalutation`` by :func:`_coalesced` (module docstring).
+
+    Args:
+        scheduler_class: The class to patch; Snakemake's ``JobScheduler`` by default.
+
+    Returns:
+        True if the method was replaced now or before; False if the class has no such method (another
+        Snakemake version), which leaves Snakemake as it is.
+    """
+    if scheduler_class is None:
+        from snakemake.scheduling.job_scheduler import JobScheduler
+
+        scheduler_class = JobScheduler
+    current = getattr(scheduler_class, "_schedule_reevalutation", None)
+    if current is None:
+        return False
+    if not getattr(current, _MARK, False):
+        scheduler_class._schedule_reevalutation = _coalesced
+    return True
+
+
+def is_patched(scheduler_class: type | None = None) -> bool:
+    """Whether ``scheduler_class`` (Snakemake's ``JobScheduler`` by default) uses :func:`_coalesced`."""
+    if scheduler_class is None:
+        from snakemake.scheduling.job_scheduler import JobScheduler
+
+        scheduler_class = JobScheduler
+    return getattr(getattr(scheduler_class, "_schedule_reevalutation", None), _MARK, False)
