@@ -22,7 +22,9 @@ from nlp_robustness.systems.apertium import (
     ApertiumError,
     ApertiumReport,
     available_modes,
+    mode_programs,
     normalise_segment,
+    translate_each_alone,
     translate_with_apertium,
 )
 from nlp_robustness.errors import InputError
@@ -367,3 +369,87 @@ def test_bad_arguments(tmp_path: Path) -> None:
         translate_with_apertium(["x"], "fake-a", apertium_command=command)
     with pytest.raises(InputError, match=r"segments\[1\]"):
         translate_with_apertium(["x", None], ["fake-a"], apertium_command=command)  # type: ignore[list-item]
+
+
+# ---------------------------------------------------------------------------------------------------
+# Each segment as in a run of its own (translate_each_alone)
+# ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.apertium
+@needs_apertium
+def test_mode_programs_read_the_wrappers_pipeline() -> None:
+    programs = mode_programs("gl-en")
+    assert programs is not None
+    names = [program[0] for program in programs]
+    assert names[0] == "lt-proc" and names.count("apertium-tagger") == 1 and "apertium-transfer" in names
+    assert programs[-2][:2] == ["lt-proc", "-n"]  # the generator without unknown-word marks (apertium -u)
+    assert mode_programs("gl-en", mark_unknown=True)[-2][:2] == ["lt-proc", "-g"]
+    assert all("$" not in argument for program in programs for argument in program)
+    assert mode_programs("no-such-mode") is None
+    flushing = mode_programs("gl-en", null_flush=True)
+    assert [program[0] for program in flushing] == names
+    assert all("-z" in program for program in flushing if program[0] in ("lt-proc", "apertium-transfer"))
+
+
+@pytest.mark.apertium
+@needs_apertium
+def test_each_alone_equals_runs_of_their_own_where_a_plain_batch_does_not(newstest_en: list[str]) -> None:
+    modes = ["en-gl", "gl-en"]
+    segments = [*newstest_en[:14], "", "   "]
+    alone = [translate_with_apertium([segment], modes)[0][0] for segment in segments]
+    batch, _ = translate_with_apertium(segments, modes)
+    assert batch != alone  # the tagger's state carries over in a plain batch (line 13 among them)
+    translations, report = translate_each_alone(segments, modes)
+    assert translations == alone
+    assert translations[-2:] == ["", ""]
+    for stage in report.stages:  # the fast path: one batch, the tagger once per text, no recovery
+        assert (stage.batches, stage.failed_batches, stage.single_segments) == (1, 0, 0)
+        assert stage.processes == 3 * stage.segments + 2  # format filters and tagger per text, two pipelines
+    assert report.segments == 16 and report.empty_segments == 2
+    # The transfer stages' variables carry over too (en-eo: the case of the next segment's first word).
+    pair = newstest_en[34:36]
+    assert translate_with_apertium(pair, ["en-eo"])[0][1].startswith("pluraj statoj")
+    assert translate_each_alone(pair, ["en-eo"])[0] == [translate_with_apertium([segment], ["en-eo"])[0][0] for segment in pair]
+    assert translate_each_alone(pair, ["en-eo"])[0][1].startswith("Pluraj statoj")
+
+
+@pytest.mark.apertium
+@needs_apertium
+def test_each_alone_falls_back_to_runs_of_their_own_when_the_batch_fails(
+    newstest_en: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import subprocess
+
+    import nlp_robustness.systems.apertium as apertium
+
+    segments = newstest_en[9:13]
+    batched = apertium._pipeline
+
+    def crash_after_the_tagger(programs, payload):  # as eng-cat's postchunk does on newstest2014 line 1055
+        if "apertium-transfer" in (program[0] for program in programs):
+            return subprocess.CompletedProcess(["bash"], 139, b"", b"Segmentation fault\n")
+        return batched(programs, payload)
+
+    monkeypatch.setattr(apertium, "_pipeline", crash_after_the_tagger)
+    translations, report = translate_each_alone(segments, ["gl-en"])
+    monkeypatch.undo()
+    assert translations == [translate_with_apertium([segment], ["gl-en"])[0][0] for segment in segments]
+    stage = report.stages[0]
+    assert (stage.batches, stage.failed_batches) == (1 + len(segments), 1)  # the attempt, then one run each
+    assert stage.processes == 2 * len(segments) + 2 + len(segments) and "Segmentation fault" in stage.stderr
+    # A mode with a program that may keep state (eng-cat's cg-proc, apertium-anaphora) is never batched.
+    assert [program[0] for program in mode_programs("eng-cat")].count("apertium-anaphora") == 1
+    _, report = translate_each_alone(segments[:2], ["eng-cat"])
+    assert report.stages[0].batches == 2 and report.stages[0].processes == 2
+
+
+def test_each_alone_runs_each_segment_alone_without_the_standard_wrapper(tmp_path: Path) -> None:
+    command, log = _fake(tmp_path)
+    segments = ["first one", "", "FLAKY second", "third"]
+    translations, report = translate_each_alone(segments, ["fake-a", "fake-b"], apertium_command=command)
+    assert translations == ["<FIRST ONE>", "", "<FLAKY SECOND>", "<THIRD>"]  # FLAKY fails in batches only
+    assert _calls(log) == [("fake-a", 1)] * 3 + [("fake-b", 1)] * 3
+    assert report.batches == 6 and report.failed_batches == 0 and report.empty_segments == 1
+    with pytest.raises(InputError, match="fake-c"):
+        translate_each_alone(["x"], ["fake-c"], apertium_command=command)

@@ -8,13 +8,14 @@ with the ``natural`` family (:data:`SAMPLE_GROUP`) so the two families' function
 ``round_trip_glg``, ``round_trip_epo``, ``round_trip_spa``, ``round_trip_cat`` (category ``round_trip``)
     English -> Galician (Esperanto, Spanish, Catalan) -> English through the Apertium chain ``modes``
     (defaults ``en-gl|gl-en``, ``en-eo|eo-en``, ``eng-spa|spa-eng``, ``eng-cat|cat-eng``), each distinct text
-    in its own run (:func:`~nlp_robustness.systems.apertium.translate_with_apertium` with
-    ``mark_unknown=False``, so unknown words come through unmarked). Not one run over the batch: Apertium's
-    part-of-speech tagger carries its state across segments, so a round trip would depend on the texts
-    before it (newstest2014 line 13 through Galician: "already took" alone, "xa they took" after line 8;
-    of 20 WMT14 sources, 7 Galician and 1 Esperanto round trips differed between one batch and one run
-    each, none through Spanish or Catalan). One run each costs about 0.25 s (Esperanto, Spanish, Catalan)
-    to 0.65 s (Galician) per text. The output is cleaned up
+    as in a run of its own (:func:`~nlp_robustness.systems.apertium.translate_each_alone` with
+    ``mark_unknown=False``, so unknown words come through unmarked). Not as one plain run over the batch:
+    Apertium's part-of-speech tagger carries its state across segments, so a round trip would depend on the
+    texts before it (newstest2014 line 13 through Galician: "already took" alone, "xa they took" after
+    line 8; of 20 WMT14 sources, 7 Galician and 1 Esperanto round trips differed between one batch and one
+    run each, none through Spanish or Catalan). A run of its own per text cost about 0.25 s (Esperanto,
+    Spanish, Catalan) to 0.65 s (Galician); ``translate_each_alone`` gives the same bytes with only the
+    tagger run per text, about 0.02 s a text. The output is cleaned up
     (:func:`clean_round_trip`). Apertium's wrapper turns line breaks into spaces (``title\\nbody`` comes back
     as one line), and whitespace runs are collapsed to single spaces. Even with ``-u``, Apertium can still mark
     a word whose generation failed with ``#`` or an untranslated lemma with ``@``, before or after the word
@@ -104,7 +105,7 @@ from nlp_robustness.errors import InputError
 from nlp_robustness.perturbations.base import Perturbed, Skipped
 from nlp_robustness.perturbations.configuration import fill_schema_defaults
 from nlp_robustness.perturbations.meaning import MEANING_CHECK_SCHEMA, apply_meaning_check, meaning_check_from_options
-from nlp_robustness.systems.apertium import translate_with_apertium
+from nlp_robustness.systems.apertium import translate_each_alone
 
 __all__ = [
     "CATEGORIES", "FUNCTIONS", "LABELS", "MARKS", "MEANING_CHECK_KEY", "MONTHS", "NEEDS_PARSE", "NEGATIONS",
@@ -408,14 +409,15 @@ def _rewritten(text: str, edits: list[Edit], nothing: str) -> Perturbed | Skippe
 
 
 def _round_trips(texts: Sequence[str], modes: Sequence[str]) -> list[Perturbed | Skipped]:
-    """Every distinct non-empty text through the chain ``modes`` in its own Apertium run (module docstring)."""
-    round_trips: dict[str, str] = {}
-    for text in dict.fromkeys(text for text in texts if text.strip()):
-        outputs, report = translate_with_apertium([text], modes, mark_unknown=False)
-        if report.failed_batches or report.fallback_segments:  # a crash Apertium recovered from: say so
-            logger.info(report.summary())
-        round_trips[text] = clean_round_trip(outputs[0], text)
-    logger.info("Apertium round trip %s: %d distinct texts, one run each", "|".join(modes), len(round_trips))
+    """Every distinct non-empty text through the chain ``modes`` as in an Apertium run of its own (module
+    docstring)."""
+    distinct = list(dict.fromkeys(text for text in texts if text.strip()))
+    outputs, report = translate_each_alone(distinct, modes, mark_unknown=False) if distinct else ([], None)
+    if report is not None and (report.failed_batches or report.fallback_segments):  # a crash recovered from
+        logger.info(report.summary())
+    round_trips = {text: clean_round_trip(output, text) for text, output in zip(distinct, outputs)}
+    logger.info("Apertium round trip %s: %d distinct texts, each as in a run of its own", "|".join(modes),
+                len(round_trips))
     paraphrases = [round_trips.get(text, "") for text in texts]
     return [_outcome(text, paraphrase, f"Apertium round trip {'|'.join(modes)} returned no text")
             for text, paraphrase in zip(texts, paraphrases)]
@@ -431,8 +433,8 @@ def perturb_batch(
     function: str, texts: Sequence[str], settings: Mapping[str, Any], rngs: Sequence[np.random.Generator] | None = None,
     context: Any = None,
 ) -> list[Perturbed | Skipped]:
-    """Paraphrase every text of ``texts`` with ``function`` (a round trip: one Apertium chain per distinct
-    text, so no text's paraphrase depends on the others), then apply the meaning check of ``settings["meaning_check"]`` (defaults when absent) to every paraphrase
+    """Paraphrase every text of ``texts`` with ``function`` (a round trip: each distinct text as in an
+    Apertium run of its own, so no text's paraphrase depends on the others), then apply the meaning check of ``settings["meaning_check"]`` (defaults when absent) to every paraphrase
     at once (one model load; :func:`~nlp_robustness.perturbations.meaning.apply_meaning_check`).
 
     ``rngs`` and ``context`` are unused (every function is deterministic; the family has no resources).
