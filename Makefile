@@ -54,6 +54,7 @@ benchmark: setup
 	$(VENV)/bin/python benchmarks/bench_bootstrap.py
 	$(VENV)/bin/python benchmarks/bench_sentence_scores.py
 	$(VENV)/bin/python benchmarks/bench_startup.py
+	$(VENV)/bin/python benchmarks/bench_round_trips.py
 
 # Translation throughput of the default ConvS2S (trained by `make run`), CPU and GPU if present, and a family's
 # job in one fairseq start-up against one process per set.

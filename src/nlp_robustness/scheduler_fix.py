@@ -61,6 +61,7 @@ def coalesce_reevaluation_timers(scheduler_class: type | None = None) -> bool:
     if current is None:
         return False
     if not getattr(current, _MARK, False):
+        scheduler_class._nlp_robustness_original = current  # kept for the tests
         scheduler_class._schedule_reevalutation = _coalesced
     return True
 
