@@ -79,7 +79,7 @@ import shutil
 import subprocess
 import time
 from dataclasses import dataclass, field, fields
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from nlp_robustness.errors import InputError
 
@@ -510,6 +510,23 @@ def _checked(segments: Sequence[str], modes: Sequence[str], apertium_command: st
     return modes, _resolve_command(apertium_command)
 
 
+def _chain(
+    segments: Sequence[str], modes: Sequence[str], mark_unknown: bool, apertium_command: str,
+    stage: Callable[[list[str], str, bool, str], tuple[list[str], StageReport]],
+) -> tuple[list[str], ApertiumReport]:
+    """``segments`` checked and normalised, then through each mode of ``modes`` with ``stage`` (the output of
+    one mode is the input of the next), and the chain's report."""
+    modes, command = _checked(segments, modes, apertium_command)
+    current = [normalise_segment(segment) for segment in segments]
+    empty = sum(1 for segment in current if not segment.strip())
+    stages: list[StageReport] = []
+    for mode in modes:
+        current, report = stage(current, mode, mark_unknown, command)
+        stages.append(report)
+    return current, ApertiumReport(modes=modes, mark_unknown=mark_unknown, segments=len(segments),
+                                   empty_segments=empty, stages=tuple(stages))
+
+
 def translate_with_apertium(
     segments: Sequence[str],
     modes: Sequence[str],
@@ -536,21 +553,7 @@ def translate_with_apertium(
             that ``apertium -l`` does not list.
         ApertiumError: A mode that translates nothing at all (see :data:`MAX_LEADING_FAILURES`).
     """
-    modes, command = _checked(segments, modes, apertium_command)
-    current = [normalise_segment(segment) for segment in segments]
-    empty = sum(1 for segment in current if not segment.strip())
-    stages: list[StageReport] = []
-    for mode in modes:
-        current, stage = translate_stage(current, mode, mark_unknown=mark_unknown, apertium_command=command)
-        stages.append(stage)
-    report = ApertiumReport(
-        modes=modes,
-        mark_unknown=mark_unknown,
-        segments=len(segments),
-        empty_segments=empty,
-        stages=tuple(stages),
-    )
-    return current, report
+    return _chain(segments, modes, mark_unknown, apertium_command, translate_stage)
 
 
 def mode_programs(
@@ -719,12 +722,4 @@ def translate_each_alone(
     Raises:
         InputError: As :func:`translate_with_apertium`.
     """
-    modes, command = _checked(segments, modes, apertium_command)
-    current = [normalise_segment(segment) for segment in segments]
-    empty = sum(1 for segment in current if not segment.strip())
-    stages: list[StageReport] = []
-    for mode in modes:
-        current, stage = _stage_each_alone(current, mode, mark_unknown, command)
-        stages.append(stage)
-    return current, ApertiumReport(modes=modes, mark_unknown=mark_unknown, segments=len(segments),
-                                   empty_segments=empty, stages=tuple(stages))
+    return _chain(segments, modes, mark_unknown, apertium_command, _stage_each_alone)
