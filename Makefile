@@ -2,14 +2,15 @@
 PYTHON ?= python3
 VENV ?= .venv
 CORES ?= all
-APT_PACKAGES = apertium apertium-eng-spa apertium-fr-es apertium-eng-cat apertium-fra-cat apertium-en-gl apertium-eo-en chromium chromium-driver
+APT_PACKAGES = apertium apertium-eng-spa apertium-fr-es apertium-eng-cat apertium-fra-cat apertium-en-gl apertium-eo-en chromium chromium-driver libtcmalloc-minimal4
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 .PHONY: setup system-packages run test test-fast lint benchmark benchmark-fairseq clean
 
 setup: system-packages $(VENV)/.installed
 
-# Apertium and its language pairs, Chromium and ChromeDriver (the report check), from the distribution (Debian/Ubuntu).
+# Apertium and its language pairs, Chromium and ChromeDriver (the report check), tcmalloc (fairseq's processes,
+# nlp_robustness.systems.fairseq.runtime), from the distribution (Debian/Ubuntu).
 system-packages:
 	@if ! dpkg -s $(APT_PACKAGES) >/dev/null 2>&1; then \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(APT_PACKAGES); \

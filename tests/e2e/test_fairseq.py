@@ -221,16 +221,20 @@ def test_a_corrupt_checkpoint_stops_with_a_clear_error(
     )
 
 
-def test_training_is_deterministic(inhouse_run: Path, tmp_path: Path) -> None:
-    """Two trainings with the same seed and thread count give bit-identical weights."""
+def test_training_is_deterministic(inhouse_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two trainings with the same seed and thread count give bit-identical weights, whichever allocator
+    (the first with tcmalloc preloaded, the second with glibc's: it moves tensors, never their sums)."""
     import torch
 
+    from nlp_robustness.systems.fairseq.runtime import MALLOC_SWITCH, tcmalloc_library
     from nlp_robustness.systems.fairseq.training import TrainingOptions, train_model
 
+    assert tcmalloc_library() is not None, "make setup installs tcmalloc (libtcmalloc-minimal4)"
     options = TrainingOptions(arch="fconv", train_args={**TINY_TRAINING["train_args"]}, seed=1, max_epoch=1, patience=1)
     data_bin = inhouse_run / "results/models" / INHOUSE / "data-bin"
     weights = []
-    for run in ("first", "second"):
+    for run, allocator in (("first", "tcmalloc"), ("second", "system")):
+        monkeypatch.setenv(MALLOC_SWITCH, allocator)
         train_model(data_bin, tmp_path / run, options, device="cpu", cpu_threads=2)
         state = torch.load(tmp_path / run / "checkpoint_best.pt", map_location="cpu", weights_only=False)["model"]
         weights.append(state)
