@@ -87,7 +87,7 @@ rule fairseq_dev_scores:
         system=INHOUSE_SYSTEMS,
     params:
         translation=FAIRSEQ_MODELS.translation_settings,
-    threads: lambda wildcards: FAIRSEQ_MODELS.spec(wildcards)["cpu_threads"]
+    threads: FAIRSEQ_MODELS.translation_threads
     resources:
         mem_mb=lambda wildcards: FAIRSEQ_MODELS.spec(wildcards)["mem_mb"],
         gpu=lambda wildcards: FAIRSEQ_MODELS.spec(wildcards)["gpus"],

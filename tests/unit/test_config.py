@@ -192,7 +192,9 @@ def test_defaults_of_one_system_kind_stay_in_that_kind() -> None:
     assert config["systems"]["bare"] == {"kind": "apertium", "modes": ["eng-spa"], **schema_defaults(SYSTEM_KINDS["apertium"])}
     assert config["systems"]["bare"]["mark_unknown"] is False
     assert config["systems"]["mine"] == {"kind": "hypotheses", "files": files}
-    assert set(config["systems"]["wmt14"]) == {"kind", "pretrained", "generation", "device", "cpu_threads", "gpus", "mem_mb"}
+    assert set(config["systems"]["wmt14"]) == {
+        "kind", "pretrained", "generation", "device", "cpu_threads", "translation_cpu_threads", "gpus", "mem_mb",
+    }
 
 
 @pytest.mark.parametrize(

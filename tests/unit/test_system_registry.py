@@ -103,9 +103,9 @@ def test_an_inhouse_fairseq_job_from_the_default_config() -> None:
                    "source_language": "en", "target_language": "fr"},
         "generation": {"beam": 5, "batch_size": 128, "lenpen": 1.0, "max_len_a": 1.5, "max_len_b": 10, "max_tokens_per_side": 1000},
         "device": "auto",
-        "cpu_threads": 2,
+        "cpu_threads": 1,  # translation_cpu_threads; training keeps cpu_threads (2)
     }
-    assert (needs.threads, needs.mem_mb, needs.runtime, needs.gpus) == (2, 4000, 120, 1)
+    assert (needs.threads, needs.mem_mb, needs.runtime, needs.gpus) == (1, 4000, 120, 1)
     resources = jobs.resources("fairseq", ["natural-pooled-typos"])
     assert {name: value(wildcards(system="convs2s-tatoeba")) for name, value in resources.items()} == {"mem_mb": 4000, "gpu": 1, "runtime": 120}
 
@@ -122,6 +122,7 @@ def test_a_pretrained_fairseq_job_from_the_paper_config() -> None:
         "source_language": "en", "target_language": "fr",
     }
     assert (needs.mem_mb, needs.gpus) == (16000, 1)
+    assert needs.threads == needs.params["cpu_threads"] == PAPER["convs2s-wmt14"]["cpu_threads"]  # no translation_cpu_threads
 
 
 def test_a_hypotheses_job_from_the_small_config() -> None:
