@@ -28,7 +28,7 @@ from nlp_robustness.perturbations.configuration import derived_testset, derived_
 from nlp_robustness.perturbations.derive import perturbed_sides, sample_group
 from nlp_robustness.perturbations.registry import family_module
 from nlp_robustness.planning import prepare_config
-from nlp_robustness.scheduler_fix import coalesce_reevaluation_timers
+from nlp_robustness.scheduler_fix import coalesce_reevaluation_timers, hold_cores_for_urgent_jobs
 from nlp_robustness.statistics.engine import METHODS
 from nlp_robustness.studies.metric_attacks import conditions as metric_conditions
 from nlp_robustness.studies.metric_attacks import levels_of as metric_levels_of
@@ -46,6 +46,9 @@ from nlp_robustness.studies.sentiment import sentiment_classifiers, sentiment_mo
 # Snakemake 9.27's scheduler starts one more wake-up timer per finished job while jobs wait for cores, and
 # ends up spending a seventh of two cores on scheduling rounds: keep one timer (nlp_robustness.scheduler_fix).
 coalesce_reevaluation_timers()
+# Its greedy rounds fill every free core with one-core jobs, so a two-core job of the training chain
+# (priority 10) waited minutes for both: a round that cannot start it starts nothing less urgent.
+hold_cores_for_urgent_jobs()
 
 # The config is checked, completed (every default is written once, in the schema, and filled in here) and
 # made canonical (records' keys sorted, so reordering keys or writing out a default reruns nothing); the
