@@ -238,6 +238,26 @@ def block_positions(blocks: pd.DataFrame, pool: pd.DataFrame, source: str = "blo
     return merged["position"].to_numpy(dtype=np.int64).reshape(len(sizes), int(sizes.iloc[0]))
 
 
+def _blocks_by_pool(blocks: pd.DataFrame) -> dict[tuple[str, str], pd.DataFrame]:
+    """The rows of ``blocks`` of every (method, left-out label), in table order: one pass over the table instead
+    of comparing its string columns once per pool and method (that was most of a large study's time).
+
+    :func:`draw_study_blocks` writes every pool's blocks as one run of rows, so each key is a slice; a table
+    where a key comes back after another (or has missing keys) is grouped in full instead.
+    """
+    if blocks.empty:
+        return {}
+    methods, left_outs = blocks["method"].to_numpy(), blocks["left_out"].to_numpy()
+    changes = (methods[1:] != methods[:-1]) | (left_outs[1:] != left_outs[:-1])
+    starts = np.flatnonzero(np.concatenate(([True], changes)))
+    keys = [(methods[start], left_outs[start]) for start in starts]
+    if len(set(keys)) == len(keys) and not pd.isna(np.array(keys, dtype=object)).any():
+        ends = [*starts[1:], len(blocks)]
+        return {key: blocks.iloc[start:end] for key, start, end in zip(keys, starts, ends)}
+    groups = blocks.groupby(["method", "left_out"], sort=False).indices
+    return {(method, left_out): blocks.take(rows) for (method, left_out), rows in groups.items()}
+
+
 def _domain_means(scores: NDArray[np.float64], codes: NDArray[np.int64], n_domains: int, members: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
     """Mean score of every domain on the units at ``members`` (NaN where none) and the unit counts."""
     counts = np.bincount(codes[members], minlength=n_domains)
@@ -334,6 +354,7 @@ def evaluate_study(
     if aggregation not in AGGREGATIONS:
         raise InputError(f"{study}: aggregation must be one of {', '.join(AGGREGATIONS)}, got {aggregation!r}")
     summary_rows, gamma_frames, block_frames, replicates = [], [], [], {}
+    by_pool, no_blocks = _blocks_by_pool(blocks), blocks.iloc[:0]
     for left_out in leave_out:
         pool = pool_units(units, domains, left_out, study)
         members = pool_domains(domains, left_out)
@@ -383,7 +404,7 @@ def evaluate_study(
             "sigma": float(np.std(whole, ddof=1)), "gamma_lo": band[0], "gamma_hi": band[1],
         }))
         for method in BAGGING_METHODS:
-            selected = blocks[(blocks["method"] == method) & (blocks["left_out"] == left_out)]
+            selected = by_pool.get((method, left_out), no_blocks)
             positions = block_positions(selected, pool, source=f"{where}, {method} blocks")
             if aggregation == "unit":
                 samples = [scores[row] for row in positions]
