@@ -223,6 +223,9 @@ def block_positions(blocks: pd.DataFrame, pool: pd.DataFrame, source: str = "blo
     Raises:
         InputError: A block unit is not in the pool, or blocks differ in size (``source`` names them).
     """
+    fast = _block_positions_by_key(blocks, pool, source)
+    if fast is not None:
+        return fast
     positions = pool[["domain", "unit_id"]].reset_index(drop=True).reset_index(names="position")
     merged = blocks[["block", "domain", "unit_id"]].merge(positions, on=["domain", "unit_id"], how="left", sort=False)
     if merged["position"].isna().any():
@@ -236,6 +239,33 @@ def block_positions(blocks: pd.DataFrame, pool: pd.DataFrame, source: str = "blo
         raise InputError(f"{source}: no blocks, or blocks of different sizes {sorted(set(sizes))}")
     merged = merged.sort_values(["block"], kind="stable")
     return merged["position"].to_numpy(dtype=np.int64).reshape(len(sizes), int(sizes.iloc[0]))
+
+
+def _block_positions_by_key(blocks: pd.DataFrame, pool: pd.DataFrame, source: str) -> NDArray[np.int64] | None:
+    """:func:`block_positions` by a dictionary of the pool's keys instead of a merge (a large study looks blocks
+    up dozens of times); None where the merge's answer could differ: key columns of other dtypes than the
+    pool's, keys missing or repeated in the pool, blocks not numbered by integers. Same results, same errors."""
+    keys = ("domain", "unit_id")
+    if (any(blocks[key].dtype != pool[key].dtype or pool[key].isna().any() for key in keys)
+            or blocks["block"].dtype.kind not in "iu"):
+        return None
+    lookup = dict(zip(zip(pool["domain"].to_numpy(), pool["unit_id"].to_numpy()), range(len(pool))))
+    if len(lookup) != len(pool):  # a repeated key: the merge would give several rows
+        return None
+    domains, unit_ids = blocks["domain"].to_numpy(), blocks["unit_id"].to_numpy()
+    try:
+        found = np.fromiter(map(lookup.__getitem__, zip(domains, unit_ids)), dtype=np.int64, count=len(blocks))
+    except KeyError:  # the first unit not in the pool, named as the merge's check names it
+        first = next(index for index, key in enumerate(zip(domains, unit_ids)) if key not in lookup)
+        raise InputError(
+            f"{source}: unit {domains[first]}:{unit_ids[first]} is not in the pool "
+            "(the blocks were drawn for other units; rerun the study_blocks rule)"
+        ) from None
+    numbers = blocks["block"].to_numpy()
+    sizes = np.unique(numbers, return_counts=True)[1].tolist()  # by block number, as groupby counts them
+    if not sizes or len(set(sizes)) != 1:
+        raise InputError(f"{source}: no blocks, or blocks of different sizes {sorted(set(sizes))}")
+    return found[np.argsort(numbers, kind="stable")].reshape(len(sizes), sizes[0])
 
 
 def _blocks_by_pool(blocks: pd.DataFrame) -> dict[tuple[str, str], pd.DataFrame]:
