@@ -308,13 +308,19 @@ def block_statistics(blocks: Sequence[NDArray[np.float64]], shift: float, epsilo
 
 
 def map_chunks(function, design: ResamplingDesign, n_resamples: int, seed: int, labels: Sequence[str], threads: int = 1,
-               values: NDArray[np.float64] | None = None) -> list:
-    """``function(chunk)`` of every chunk of :func:`resample_weights` (with ``values``: of :func:`resample_blocks`),
-    in chunk order, on ``threads`` threads: each thread draws its chunks itself (numpy releases the GIL in the
+               values: NDArray[np.float64] | None = None, cluster_counts: bool = False) -> list:
+    """``function(chunk)`` of every chunk of :func:`resample_weights` (with ``values``: of :func:`resample_blocks`;
+    with ``cluster_counts``: the weights per cluster, ``(rows, n_clusters)``, that the unit weights repeat), in
+    chunk order, on ``threads`` threads: each thread draws its chunks itself (numpy releases the GIL in the
     draws, the reads and the reductions); results do not depend on ``threads``."""
     if design.n_units == 0:
         raise ValueError("no units to resample")
-    draw = (lambda rows, rng: _weights_chunk(design, rows, rng)) if values is None else _block_drawer(design, values)
+    if values is not None:
+        draw = _block_drawer(design, values)
+    elif cluster_counts:
+        draw = lambda rows, rng: _chunk_counts(design, rows, rng)  # noqa: E731
+    else:
+        draw = lambda rows, rng: _weights_chunk(design, rows, rng)  # noqa: E731
 
     def work(chunk_rows: tuple[int, int]) -> Any:
         chunk, rows = chunk_rows
@@ -533,9 +539,15 @@ def domain_indicator(domain_codes: NDArray[np.int64], n_domains: int) -> NDArray
 
 
 def weighted_between_domains(values: NDArray[np.float64], domain_codes: NDArray[np.int64], n_domains: int,
-                             weights: NDArray[np.float64]) -> dict[str, NDArray[np.float64]]:
+                             weights: NDArray[np.float64], *, indicator: NDArray[np.float64] | None = None,
+                             counts: NDArray[np.float64] | None = None) -> dict[str, NDArray[np.float64]]:
     """The method-of-moments decomposition of :mod:`.variance_components` for every replicate (a unit drawn k
-    times counts k times). Returns ``between_variance, between_sd, within_sd, between_share, domain_mean_sd``."""
-    indicator = domain_indicator(domain_codes, n_domains)
+    times counts k times). Returns ``between_variance, between_sd, within_sd, between_share, domain_mean_sd``.
+
+    A caller that has them may pass the :func:`domain_indicator` of the codes and the units per domain of every
+    replicate (``weights @ indicator``; whole numbers, so any order of summing gives them), saving their work.
+    """
+    indicator = domain_indicator(domain_codes, n_domains) if indicator is None else indicator
     centred = values - values.mean()
-    return _between_from_sums(weights @ indicator, (weights * centred) @ indicator, (weights * centred**2) @ indicator)
+    return _between_from_sums(weights @ indicator if counts is None else counts, (weights * centred) @ indicator,
+                              (weights * centred**2) @ indicator)
