@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -144,16 +145,32 @@ def pool_units(units: pd.DataFrame, domains: Sequence[str], left_out: str, study
     Raises:
         InputError: A domain of the pool has no unit, or no domain remains (``study`` names the study).
     """
+    return _pool(units, _rows_by_domain(units), domains, left_out, study)[0]
+
+
+def _rows_by_domain(units: pd.DataFrame) -> dict[Any, NDArray[np.intp]]:
+    """The row positions of every domain of ``units``, ascending: grouped once for all the pools of a study
+    instead of comparing the domain column with every domain of every pool."""
+    return units.groupby("domain", sort=False).indices
+
+
+def _pool(units: pd.DataFrame, rows_by_domain: Mapping[Any, NDArray[np.intp]], domains: Sequence[str], left_out: str,
+          study: str) -> tuple[pd.DataFrame, NDArray[np.int64]]:
+    """:func:`pool_units` from the table's :func:`_rows_by_domain`, and the pool's domain codes (as :func:`_codes`
+    gives them: the index of a unit's domain among the pool's)."""
     members = pool_domains(domains, left_out)
     if not members:
         raise InputError(f"{study}: leaving out {left_out} leaves no domain in the pool")
-    frames = []
+    parts = []
     for domain in members:
-        selected = units[units["domain"] == domain]
-        if selected.empty:
+        rows = rows_by_domain.get(domain)
+        if rows is None or rows.size == 0:
             raise InputError(f"{study}: domain {domain} has no units")
-        frames.append(selected)
-    return pd.concat(frames, ignore_index=True)
+        parts.append(rows)
+    pool = units.take(np.concatenate(parts)).reset_index(drop=True)
+    if len(set(members)) < len(members):  # a domain named twice: its units take the code of the last mention
+        return pool, _codes(pool, members)
+    return pool, np.repeat(np.arange(len(members), dtype=np.int64), [rows.size for rows in parts])
 
 
 def _check_blocks_fit(n_units: int, size: int, n_blocks: int, where: str) -> None:
@@ -385,11 +402,12 @@ def evaluate_study(
         raise InputError(f"{study}: aggregation must be one of {', '.join(AGGREGATIONS)}, got {aggregation!r}")
     summary_rows, gamma_frames, block_frames, replicates = [], [], [], {}
     by_pool, no_blocks = _blocks_by_pool(blocks), blocks.iloc[:0]
+    unit_rows = _rows_by_domain(units)
+    finer_rows = _rows_by_domain(replicate_units) if uncertainty is not None and replicate_units is not None else {}
     for left_out in leave_out:
-        pool = pool_units(units, domains, left_out, study)
+        pool, codes = _pool(units, unit_rows, domains, left_out, study)
         members = pool_domains(domains, left_out)
         scores = pool["score"].to_numpy(dtype=np.float64)
-        codes = _codes(pool, members)
 
         def domain_means(positions: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
             return _domain_means(scores, codes, len(members), positions)
@@ -411,8 +429,8 @@ def evaluate_study(
         intervals_of_pool = dict.fromkeys(INTERVAL_COLUMNS, np.nan)
         if uncertainty is not None:
             if replicate_units is not None:
-                finer = pool_units(replicate_units, domains, left_out, study)
-                drawn, clusters = pool_replicates(finer["score"].to_numpy(dtype=np.float64), _codes(finer, members), len(members),
+                finer, finer_codes = _pool(replicate_units, finer_rows, domains, left_out, study)
+                drawn, clusters = pool_replicates(finer["score"].to_numpy(dtype=np.float64), finer_codes, len(members),
                                         finer["cluster"].to_numpy(), "domain", epsilons, uncertainty, [*seed_labels, left_out])
             else:
                 drawn, clusters = pool_replicates(scores, codes, len(members), pool["unit_id"].to_numpy() if crossed_units else None,
