@@ -12,7 +12,7 @@ import pytest
 from scipy import stats as scipy_stats
 
 from nlp_robustness.statistics.engine import WHOLE_POOL, draw_study_blocks, evaluate_study, leave_out_labels
-from nlp_robustness.statistics.pool_uncertainty import UncertaintyOptions, block_interval, pool_replicates
+from nlp_robustness.statistics.pool_uncertainty import UncertaintyOptions, _sorted_codes, block_interval, pool_replicates
 from nlp_robustness.statistics.robustness_metrics import epsilon_grid, gamma_curve, summarize
 from nlp_robustness.statistics.uncertainty import (
     CHUNK,
@@ -418,6 +418,15 @@ def test_grid_bins_are_searchsorted(grid: np.ndarray) -> None:
         bins = _grid_bins(grid, shaped)
         assert bins.dtype == np.intp
         np.testing.assert_array_equal(bins, np.searchsorted(grid, shaped, side="right"))
+
+
+def test_sorted_codes_are_numpys_inverse() -> None:
+    """String cluster ids are coded as np.unique codes them (so the same clusters get the same draws); other
+    labels pass through."""
+    labels = np.array(["b/10", "a/2", "b/10", "a/10", "\u00e4", "", "a/2", "B/1"], dtype=object)
+    np.testing.assert_array_equal(_sorted_codes(labels), np.unique(labels, return_inverse=True)[1])
+    numbers = np.array([3, 1, 3])
+    assert _sorted_codes(numbers) is numbers
 
 
 def test_widened_or_reflected_intervals_of_a_non_negative_statistic_stay_at_or_above_0() -> None:
