@@ -7,7 +7,7 @@ sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
 from nlp_robustness.fileio import atomic_write  # noqa: E402
-from nlp_robustness.statistics.engine import draw_study_blocks  # noqa: E402
+from nlp_robustness.statistics.engine import draw_study_blocks, write_blocks  # noqa: E402
 from nlp_robustness.studies.registry import study_module  # noqa: E402
 
 job = snakemake.params.job
@@ -17,6 +17,6 @@ blocks = draw_study_blocks(
     n_blocks=job["blocks"], fraction=job["fraction"], study=f"block set {snakemake.wildcards.block_set}",
 )
 with atomic_write(snakemake.output[0]) as handle:
-    blocks.to_csv(handle, sep="\t", index=False, lineterminator="\n")
+    write_blocks(blocks, handle)  # what blocks.to_csv(handle, sep="\t", index=False, lineterminator="\n") writes
 sizes = blocks.groupby(["method", "left_out", "block"], sort=False).size().groupby(["method", "left_out"], sort=False).first()
 logging.info("%d unit keys; blocks of %d per pool and method, of sizes:\n%s", len(keys), job["blocks"], sizes.to_string())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -19,6 +21,7 @@ from nlp_robustness.statistics.engine import (
     pool_label,
     pool_units,
     units_from_tables,
+    write_blocks,
 )
 
 DOMAINS = ["a", "b", "c"]
@@ -57,6 +60,19 @@ def test_block_positions_follow_the_keys_and_refuse_foreign_units() -> None:
     foreign = block_table("bagging", WHOLE_POOL, [[("d", "1")]])
     with pytest.raises(InputError, match="blocks.tsv: unit d:1 is not in the pool"):
         block_positions(foreign, pool, source="blocks.tsv")
+
+
+def test_block_files_are_what_to_csv_writes() -> None:
+    """write_blocks writes a drawn table as to_csv does, byte for byte; text the CSV writer would quote (and an
+    empty table) too."""
+    keys = pd.DataFrame({"domain": np.repeat(["a", "b", "c"], 20), "unit_id": [f"s {i}" for i in range(60)]})
+    drawn = draw_study_blocks(keys, DOMAINS, leave_out_labels(DOMAINS), seed=3, namespace=["t"], n_blocks=4, fraction=0.5)
+    quoted = drawn.assign(unit_id=drawn["unit_id"].where(drawn.index != 5, 'say "hi"\tthere'))
+    for table in (drawn, quoted, drawn.iloc[:0]):
+        written, expected = io.StringIO(), io.StringIO()
+        write_blocks(table, written)
+        table.to_csv(expected, sep="\t", index=False, lineterminator="\n")
+        assert written.getvalue() == expected.getvalue()
 
 
 def test_unit_aggregation_by_hand() -> None:

@@ -12,10 +12,11 @@ import pytest
 from scipy import stats as scipy_stats
 
 from nlp_robustness.statistics.engine import WHOLE_POOL, draw_study_blocks, evaluate_study, leave_out_labels
-from nlp_robustness.statistics.pool_uncertainty import UncertaintyOptions, block_interval, pool_replicates
+from nlp_robustness.statistics.pool_uncertainty import UncertaintyOptions, _sorted_codes, block_interval, pool_replicates
 from nlp_robustness.statistics.robustness_metrics import epsilon_grid, gamma_curve, summarize
 from nlp_robustness.statistics.uncertainty import (
     CHUNK,
+    _grid_bins,
     VERDICTS,
     cluster_design,
     difference,
@@ -402,6 +403,30 @@ def test_gathered_blocks_are_the_weights_resamples() -> None:
     with pytest.raises(ValueError, match="one-stage design"):
         next(resample_blocks(cluster_design(codes, codes // 2), scores, 10, 0))
 
+
+
+@pytest.mark.parametrize("grid", [EPSILONS, epsilon_grid(0.1, 15, 0.1), epsilon_grid(0.005, 0.5, 0.005), epsilon_grid(0, 3, 1),
+                                  np.array([0.5, 1.0, 4.0, 4.0, 9.0]), np.array([2.0]), np.array([3.0, 1.0, 2.0])])
+def test_grid_bins_are_searchsorted(grid: np.ndarray) -> None:
+    """The bins of the gamma histograms are searchsorted's to the integer: on the grid points and one step either
+    side of them, outside the grid, NaN and infinities, on even and uneven (or unsorted) grids."""
+    rng = np.random.default_rng(0)
+    values = np.concatenate([grid, np.nextafter(grid, -np.inf), np.nextafter(grid, np.inf), -grid, [0.0, -0.0, 1e300, -1e300],
+                             [np.nan, np.inf, -np.inf], rng.uniform(-1, 1.2 * grid.max() + 1, 5000)])
+    even = values[: values.size // 14 * 14]
+    for shaped in (values, even.reshape(-1, 7), even.reshape(7, -1)[:, ::2]):  # and a strided view
+        bins = _grid_bins(grid, shaped)
+        assert bins.dtype == np.intp
+        np.testing.assert_array_equal(bins, np.searchsorted(grid, shaped, side="right"))
+
+
+def test_sorted_codes_are_numpys_inverse() -> None:
+    """String cluster ids are coded as np.unique codes them (so the same clusters get the same draws); other
+    labels pass through."""
+    labels = np.array(["b/10", "a/2", "b/10", "a/10", "\u00e4", "", "a/2", "B/1"], dtype=object)
+    np.testing.assert_array_equal(_sorted_codes(labels), np.unique(labels, return_inverse=True)[1])
+    numbers = np.array([3, 1, 3])
+    assert _sorted_codes(numbers) is numbers
 
 
 def test_widened_or_reflected_intervals_of_a_non_negative_statistic_stay_at_or_above_0() -> None:

@@ -56,10 +56,17 @@ def compare_rows(
     :func:`.pool_uncertainty.read_replicates`."""
     level = 1 - confidence
     records = []
+    pool_rows: dict[str, pd.Series] = {}
+
+    def pool_row(row: str) -> pd.Series:  # once per row, not once per pair and statistic
+        if row not in pool_rows:
+            pool_rows[row] = _pool_row(summaries[row], left_out)
+        return pool_rows[row]
+
     for statistic in COMPARED_STATISTICS:
         block = []
         for row_a, row_b in itertools.combinations(summaries, 2):
-            pool_a, pool_b = _pool_row(summaries[row_a], left_out), _pool_row(summaries[row_b], left_out)
+            pool_a, pool_b = pool_row(row_a), pool_row(row_b)
             reps_a = replicates[row_a][0].get(left_out, {}).get(statistic)
             reps_b = replicates[row_b][0].get(left_out, {}).get(statistic)
             if reps_a is None or reps_b is None or not np.isfinite(pool_a[statistic]) or not np.isfinite(pool_b[statistic]):

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, TextIO
 
 import numpy as np
 import pandas as pd
@@ -79,6 +80,7 @@ __all__ = [
     "read_summary",
     "units_from_tables",
     "whole_pool_between_domains",
+    "write_blocks",
 ]
 
 #: Left-out label of the whole pool (nothing left out), as written in every summary and block file.
@@ -144,16 +146,32 @@ def pool_units(units: pd.DataFrame, domains: Sequence[str], left_out: str, study
     Raises:
         InputError: A domain of the pool has no unit, or no domain remains (``study`` names the study).
     """
+    return _pool(units, _rows_by_domain(units), domains, left_out, study)[0]
+
+
+def _rows_by_domain(units: pd.DataFrame) -> dict[Any, NDArray[np.intp]]:
+    """The row positions of every domain of ``units``, ascending: grouped once for all the pools of a study
+    instead of comparing the domain column with every domain of every pool."""
+    return units.groupby("domain", sort=False).indices
+
+
+def _pool(units: pd.DataFrame, rows_by_domain: Mapping[Any, NDArray[np.intp]], domains: Sequence[str], left_out: str,
+          study: str) -> tuple[pd.DataFrame, NDArray[np.int64]]:
+    """:func:`pool_units` from the table's :func:`_rows_by_domain`, and the pool's domain codes (as :func:`_codes`
+    gives them: the index of a unit's domain among the pool's)."""
     members = pool_domains(domains, left_out)
     if not members:
         raise InputError(f"{study}: leaving out {left_out} leaves no domain in the pool")
-    frames = []
+    parts = []
     for domain in members:
-        selected = units[units["domain"] == domain]
-        if selected.empty:
+        rows = rows_by_domain.get(domain)
+        if rows is None or rows.size == 0:
             raise InputError(f"{study}: domain {domain} has no units")
-        frames.append(selected)
-    return pd.concat(frames, ignore_index=True)
+        parts.append(rows)
+    pool = units.take(np.concatenate(parts)).reset_index(drop=True)
+    if len(set(members)) < len(members):  # a domain named twice: its units take the code of the last mention
+        return pool, _codes(pool, members)
+    return pool, np.repeat(np.arange(len(members), dtype=np.int64), [rows.size for rows in parts])
 
 
 def _check_blocks_fit(n_units: int, size: int, n_blocks: int, where: str) -> None:
@@ -203,6 +221,48 @@ def draw_study_blocks(
     return pd.concat(frames, ignore_index=True)[list(BLOCK_COLUMNS)]
 
 
+#: Characters that make the CSV writer quote a field (tab: the separator), and NUL, which it may refuse.
+_QUOTED = ("\t", '"', "\r", "\n", "\0")
+
+
+def write_blocks(blocks: pd.DataFrame, handle: TextIO) -> None:
+    """Write a block table (:func:`draw_study_blocks`) exactly as ``blocks.to_csv(handle, sep="\\t", index=False,
+    lineterminator="\\n")`` writes it, byte for byte, several times faster: the rows of each block share their
+    method, pool and block number, so a block is one ``join`` of its units' ``domain<TAB>unit_id`` (pandas' writer
+    was most of a study_blocks job). A table it cannot vouch for (other columns or dtypes, missing values, text
+    the CSV writer would quote) is written by ``to_csv`` itself."""
+    text = _blocks_text(blocks)
+    if text is None:
+        blocks.to_csv(handle, sep="\t", index=False, lineterminator="\n")
+    else:
+        handle.write(text)
+
+
+def _blocks_text(blocks: pd.DataFrame) -> str | None:
+    """:func:`write_blocks`' text of ``blocks``, or None where ``to_csv`` must write it."""
+    if tuple(blocks.columns) != BLOCK_COLUMNS or blocks["block"].dtype != np.int64:
+        return None
+    columns = {}
+    for column in ("method", "left_out", "domain", "unit_id"):
+        if not isinstance(blocks[column].dtype, pd.StringDtype):
+            return None
+        values = blocks[column].to_numpy(dtype=object)
+        if any(not isinstance(value, str) or any(mark in value for mark in _QUOTED) for value in set(values)):
+            return None
+        columns[column] = values
+    numbers = blocks["block"].to_numpy()
+    methods, left_outs = columns["method"], columns["left_out"]
+    starts = np.flatnonzero(np.concatenate((
+        [True], (methods[1:] != methods[:-1]) | (left_outs[1:] != left_outs[:-1]) | (numbers[1:] != numbers[:-1]))))
+    starts = starts[starts < len(blocks)]  # none for an empty table
+    units = (columns["domain"] + "\t" + columns["unit_id"]).tolist()
+    parts = ["\t".join(BLOCK_COLUMNS) + "\n"]
+    for start, end in zip(starts.tolist(), [*starts[1:].tolist(), len(blocks)]):
+        prefix = f"{methods[start]}\t{left_outs[start]}\t{numbers[start]}\t"
+        parts.append(prefix + ("\n" + prefix).join(units[start:end]) + "\n")
+    return "".join(parts)
+
+
 def read_blocks(path: str) -> pd.DataFrame:
     """Read a block file written from :func:`draw_study_blocks`.
 
@@ -223,6 +283,9 @@ def block_positions(blocks: pd.DataFrame, pool: pd.DataFrame, source: str = "blo
     Raises:
         InputError: A block unit is not in the pool, or blocks differ in size (``source`` names them).
     """
+    fast = _block_positions_by_key(blocks, pool, source)
+    if fast is not None:
+        return fast
     positions = pool[["domain", "unit_id"]].reset_index(drop=True).reset_index(names="position")
     merged = blocks[["block", "domain", "unit_id"]].merge(positions, on=["domain", "unit_id"], how="left", sort=False)
     if merged["position"].isna().any():
@@ -236,6 +299,53 @@ def block_positions(blocks: pd.DataFrame, pool: pd.DataFrame, source: str = "blo
         raise InputError(f"{source}: no blocks, or blocks of different sizes {sorted(set(sizes))}")
     merged = merged.sort_values(["block"], kind="stable")
     return merged["position"].to_numpy(dtype=np.int64).reshape(len(sizes), int(sizes.iloc[0]))
+
+
+def _block_positions_by_key(blocks: pd.DataFrame, pool: pd.DataFrame, source: str) -> NDArray[np.int64] | None:
+    """:func:`block_positions` by a dictionary of the pool's keys instead of a merge (a large study looks blocks
+    up dozens of times); None where the merge's answer could differ: key columns of other dtypes than the
+    pool's, keys missing or repeated in the pool, blocks not numbered by integers. Same results, same errors."""
+    keys = ("domain", "unit_id")
+    if (any(blocks[key].dtype != pool[key].dtype or pool[key].isna().any() for key in keys)
+            or blocks["block"].dtype.kind not in "iu"):
+        return None
+    lookup = dict(zip(zip(pool["domain"].to_numpy(), pool["unit_id"].to_numpy()), range(len(pool))))
+    if len(lookup) != len(pool):  # a repeated key: the merge would give several rows
+        return None
+    domains, unit_ids = blocks["domain"].to_numpy(), blocks["unit_id"].to_numpy()
+    try:
+        found = np.fromiter(map(lookup.__getitem__, zip(domains, unit_ids)), dtype=np.int64, count=len(blocks))
+    except KeyError:  # the first unit not in the pool, named as the merge's check names it
+        first = next(index for index, key in enumerate(zip(domains, unit_ids)) if key not in lookup)
+        raise InputError(
+            f"{source}: unit {domains[first]}:{unit_ids[first]} is not in the pool "
+            "(the blocks were drawn for other units; rerun the study_blocks rule)"
+        ) from None
+    numbers = blocks["block"].to_numpy()
+    sizes = np.unique(numbers, return_counts=True)[1].tolist()  # by block number, as groupby counts them
+    if not sizes or len(set(sizes)) != 1:
+        raise InputError(f"{source}: no blocks, or blocks of different sizes {sorted(set(sizes))}")
+    return found[np.argsort(numbers, kind="stable")].reshape(len(sizes), sizes[0])
+
+
+def _blocks_by_pool(blocks: pd.DataFrame) -> dict[tuple[str, str], pd.DataFrame]:
+    """The rows of ``blocks`` of every (method, left-out label), in table order: one pass over the table instead
+    of comparing its string columns once per pool and method (that was most of a large study's time).
+
+    :func:`draw_study_blocks` writes every pool's blocks as one run of rows, so each key is a slice; a table
+    where a key comes back after another (or has missing keys) is grouped in full instead.
+    """
+    if blocks.empty:
+        return {}
+    methods, left_outs = blocks["method"].to_numpy(), blocks["left_out"].to_numpy()
+    changes = (methods[1:] != methods[:-1]) | (left_outs[1:] != left_outs[:-1])
+    starts = np.flatnonzero(np.concatenate(([True], changes)))
+    keys = [(methods[start], left_outs[start]) for start in starts]
+    if len(set(keys)) == len(keys) and not pd.isna(np.array(keys, dtype=object)).any():
+        ends = [*starts[1:], len(blocks)]
+        return {key: blocks.iloc[start:end] for key, start, end in zip(keys, starts, ends)}
+    groups = blocks.groupby(["method", "left_out"], sort=False).indices
+    return {(method, left_out): blocks.take(rows) for (method, left_out), rows in groups.items()}
 
 
 def _domain_means(scores: NDArray[np.float64], codes: NDArray[np.int64], n_domains: int, members: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
@@ -334,11 +444,13 @@ def evaluate_study(
     if aggregation not in AGGREGATIONS:
         raise InputError(f"{study}: aggregation must be one of {', '.join(AGGREGATIONS)}, got {aggregation!r}")
     summary_rows, gamma_frames, block_frames, replicates = [], [], [], {}
+    by_pool, no_blocks = _blocks_by_pool(blocks), blocks.iloc[:0]
+    unit_rows = _rows_by_domain(units)
+    finer_rows = _rows_by_domain(replicate_units) if uncertainty is not None and replicate_units is not None else {}
     for left_out in leave_out:
-        pool = pool_units(units, domains, left_out, study)
+        pool, codes = _pool(units, unit_rows, domains, left_out, study)
         members = pool_domains(domains, left_out)
         scores = pool["score"].to_numpy(dtype=np.float64)
-        codes = _codes(pool, members)
 
         def domain_means(positions: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
             return _domain_means(scores, codes, len(members), positions)
@@ -360,8 +472,8 @@ def evaluate_study(
         intervals_of_pool = dict.fromkeys(INTERVAL_COLUMNS, np.nan)
         if uncertainty is not None:
             if replicate_units is not None:
-                finer = pool_units(replicate_units, domains, left_out, study)
-                drawn, clusters = pool_replicates(finer["score"].to_numpy(dtype=np.float64), _codes(finer, members), len(members),
+                finer, finer_codes = _pool(replicate_units, finer_rows, domains, left_out, study)
+                drawn, clusters = pool_replicates(finer["score"].to_numpy(dtype=np.float64), finer_codes, len(members),
                                         finer["cluster"].to_numpy(), "domain", epsilons, uncertainty, [*seed_labels, left_out])
             else:
                 drawn, clusters = pool_replicates(scores, codes, len(members), pool["unit_id"].to_numpy() if crossed_units else None,
@@ -383,7 +495,7 @@ def evaluate_study(
             "sigma": float(np.std(whole, ddof=1)), "gamma_lo": band[0], "gamma_hi": band[1],
         }))
         for method in BAGGING_METHODS:
-            selected = blocks[(blocks["method"] == method) & (blocks["left_out"] == left_out)]
+            selected = by_pool.get((method, left_out), no_blocks)
             positions = block_positions(selected, pool, source=f"{where}, {method} blocks")
             if aggregation == "unit":
                 samples = [scores[row] for row in positions]

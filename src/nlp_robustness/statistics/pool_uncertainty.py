@@ -63,6 +63,19 @@ class UncertaintyOptions:
     threads: int = 1
 
 
+def _sorted_codes(labels: NDArray) -> NDArray:
+    """String ``labels`` as the codes ``np.unique(labels, return_inverse=True)`` gives them (ranks in sorted order),
+    by hashing them and sorting only the distinct ones (sorting some 25,000 string ids in every pool was a
+    noticeable part of a metric row); other labels are returned as they are. The design is the same either way."""
+    values = np.asarray(labels)
+    if values.ndim != 1 or values.dtype != object or pd.api.types.infer_dtype(values, skipna=False) != "string":
+        return values
+    codes, distinct = pd.factorize(values)
+    ranks = np.empty(len(distinct), dtype=np.int64)
+    ranks[np.argsort(distinct)] = np.arange(len(distinct))
+    return ranks[codes]
+
+
 def pool_replicates(
     scores: NDArray[np.float64],
     codes: NDArray[np.int64],
@@ -83,13 +96,13 @@ def pool_replicates(
     ``options.seed`` (the same labels for every row of a study make their replicates paired).
     Also returns the clusters drawn in the smallest stratum (the n of :func:`.uncertainty.expansion`).
     """
-    design = cluster_design(codes, clusters, options.resample_domains)
+    design = cluster_design(codes, None if clusters is None else _sorted_codes(clusters), options.resample_domains)
     smallest = int(np.bincount(design.stratum_of_cluster).min())
+    between = variance_components and n_domains > 1
     if aggregation == "unit" and gathers(design):
         # units nested in domains: gather the drawn scores stratum by stratum (the same resamples as the
         # weights, no dense weight matrix)
         shift = float(scores.mean())
-        between = variance_components and n_domains > 1
 
         def gathered(blocks: list[NDArray[np.float64]]) -> dict[str, NDArray[np.float64]]:
             return block_statistics(blocks, shift, epsilons, between)
@@ -97,20 +110,31 @@ def pool_replicates(
         chunks = map_chunks(gathered, design, options.resamples, options.seed, labels, options.threads, values=scores - shift)
         return {name: np.concatenate([chunk[name] for chunk in chunks]) for name in chunks[0]}, smallest
     indicator = domain_indicator(codes, n_domains) if aggregation == "domain" or variance_components else None
+    unit_cluster = design.cluster_of_unit
+    if indicator is not None:
+        # units of every cluster in every domain: a replicate's cluster counts times it are its units per domain,
+        # weights @ indicator without the (B, n) product (whole numbers, so exactly the same in any order)
+        cluster_domains = np.zeros((design.n_clusters, n_domains))
+        np.add.at(cluster_domains, (unit_cluster, codes), 1.0)
 
-    def replicate(weights: NDArray[np.float64]) -> dict[str, NDArray[np.float64]]:
+    def replicate(counts: NDArray[np.float64]) -> dict[str, NDArray[np.float64]]:
+        # the unit weights exactly as map_chunks draws them, memory order included (this fancy index gives a
+        # column-major array, and BLAS sums the products below in an order that depends on it)
+        weights = counts[:, unit_cluster]
+        per_domain = counts @ cluster_domains if indicator is not None else None
         if aggregation == "unit":
             statistics = weighted_statistics(scores, weights, epsilons)
         else:  # every replicate's domain means; a domain no unit was drawn for is absent from that replicate
-            counts = weights @ indicator
+            # the weights are needed no more unless for the decomposition: their products may overwrite them
+            products = weights * scores if between else np.multiply(weights, scores, out=weights)
             with np.errstate(divide="ignore", invalid="ignore"):
-                means = np.where(counts > 0, ((weights * scores) @ indicator) / counts, 0.0)
-            statistics = weighted_statistics(means, (counts > 0).astype(np.float64), epsilons)
-        if variance_components and n_domains > 1:
-            statistics |= weighted_between_domains(scores, codes, n_domains, weights)
+                means = np.where(per_domain > 0, (products @ indicator) / per_domain, 0.0)
+            statistics = weighted_statistics(means, (per_domain > 0).astype(np.float64), epsilons)
+        if between:
+            statistics |= weighted_between_domains(scores, codes, n_domains, weights, indicator=indicator, counts=per_domain)
         return statistics
 
-    chunks = map_chunks(replicate, design, options.resamples, options.seed, labels, options.threads)
+    chunks = map_chunks(replicate, design, options.resamples, options.seed, labels, options.threads, cluster_counts=True)
     return {name: np.concatenate([chunk[name] for chunk in chunks]) for name in chunks[0]}, smallest
 
 

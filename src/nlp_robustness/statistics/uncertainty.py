@@ -245,6 +245,29 @@ def stratum_sizes(design: ResamplingDesign) -> NDArray[np.int64]:
     return np.bincount(design.stratum_of_cluster)
 
 
+def _grid_bins(grid: NDArray[np.float64], values: NDArray[np.float64]) -> NDArray[np.intp]:
+    """``np.searchsorted(grid, values, side="right")`` (how many grid points are <= each value), the same integers
+    about three times faster on the evenly spaced grids of epsilon, where a binary search per value is most of a
+    bootstrap's time: each value's bin is guessed from the spacing and kept where the grid points on either side
+    confirm it; the values the guess misses (NaN, an uneven grid) are searched as before."""
+    size = grid.size
+    spacing = (grid[-1] - grid[0]) / (size - 1) if size > 1 else math.nan
+    if not (spacing > 0 and math.isfinite(spacing) and np.all(grid[1:] >= grid[:-1])):
+        return np.searchsorted(grid, values, side="right")
+    with np.errstate(over="ignore"):
+        guess = np.subtract(values, grid[0])
+        guess *= 1 / spacing
+        guess += 1.0
+    np.fmax(guess, 0.0, out=guess)  # NaN becomes 0 here and fails the check below
+    np.fmin(guess, size, out=guess)
+    bins = guess.astype(np.intp)  # truncation is the floor: the guess is >= 0
+    below, above = np.concatenate(([-np.inf], grid)), np.concatenate((grid, [np.inf]))  # grid[b - 1], grid[b]
+    missed = ~((below.take(bins) <= values) & (values < above.take(bins)))
+    if missed.any():
+        bins[missed] = np.searchsorted(grid, values[missed], side="right")
+    return bins
+
+
 def block_statistics(blocks: Sequence[NDArray[np.float64]], shift: float, epsilons: NDArray[np.float64] | None = None,
                      between: bool = False) -> dict[str, NDArray[np.float64]]:
     """Metrics I-III of every replicate from its gathered blocks (:func:`resample_blocks`; one per stratum) of
@@ -271,7 +294,7 @@ def block_statistics(blocks: Sequence[NDArray[np.float64]], shift: float, epsilo
         histogram = np.zeros(rows * width)
         offsets = (np.arange(rows) * width)[:, None]
         for centred in centred_blocks:
-            bins = np.searchsorted(grid, np.abs(centred - means[:, None]), side="right")
+            bins = _grid_bins(grid, np.abs(centred - means[:, None]))
             histogram += np.bincount((offsets + bins).reshape(-1), minlength=rows * width)
         within = np.cumsum(histogram.reshape(rows, width), axis=1)[:, :grid.size]
         sample_variances = variances * total / max(total - 1, 1e-300)
@@ -285,13 +308,19 @@ def block_statistics(blocks: Sequence[NDArray[np.float64]], shift: float, epsilo
 
 
 def map_chunks(function, design: ResamplingDesign, n_resamples: int, seed: int, labels: Sequence[str], threads: int = 1,
-               values: NDArray[np.float64] | None = None) -> list:
-    """``function(chunk)`` of every chunk of :func:`resample_weights` (with ``values``: of :func:`resample_blocks`),
-    in chunk order, on ``threads`` threads: each thread draws its chunks itself (numpy releases the GIL in the
+               values: NDArray[np.float64] | None = None, cluster_counts: bool = False) -> list:
+    """``function(chunk)`` of every chunk of :func:`resample_weights` (with ``values``: of :func:`resample_blocks`;
+    with ``cluster_counts``: the weights per cluster, ``(rows, n_clusters)``, that the unit weights repeat), in
+    chunk order, on ``threads`` threads: each thread draws its chunks itself (numpy releases the GIL in the
     draws, the reads and the reductions); results do not depend on ``threads``."""
     if design.n_units == 0:
         raise ValueError("no units to resample")
-    draw = (lambda rows, rng: _weights_chunk(design, rows, rng)) if values is None else _block_drawer(design, values)
+    if values is not None:
+        draw = _block_drawer(design, values)
+    elif cluster_counts:
+        draw = lambda rows, rng: _chunk_counts(design, rows, rng)  # noqa: E731
+    else:
+        draw = lambda rows, rng: _weights_chunk(design, rows, rng)  # noqa: E731
 
     def work(chunk_rows: tuple[int, int]) -> Any:
         chunk, rows = chunk_rows
@@ -471,7 +500,7 @@ def weighted_statistics(values: NDArray[np.float64], weights: NDArray[np.float64
     rows = max(matrix.shape[0], 1 if weights is None else weights.shape[0])
     shift = float(moments["_shift"])
     distances = np.abs((matrix - shift) - (means - shift)[:, None])  # on centred values: no cancellation
-    bins = np.searchsorted(grid, distances, side="right")  # eps_g counts a distance when g >= its bin
+    bins = _grid_bins(grid, distances)  # eps_g counts a distance when g >= its bin
     width = grid.size + 1
     keys = (np.arange(rows)[:, None] * width + bins).reshape(-1)
     histogram = np.bincount(keys, weights=None if weights is None else np.broadcast_to(weights, bins.shape).reshape(-1),
@@ -510,9 +539,15 @@ def domain_indicator(domain_codes: NDArray[np.int64], n_domains: int) -> NDArray
 
 
 def weighted_between_domains(values: NDArray[np.float64], domain_codes: NDArray[np.int64], n_domains: int,
-                             weights: NDArray[np.float64]) -> dict[str, NDArray[np.float64]]:
+                             weights: NDArray[np.float64], *, indicator: NDArray[np.float64] | None = None,
+                             counts: NDArray[np.float64] | None = None) -> dict[str, NDArray[np.float64]]:
     """The method-of-moments decomposition of :mod:`.variance_components` for every replicate (a unit drawn k
-    times counts k times). Returns ``between_variance, between_sd, within_sd, between_share, domain_mean_sd``."""
-    indicator = domain_indicator(domain_codes, n_domains)
+    times counts k times). Returns ``between_variance, between_sd, within_sd, between_share, domain_mean_sd``.
+
+    A caller that has them may pass the :func:`domain_indicator` of the codes and the units per domain of every
+    replicate (``weights @ indicator``; whole numbers, so any order of summing gives them), saving their work.
+    """
+    indicator = domain_indicator(domain_codes, n_domains) if indicator is None else indicator
     centred = values - values.mean()
-    return _between_from_sums(weights @ indicator, (weights * centred) @ indicator, (weights * centred**2) @ indicator)
+    return _between_from_sums(weights @ indicator if counts is None else counts, (weights * centred) @ indicator,
+                              (weights * centred**2) @ indicator)
