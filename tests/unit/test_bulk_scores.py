@@ -284,3 +284,20 @@ def test_bad_options_raise_input_error():
         sentence_bleu_many(["a"], ["a"], smooth_method="nope")
     with pytest.raises(InputError, match="char_order"):
         sentence_chrf_many(["a"], ["a"], char_order=0)
+
+
+def test_character_ids_by_sort_and_by_table_are_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Short inputs rank their characters by sorting, long ones by a table over Unicode: the same ids."""
+    from nlp_robustness.scoring import bulk_ngrams
+
+    rng = random.Random(3)
+    alphabet = [" ", "a", "B", "é", "中", "\U0001F600", "\ud800", "\U0010FFFF", "\n"]
+    for _ in range(200):
+        texts = ["".join(rng.choice(alphabet + [chr(rng.randint(0, 0x10FFFF))]) for _ in range(rng.randint(0, 30)))
+                 for _ in range(rng.randint(0, 8))]
+        by_sort = bulk_ngrams.character_ids(texts)
+        with monkeypatch.context() as patch:
+            patch.setattr(bulk_ngrams, "SORT_CHARACTERS_BELOW", 0)
+            by_table = bulk_ngrams.character_ids(texts)
+        for mine, theirs in zip(by_sort, by_table):
+            assert mine.dtype == theirs.dtype == np.int64 and np.array_equal(mine, theirs)

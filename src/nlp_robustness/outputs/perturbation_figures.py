@@ -55,15 +55,29 @@ def _metric_rows(scores: pd.DataFrame, metric: str) -> pd.DataFrame:
     return selected.sort_values(["system", "function", "testset", "segment_id"], kind="mergesort")
 
 
+def _average_ranks(values: np.ndarray) -> np.ndarray:
+    """1-based ranks of ``values`` (1-D, no NaN), ties sharing their mean rank: ``scipy.stats.rankdata``'s
+    default, whose values are exact (integers and halves), so any correct computation gives the same bits."""
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    first = np.concatenate(([True], ordered[1:] != ordered[:-1]))  # the first of each run of equal values
+    counts = np.diff(np.flatnonzero(first), append=len(values))
+    ranks = np.empty(len(values), dtype=float)
+    ranks[order] = np.repeat(np.arange(1, len(values) + 1, dtype=float)[first] + (counts - 1) / 2, counts)
+    return ranks
+
+
 def spearman(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> float:
-    """Spearman's rho of the pairs without a NaN; NaN (and no warning) for fewer than 2 pairs or a constant side."""
-    from scipy.stats import spearmanr  # scipy.stats is slow to import
+    """Spearman's rho of the pairs without a NaN; NaN (and no warning) for fewer than 2 pairs or a constant side.
+
+    ``scipy.stats.spearmanr(x, y).statistic`` bit for bit (its average ranks, then ``np.corrcoef`` of the
+    two rank rows), without importing scipy.stats (about 0.8 s per figure job)."""
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     finite = ~(np.isnan(x) | np.isnan(y))
     x, y = x[finite], y[finite]
     if len(x) < 2 or np.all(x == x[0]) or np.all(y == y[0]):
         return float("nan")
-    return float(spearmanr(x, y).statistic)
+    return float(np.corrcoef(np.vstack((_average_ranks(x), _average_ranks(y))))[1, 0])
 
 
 def _boxes(axis: plt.Axes, groups: Sequence[np.ndarray], labels: Sequence[str], colours: Sequence[str]) -> None:

@@ -36,9 +36,9 @@ _ANALYSER = re.compile(r"lt-proc\s+(?:-\w+\s+)*'?([^'\s|]+\.automorf\.bin)'?")
 @functools.cache
 def english_words() -> frozenset[str]:
     """The words of the CMU Pronouncing Dictionary, lowercased."""
-    from nlp_robustness.perturbations._attack_resources import cmu_dictionary
+    from nlp_robustness.perturbations._attack_resources import cmu_words
 
-    return frozenset(word.lower() for word in cmu_dictionary())
+    return frozenset(word.lower() for word in cmu_words())
 
 
 def _apertium_data() -> Path:

