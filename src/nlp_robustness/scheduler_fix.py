@@ -55,11 +55,9 @@ def _coalesced(self: Any, delay: float) -> None:
 setattr(_coalesced, _MARK, True)
 
 
-def coalesce_reevaluation_timers(scheduler_class: type | None = None) -> bool:
-    """Replace ``JobScheduler._schedule_reevalutation`` by :func:`_coalesced` (module docstring).
-
-    Args:
-        scheduler_class: The class to patch; Snakemake's ``JobScheduler`` by default.
+def _replace(scheduler_class: type | None, method: str, replacement: Any, original: str) -> bool:
+    """Put ``replacement`` in place of ``scheduler_class.method`` (Snakemake's ``JobScheduler`` by default),
+    keeping the replaced method as ``scheduler_class.original``; once only (a Snakefile parsed twice).
 
     Returns:
         True if the method was replaced now or before; False if the class has no such method (another
@@ -69,13 +67,18 @@ def coalesce_reevaluation_timers(scheduler_class: type | None = None) -> bool:
         from snakemake.scheduling.job_scheduler import JobScheduler
 
         scheduler_class = JobScheduler
-    current = getattr(scheduler_class, "_schedule_reevalutation", None)
+    current = getattr(scheduler_class, method, None)
     if current is None:
         return False
     if not getattr(current, _MARK, False):
-        scheduler_class._nlp_robustness_original = current  # kept for the tests
-        scheduler_class._schedule_reevalutation = _coalesced
+        setattr(scheduler_class, original, current)
+        setattr(scheduler_class, method, replacement)
     return True
+
+
+def coalesce_reevaluation_timers(scheduler_class: type | None = None) -> bool:
+    """Replace ``JobScheduler._schedule_reevalutation`` by :func:`_coalesced` (module docstring; see :func:`_replace`)."""
+    return _replace(scheduler_class, "_schedule_reevalutation", _coalesced, "_nlp_robustness_original")
 
 
 def is_patched(scheduler_class: type | None = None) -> bool:
@@ -123,19 +126,5 @@ setattr(_holding, _MARK, True)
 
 
 def hold_cores_for_urgent_jobs(scheduler_class: type | None = None) -> bool:
-    """Replace ``JobScheduler.job_selector`` by :func:`_holding` (module docstring, "Held cores").
-
-    Returns:
-        True if the method was replaced now or before; False if the class has no such method.
-    """
-    if scheduler_class is None:
-        from snakemake.scheduling.job_scheduler import JobScheduler
-
-        scheduler_class = JobScheduler
-    current = getattr(scheduler_class, "job_selector", None)
-    if current is None:
-        return False
-    if not getattr(current, _MARK, False):
-        scheduler_class._nlp_robustness_original_selector = current
-        scheduler_class.job_selector = _holding
-    return True
+    """Replace ``JobScheduler.job_selector`` by :func:`_holding` (module docstring, "Held cores"; see :func:`_replace`)."""
+    return _replace(scheduler_class, "job_selector", _holding, "_nlp_robustness_original_selector")
