@@ -15,9 +15,11 @@ Memory allocator
     vocabulary are tens of MB); glibc hands blocks that large back to the kernel at once, so each
     update faults its pages in anew (7 million page faults and a fifth of the CPU time in one epoch of
     the default model). gperftools' tcmalloc keeps them: training is about a fifth faster and beam search
-    a little. The allocator decides where a tensor lies, never how it is computed (MKL's strict mode
-    makes its products independent of alignment; torch aligns every tensor to 64 bytes anyway): the
-    default model's checkpoint is ``torch.equal`` and its translations identical either way. fairseq's
+    a little. The allocator decides where tensors lie, and that can reach the arithmetic: the default
+    model's checkpoint is ``torch.equal`` and its translations identical either way, but the tests' tiny
+    model trains to other last bits under glibc's allocator than under tcmalloc. So the allocator is part
+    of the environment, like the device: ``training.json`` records it, and every supported install has
+    tcmalloc (same allocator, same bits; tests/e2e/test_fairseq.py). fairseq's
     processes get tcmalloc preloaded where it is installed (Debian's ``libtcmalloc-minimal4``, conda's
     ``gperftools``; ``make setup`` installs it), glibc's allocator otherwise, or with
     ``NLP_ROBUSTNESS_MALLOC=system``. Only fairseq's own processes: some Apertium programs free

@@ -95,11 +95,14 @@ def train_model(
     The best checkpoint is ``save_dir/checkpoint_best.pt``.
     """
     started = time.perf_counter()
-    output = run_fairseq("fairseq-train", train_command(data_dir, save_dir, options, device), log, fairseq_environment(cpu_threads))
+    environment = fairseq_environment(cpu_threads)
+    output = run_fairseq("fairseq-train", train_command(data_dir, save_dir, options, device), log, environment)
     record = parse_training_log(output)
     record["seconds"] = time.perf_counter() - started
     record["device"] = device
     record["cpu_threads"] = cpu_threads
+    # like the device, the allocator can change the last bits of the weights (runtime module docstring)
+    record["allocator"] = "tcmalloc" if "tcmalloc" in environment.get("LD_PRELOAD", "") else "glibc"
     if not (Path(save_dir) / "checkpoint_best.pt").is_file():
         raise FairseqError(f"fairseq-train wrote no checkpoint_best.pt into {save_dir}")
     return record
