@@ -12,13 +12,14 @@ import pytest
 from scipy import stats as scipy_stats
 
 from nlp_robustness.statistics.engine import WHOLE_POOL, draw_study_blocks, evaluate_study, leave_out_labels
-from nlp_robustness.statistics.pool_uncertainty import UncertaintyOptions, _sorted_codes, block_interval, pool_replicates
+from nlp_robustness.statistics.pool_uncertainty import UncertaintyOptions, block_interval, pool_replicates
 from nlp_robustness.statistics.robustness_metrics import epsilon_grid, gamma_curve, summarize
 from nlp_robustness.statistics.uncertainty import (
     CHUNK,
     _grid_bins,
     VERDICTS,
     cluster_design,
+    label_codes,
     difference,
     block_statistics,
     gathers,
@@ -420,13 +421,14 @@ def test_grid_bins_are_searchsorted(grid: np.ndarray) -> None:
         np.testing.assert_array_equal(bins, np.searchsorted(grid, shaped, side="right"))
 
 
-def test_sorted_codes_are_numpys_inverse() -> None:
-    """String cluster ids are coded as np.unique codes them (so the same clusters get the same draws); other
-    labels pass through."""
+def test_label_codes_are_numpys_inverse() -> None:
+    """String cluster ids are coded as np.unique codes them (so the same clusters get the same draws), by the
+    factorising path; other labels by np.unique itself."""
     labels = np.array(["b/10", "a/2", "b/10", "a/10", "\u00e4", "", "a/2", "B/1"], dtype=object)
-    np.testing.assert_array_equal(_sorted_codes(labels), np.unique(labels, return_inverse=True)[1])
+    np.testing.assert_array_equal(label_codes(labels), np.unique(labels, return_inverse=True)[1])
     numbers = np.array([3, 1, 3])
-    assert _sorted_codes(numbers) is numbers
+    np.testing.assert_array_equal(label_codes(numbers), np.unique(numbers, return_inverse=True)[1])
+    assert label_codes(labels).dtype == label_codes(numbers).dtype == np.int64
 
 
 def test_widened_or_reflected_intervals_of_a_non_negative_statistic_stay_at_or_above_0() -> None:

@@ -63,19 +63,6 @@ class UncertaintyOptions:
     threads: int = 1
 
 
-def _sorted_codes(labels: NDArray) -> NDArray:
-    """String ``labels`` as the codes ``np.unique(labels, return_inverse=True)`` gives them (ranks in sorted order),
-    by hashing them and sorting only the distinct ones (sorting some 25,000 string ids in every pool was a
-    noticeable part of a metric row); other labels are returned as they are. The design is the same either way."""
-    values = np.asarray(labels)
-    if values.ndim != 1 or values.dtype != object or pd.api.types.infer_dtype(values, skipna=False) != "string":
-        return values
-    codes, distinct = pd.factorize(values)
-    ranks = np.empty(len(distinct), dtype=np.int64)
-    ranks[np.argsort(distinct)] = np.arange(len(distinct))
-    return ranks[codes]
-
-
 def pool_replicates(
     scores: NDArray[np.float64],
     codes: NDArray[np.int64],
@@ -96,7 +83,7 @@ def pool_replicates(
     ``options.seed`` (the same labels for every row of a study make their replicates paired).
     Also returns the clusters drawn in the smallest stratum (the n of :func:`.uncertainty.expansion`).
     """
-    design = cluster_design(codes, None if clusters is None else _sorted_codes(clusters), options.resample_domains)
+    design = cluster_design(codes, clusters, options.resample_domains)
     smallest = int(np.bincount(design.stratum_of_cluster).min())
     between = variance_components and n_domains > 1
     if aggregation == "unit" and gathers(design):

@@ -73,6 +73,7 @@ __all__ = [
     "expansion",
     "holm",
     "interval",
+    "label_codes",
     "resample_weights",
     "units_to_detect",
     "verdict",
@@ -111,6 +112,22 @@ class ResamplingDesign:
         return int(self.stratum_of_cluster.size)
 
 
+def label_codes(labels: ArrayLike) -> NDArray[np.int64]:
+    """The codes ``np.unique(labels, return_inverse=True)`` gives one label per unit (its rank among the distinct
+    labels in sorted order). String labels are factorised by hashing and only the distinct ones sorted: sorting
+    some 25,000 string ids in every pool was a noticeable part of a metric row; the codes are the same."""
+    values = np.asarray(labels)
+    if values.ndim == 1 and values.dtype == object:
+        import pandas as pd  # only for object arrays, whose callers hold pandas tables already
+
+        if pd.api.types.infer_dtype(values, skipna=False) == "string":
+            codes, distinct = pd.factorize(values)
+            ranks = np.empty(len(distinct), dtype=np.int64)
+            ranks[np.argsort(distinct)] = np.arange(len(distinct))
+            return ranks[codes]
+    return np.unique(values, return_inverse=True)[1].reshape(-1).astype(np.int64)
+
+
 def cluster_design(domains: ArrayLike, clusters: ArrayLike | None = None, resample_domains: bool = False) -> ResamplingDesign:
     """The design of a study's units: ``domains`` one label per unit; ``clusters`` one id per unit shared by
     the units that are resampled together (None: every unit its own cluster, stratified by domain).
@@ -122,15 +139,13 @@ def cluster_design(domains: ArrayLike, clusters: ArrayLike | None = None, resamp
         ValueError: lengths differ, or ids span domains while ``resample_domains`` asks for domain strata.
     """
     domain_labels = np.asarray(domains)
-    _, domain_codes = np.unique(domain_labels, return_inverse=True)
-    domain_codes = domain_codes.reshape(-1).astype(np.int64)
+    domain_codes = label_codes(domain_labels)
     if clusters is None:
         return ResamplingDesign(np.arange(domain_codes.size, dtype=np.int64), domain_codes, resample_domains)
     cluster_labels = np.asarray(clusters)
     if cluster_labels.shape != domain_labels.shape:
         raise ValueError(f"{cluster_labels.size} cluster ids for {domain_labels.size} units")
-    _, cluster_codes = np.unique(cluster_labels, return_inverse=True)
-    cluster_codes = cluster_codes.reshape(-1).astype(np.int64)
+    cluster_codes = label_codes(cluster_labels)
     n_clusters = int(cluster_codes.max()) + 1 if cluster_codes.size else 0
     first_domain = np.full(n_clusters, -1, dtype=np.int64)
     first_domain[cluster_codes[::-1]] = domain_codes[::-1]
