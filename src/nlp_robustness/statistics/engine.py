@@ -225,6 +225,16 @@ def draw_study_blocks(
 _QUOTED = ("\t", '"', "\r", "\n", "\0")
 
 
+def _run_starts(*columns: NDArray[Any]) -> NDArray[np.intp]:
+    """Where each run of rows with the same values in every one of ``columns`` (equal lengths) begins; none for
+    no rows."""
+    rows = len(columns[0])
+    changed = np.zeros(max(rows - 1, 0), dtype=bool)
+    for values in columns:
+        changed |= values[1:] != values[:-1]
+    return np.flatnonzero(np.concatenate(([rows > 0], changed)))
+
+
 def write_blocks(blocks: pd.DataFrame, handle: TextIO) -> None:
     """Write a block table (:func:`draw_study_blocks`) exactly as ``blocks.to_csv(handle, sep="\\t", index=False,
     lineterminator="\\n")`` writes it, byte for byte, several times faster: the rows of each block share their
@@ -252,9 +262,7 @@ def _blocks_text(blocks: pd.DataFrame) -> str | None:
         columns[column] = values
     numbers = blocks["block"].to_numpy()
     methods, left_outs = columns["method"], columns["left_out"]
-    starts = np.flatnonzero(np.concatenate((
-        [True], (methods[1:] != methods[:-1]) | (left_outs[1:] != left_outs[:-1]) | (numbers[1:] != numbers[:-1]))))
-    starts = starts[starts < len(blocks)]  # none for an empty table
+    starts = _run_starts(methods, left_outs, numbers)
     units = (columns["domain"] + "\t" + columns["unit_id"]).tolist()
     parts = ["\t".join(BLOCK_COLUMNS) + "\n"]
     for start, end in zip(starts.tolist(), [*starts[1:].tolist(), len(blocks)]):
@@ -338,8 +346,7 @@ def _blocks_by_pool(blocks: pd.DataFrame) -> dict[tuple[str, str], pd.DataFrame]
     if blocks.empty:
         return {}
     methods, left_outs = blocks["method"].to_numpy(), blocks["left_out"].to_numpy()
-    changes = (methods[1:] != methods[:-1]) | (left_outs[1:] != left_outs[:-1])
-    starts = np.flatnonzero(np.concatenate(([True], changes)))
+    starts = _run_starts(methods, left_outs)
     keys = [(methods[start], left_outs[start]) for start in starts]
     if len(set(keys)) == len(keys) and not pd.isna(np.array(keys, dtype=object)).any():
         ends = [*starts[1:], len(blocks)]
