@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from nlp_robustness.systems.fairseq import runtime
 from nlp_robustness.systems.fairseq.runtime import (
     MALLOC_SWITCH, TCMALLOC_NAME, fairseq_environment, option_arguments, resolve_device, tcmalloc_library,
 )
@@ -51,6 +52,13 @@ def test_the_switch_keeps_glibc_and_a_bad_value_is_named() -> None:
     assert "LD_PRELOAD" not in fairseq_environment(1, base={MALLOC_SWITCH: "system"}, tcmalloc="/lib/tc.so")
     with pytest.raises(InputError, match=MALLOC_SWITCH):
         fairseq_environment(1, base={MALLOC_SWITCH: "jemalloc"}, tcmalloc="/lib/tc.so")
+
+
+def test_tcmalloc_asked_for_by_name_and_missing_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(runtime, "tcmalloc_library", lambda prefix=None: None)
+    assert "LD_PRELOAD" not in fairseq_environment(1, base={})  # not asked for: glibc's allocator
+    with pytest.raises(InputError, match=f"{MALLOC_SWITCH}=tcmalloc.*{TCMALLOC_NAME}"):
+        fairseq_environment(1, base={MALLOC_SWITCH: "tcmalloc"})
 
 
 def test_tcmalloc_is_found_in_a_conda_env_first(tmp_path: Path) -> None:

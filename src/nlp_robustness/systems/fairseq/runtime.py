@@ -22,7 +22,7 @@ Memory allocator
     tcmalloc (same allocator, same bits; tests/e2e/test_fairseq.py). fairseq's
     processes get tcmalloc preloaded where it is installed (Debian's ``libtcmalloc-minimal4``, conda's
     ``gperftools``; ``make setup`` installs it), glibc's allocator otherwise, or with
-    ``NLP_ROBUSTNESS_MALLOC=system``. Only fairseq's own processes: some Apertium programs free
+    ``NLP_ROBUSTNESS_MALLOC=system`` (``=tcmalloc`` makes a missing tcmalloc an error). Only fairseq's own processes: some Apertium programs free
     pointers tcmalloc did not hand out and abort under it.
 """
 
@@ -103,11 +103,19 @@ def fairseq_environment(cpu_threads: int, base: Mapping[str, str] | None = None,
         base: The environment to start from (default: this process's).
         tcmalloc: The library to preload (default: :func:`tcmalloc_library`); nothing is preloaded when none
             is found or ``NLP_ROBUSTNESS_MALLOC=system`` is set in ``base``.
+
+    Raises:
+        InputError: ``NLP_ROBUSTNESS_MALLOC`` is neither ``system`` nor ``tcmalloc``, or is ``tcmalloc`` and
+            none is found.
     """
     environment = dict(os.environ if base is None else base)
     if environment.get(MALLOC_SWITCH, "") not in ("", "system", "tcmalloc"):
         raise InputError(f"{MALLOC_SWITCH} must be 'system' or 'tcmalloc', not {environment[MALLOC_SWITCH]!r}")
     library = None if environment.get(MALLOC_SWITCH) == "system" else tcmalloc or tcmalloc_library()
+    if library is None and environment.get(MALLOC_SWITCH) == "tcmalloc":
+        # asked for by name: glibc instead could change training's last bits without a word
+        raise InputError(f"{MALLOC_SWITCH}=tcmalloc, but {TCMALLOC_NAME} is not installed "
+                         "(make setup installs Debian's libtcmalloc-minimal4; a conda env, gperftools)")
     if library is not None and library not in environment.get("LD_PRELOAD", "").split():
         environment["LD_PRELOAD"] = " ".join(filter(None, [environment.get("LD_PRELOAD", ""), library]))
         # tcmalloc reports every allocation over 1 GB on stderr; fairseq's output is parsed and logged
