@@ -3,14 +3,24 @@
 
 from snakemake.utils import min_version
 
+from nlp_robustness.config import check_config_syntax
+from nlp_robustness.snakemake_messages import plain_input_errors
+
 min_version("9.0")
+
+# A bad config or input file stops planning with one line naming the key, file or line, not a traceback
+# through the workflow's own files (nlp_robustness.snakemake_messages).
+plain_input_errors()
 
 
 # The default config (config.yaml of the working directory), unless `--configfile` names another: a
 # config file given on the command line is the whole config (Snakemake would merge it into this one key
 # by key, so that what it leaves out, a system or a branch, would come back from here). `--config
-# key=value` still applies on top of either.
+# key=value` still applies on top of either. Its syntax is checked first: Snakemake's reader would say only that
+# it is "not valid JSON or YAML", without a line or column (a file given with --configfile is read by Snakemake
+# before the workflow starts, so only Snakemake's words reach the user for it).
 if not workflow.overwrite_configfiles:
+    check_config_syntax("config.yaml")
 
     configfile: "config.yaml"
 

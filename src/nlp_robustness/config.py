@@ -317,6 +317,43 @@ def _first_duplicate(node: yaml.Node, loader: yaml.SafeLoader, path: list[str], 
     return None
 
 
+def check_config_syntax(path: str | Path) -> None:
+    """Refuse a config file that is neither YAML nor JSON, naming the file, line and column of the fault.
+
+    Snakemake's own loader says only "Config file is not valid JSON or YAML" (it drops the parser's position);
+    the Snakefile calls this on its default config file before Snakemake reads it. A missing file is left to
+    Snakemake, which names it.
+
+    Raises:
+        InputError: ``<file>: line L, column C: <what the YAML parser found>`` (a tab in the indentation is
+            named as such), or the file is not UTF-8.
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(f"cannot read config file {path}: {error}") from None
+    try:
+        json.loads(text)
+        return
+    except ValueError:
+        pass
+    try:
+        yaml.safe_load(text)
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+        lines = text.splitlines()
+        line = lines[mark.line] if mark is not None and mark.line < len(lines) else ""
+        indentation = line[: len(line) - len(line.lstrip())]
+        hint = " (a tab in the indentation: YAML indents with spaces only)" if "\t" in indentation else ""
+        what = " ".join(part for part in (error.context, error.problem) if part)
+        raise InputError(f"{path}: {where}not valid YAML: {what}{hint}") from None
+    except yaml.YAMLError as error:
+        raise InputError(f"{path}: not valid YAML: {' '.join(str(error).split())}") from None
+
+
 def check_duplicate_keys(paths: Iterable[str | Path]) -> None:
     """Refuse a config file that writes a key twice in one mapping (a system or test set given twice, say).
 

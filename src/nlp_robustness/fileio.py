@@ -17,10 +17,13 @@ import contextlib
 import csv
 import fcntl
 import glob
+import hashlib
 import io
 import json
 import os
 import secrets
+import shutil
+import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Iterator, TypeVar
@@ -175,6 +178,24 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "w", encoding: str | 
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
         raise
+
+
+@contextlib.contextmanager
+def job_scratch_directory(output: str | os.PathLike[str], prefix: str) -> Iterator[Path]:
+    """A scratch folder, in the system's temporary folder, for the job that writes ``output``; removed when the block ends.
+
+    Its name is ``prefix`` and a digest of ``output``'s absolute path, so it is the same every time that job runs:
+    one that a killed job left behind (SIGKILL skips the cleanup) is removed when the job starts again, as
+    :func:`atomic_write` removes a killed write's temporary file. Snakemake runs one job per output at a time.
+    """
+    digest = hashlib.sha256(os.fsencode(Path(output).absolute())).hexdigest()[:16]
+    scratch = Path(tempfile.gettempdir()) / f"{prefix}{digest}"
+    shutil.rmtree(scratch, ignore_errors=True)
+    scratch.mkdir(mode=0o700)
+    try:
+        yield scratch
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 @contextlib.contextmanager

@@ -10,9 +10,10 @@ without Snakemake's start-up.
 ``sentiment.classifier``, a function's settings) has its keys sorted, while every *map* (an object whose
 keys the user names: ``systems``, ``testsets``, a family's ``functions``) keeps the user's order, which is
 the order of rows, domains and columns in the tables. A map whose order means nothing is marked
-``x-unordered: true`` in the schema (``training.train_args``) and sorted too. So two configs that differ only
-in the order of a record's keys, or in writing out a default, are the same dict, and Snakemake (which
-compares a job's params by their ``repr``) reruns nothing for such an edit.
+``x-unordered: true`` in the schema (``training.train_args``) and sorted too. Every whole number is written as an integer (``1.0`` becomes ``1``, :func:`canonical_number`), the way JSON
+Schema compares numbers. So two configs that differ only in the order of a record's keys, in writing out a
+default, or in writing ``1`` for ``1.0``, are the same dict, and Snakemake (which compares a job's params by
+their ``repr``) reruns nothing for such an edit.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ from nlp_robustness.studies.natural_robustness import complete_natural_robustnes
 from nlp_robustness.studies.profile import complete_profile
 from nlp_robustness.systems.kinds.hypotheses import check_submissions
 
-__all__ = ["canonical_config", "fill_schema_defaults", "prepare_config"]
+__all__ = ["canonical_config", "canonical_number", "check_mirror_dir", "fill_schema_defaults", "prepare_config"]
 
 
 def _load_schema(schema_path: str | Path) -> dict[str, Any]:
@@ -122,12 +123,41 @@ def _canonical(value: Any, schema: Mapping[str, Any], root: Mapping[str, Any]) -
     if isinstance(value, list):
         items = next((branch["items"] for branch in branches if isinstance(branch.get("items"), dict)), {})
         return [_canonical(item, items, root) for item in value]
+    return canonical_number(value)
+
+
+def canonical_number(value: Any) -> Any:
+    """A whole number written as a float (``1.0``) as the integer it is (``1``); anything else as it is.
+
+    JSON Schema counts ``1`` and ``1.0`` as the same number (an integral float is even a valid ``integer``),
+    and so does the config: without this, ``lenpen: 1`` and the default ``1.0`` would be different params and
+    rerun every job they reach, and ``max_epoch: 10.0`` would reach fairseq as ``--max-epoch 10.0``.
+    """
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
     return value
 
 
 def canonical_config(config: Mapping[str, Any], schema: Mapping[str, Any]) -> dict[str, Any]:
     """``config`` with every record's keys sorted and every map in the user's order (see the module doc)."""
     return _canonical(dict(config), schema, schema)
+
+
+def check_mirror_dir(mirror_dir: str | None) -> None:
+    """Raise :class:`InputError` naming the key and path when ``mirror_dir`` is set but is not a folder.
+
+    A mirror that is not there would otherwise turn every dataset into a download without a word (offline,
+    the first one fails half a minute later with a name-resolution error that says nothing of the mirror).
+    Downloads are what ``mirror_dir: null`` asks for.
+    """
+    if mirror_dir is None or Path(mirror_dir).is_dir():
+        return
+    where = f" (relative to the working directory {Path.cwd()})" if not Path(mirror_dir).is_absolute() else ""
+    state = "is not a folder" if Path(mirror_dir).exists() else "does not exist"
+    raise InputError(
+        f"mirror_dir: {mirror_dir} {state}{where}; point it at the datasets' mirror, or set mirror_dir: null "
+        "to download every dataset from its canonical URL"
+    )
 
 
 def prepare_config(config: MutableMapping[str, Any], workflow_dir: str | Path, configfiles: Iterable[str | Path] = ()) -> Manifest:
@@ -145,6 +175,7 @@ def prepare_config(config: MutableMapping[str, Any], workflow_dir: str | Path, c
     schema = _load_schema(schema_path)
     fill_schema_defaults(config, schema)
     fill_dependent_defaults(config)  # sentiment.epsilon, human.epsilon: robustness.epsilon unless given
+    check_mirror_dir(config["mirror_dir"])
     try:
         manifest = load_manifest(workflow_dir / config["dataset_manifest"], workflow_dir / "schemas" / "datasets.schema.yaml")
     except InputError as error:

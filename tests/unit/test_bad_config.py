@@ -8,6 +8,7 @@ Snakemake, to pin that the message reaches the user there too.
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 
 import pytest
 
@@ -69,6 +70,9 @@ def _rename(path: str, old: str, new: str):
      ["perturbations.families.word_order.testsets[1]", "defr-news is de-fr"]),
     (_set("perturbations.flip_margin", -1), ["perturbations.flip_margin"]),
     (_set("systems", {}), ["invalid configuration at key 'systems'"]),
+    # a mirror that is not there would silently turn every dataset into a download (offline: a failure 36 s later)
+    (_set("mirror_dir", "/no/such/mirror"), ["mirror_dir: /no/such/mirror does not exist", "mirror_dir: null"]),
+    (_set("mirror_dir", str(Path(__file__))), [f"mirror_dir: {Path(__file__)} is not a folder"]),
     (_set("testsets", {}), ["invalid configuration at key 'testsets'"]),
     # references into the dataset manifest
     (_set("sentiment.test.domains", ["books", "kitchen"]),

@@ -52,6 +52,20 @@ def test_reordering_a_records_keys_or_writing_out_a_default_gives_the_same_confi
     assert repr(_prepared(swapped)) == repr(prepared)
 
 
+def test_a_whole_number_written_as_int_or_float_gives_the_same_config() -> None:
+    """``lenpen: 1`` against its default ``1.0`` reran 102 jobs (issue 39): numbers are compared as JSON Schema does."""
+    prepared = _prepared(DEFAULT_CONFIG)
+    written = copy.deepcopy(DEFAULT_CONFIG)
+    written["systems"]["convs2s-tatoeba"]["generation"]["lenpen"] = 1  # the schema's default is 1.0
+    written["robustness"]["epsilon"]["start"] = float(written["robustness"]["epsilon"]["start"])  # 1 -> 1.0
+    written["systems"]["convs2s-tatoeba"]["training"]["max_epoch"] = 10.0  # an integer key: fairseq wants "10"
+    assert repr(_prepared(written)) == repr(prepared)
+    generation = prepared["systems"]["convs2s-tatoeba"]["generation"]
+    assert generation["lenpen"] == 1 and type(generation["lenpen"]) is int
+    assert type(prepared["systems"]["convs2s-tatoeba"]["training"]["max_epoch"]) is int
+    assert prepared["systems"]["convs2s-tatoeba"]["generation"]["max_len_a"] == 1.5  # a fraction stays a float
+
+
 def test_the_users_order_of_systems_test_sets_and_functions_is_kept() -> None:
     edited = copy.deepcopy(DEFAULT_CONFIG)
     edited["systems"] = dict(reversed(list(edited["systems"].items())))

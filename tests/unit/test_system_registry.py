@@ -128,12 +128,15 @@ def test_a_pretrained_fairseq_job_from_the_paper_config() -> None:
 def test_a_hypotheses_job_from_the_small_config() -> None:
     jobs = TranslationJobs(SMALL, CONTEXT)
     test_set = jobs.needs(wildcards(system="copy-source", testset="wmt15"))
-    assert test_set.inputs == {"hypotheses": "../shared/data/opus-mt-testsets-enfr/testsets/en-fr/newsdiscusstest2015.en"}
+    # the whole file is checked against the whole test set, whose size the prepared test set's provenance gives
+    assert test_set.inputs == {"hypotheses": "../shared/data/opus-mt-testsets-enfr/testsets/en-fr/newsdiscusstest2015.en",
+                               "testset_provenance": "results/testsets/wmt15.provenance.json"}
     assert test_set.params == {"max_segments": 40} and (test_set.threads, test_set.mem_mb, test_set.runtime) == (1, 1000, 10)
     hypotheses_of_perturbed = {**SMALL["copy-source"], "files": {"natural-pooled-typos": "typos.txt"}}
     perturbed = TranslationJobs({"copy-source": hypotheses_of_perturbed}, CONTEXT).needs(
         wildcards(system="copy-source", testset="natural-pooled-typos"))
     assert perturbed.params == {"max_segments": None}  # one line per kept row: the whole file
+    assert perturbed.inputs == {"hypotheses": "typos.txt"}
 
 
 def test_only_a_batching_kind_leaves_family_sets_to_the_family_job() -> None:
@@ -173,13 +176,21 @@ def _batch(tmp_path: Path, system: str, testset: str, inputs: dict, params: dict
 def test_hypotheses_are_imported_with_the_report_they_always_had(tmp_path: Path) -> None:
     _testset(tmp_path / "wmt14.tsv", ["un", "deux"])
     (tmp_path / "hyps.txt").write_text("one\ntwo\nthree\n", encoding="utf-8")
-    batch = _batch(tmp_path, "copy", "wmt14", {"hypotheses": str(tmp_path / "hyps.txt")}, {"max_segments": 2})
+    # the test set has 3 segments, cut to 2 by max_segments (its provenance counts them)
+    provenance = tmp_path / "wmt14.provenance.json"
+    provenance.write_text(json.dumps({"segments_read": 3, "dropped_source_equals_reference": 0, "segments_before_cut": 3}))
+    inputs = {"hypotheses": str(tmp_path / "hyps.txt"), "testset_provenance": str(provenance)}
+    batch = _batch(tmp_path, "copy", "wmt14", inputs, {"max_segments": 2})
     system_kind("hypotheses").translate(batch)
     assert (tmp_path / "wmt14.txt").read_text(encoding="utf-8") == "one\ntwo\n"
     assert (tmp_path / "wmt14.report.json").read_text(encoding="utf-8") == json.dumps(
         {"system": "copy", "testset": "wmt14", "hypotheses_file": str(tmp_path / "hyps.txt"), "segments": 2}, indent=2)
     with pytest.raises(InputError, match=r"hyps.txt: 3 lines but test set wmt14 has 2 segments"):
         system_kind("hypotheses").translate(dataclasses.replace(batch, params={"max_segments": None}))
+    # a file one line short of the whole test set is refused, although the 2 lines kept would be there
+    provenance.write_text(json.dumps({"segments_read": 4, "dropped_source_equals_reference": 0, "segments_before_cut": 4}))
+    with pytest.raises(InputError, match=r"hyps.txt: 3 lines but test set wmt14 has 4 segments \(max_segments 2 keeps"):
+        system_kind("hypotheses").translate(batch)
 
 
 def test_a_batch_of_misaligned_files_is_refused(tmp_path: Path) -> None:

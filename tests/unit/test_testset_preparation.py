@@ -178,7 +178,7 @@ def test_good_files_pass_the_plan_time_check(tmp_path: Path) -> None:
     hypotheses = {"copy": {"kind": "hypotheses", "files": {"mine": _write(tmp_path / "hyp.fr", _wmt14_lines("en"))}}}
     _check(config, hypotheses)
     _job_time(config)
-    # max_segments: the import job takes the first lines of a longer file, so 40 lines serve a 10-segment test set
+    # max_segments: the file translates the whole test set (40 lines); the import job keeps the first 10
     _check(config, hypotheses, max_segments=10)
 
 
@@ -243,3 +243,52 @@ def test_a_hypotheses_file_of_a_whole_manifest_dataset_has_its_segments(tmp_path
     check_text_files(testsets, {"copy": {"kind": "hypotheses", "files": {"wmt14": whole}}}, 40, sizes)
     # a selection's size is known once prepared (its job checks it)
     check_text_files(testsets, {"copy": {"kind": "hypotheses", "files": {"news": short}}}, None, sizes)
+
+
+@needs_mirror
+@pytest.mark.parametrize("edit", ["one line short", "one line long", "a line inserted"])
+def test_a_hypotheses_file_is_compared_whole_when_max_segments_cuts_the_test_set(tmp_path: Path, edit: str) -> None:
+    """Cut first, a misaligned file passed whenever it was longer than max_segments, and every line after the gap
+    was scored against the wrong reference (mean BLEU 5.89 instead of 15.95; issue 39)."""
+    lines = _wmt14_lines("en")
+    if edit == "one line short":
+        del lines[20]
+    elif edit == "one line long":
+        lines.append(b"one more")
+    else:
+        lines.insert(5, b"an inserted line")
+    path = _write(tmp_path / "hyp.fr", lines)
+    message = _message(_pair(tmp_path), systems={"copy": {"kind": "hypotheses", "files": {"mine": path}}}, max_segments=10)
+    assert message.startswith(f"systems.copy.files.mine: {path} has {len(lines)} lines, test set mine has 40 segments (")
+    assert "compared before max_segments cuts it" in message
+
+
+@pytest.mark.parametrize(("text", "column", "name"), [
+    ("a\x00b", 2, "U+0000 (NUL)"), ("one\rtwo", 4, "U+000D (carriage return)"), ("\x0cform", 1, "U+000C (form feed)"),
+])
+def test_a_control_character_in_a_segment_names_file_line_and_column(tmp_path: Path, text: str, column: int, name: str) -> None:
+    source = tmp_path / "src.en"
+    source.write_text(f"fine\n{text}\n", encoding="utf-8")
+    (tmp_path / "ref.fr").write_text("bien\nbien\n", encoding="utf-8")
+    config = {"testsets": {"mine": {"source": str(source), "reference": str(tmp_path / "ref.fr"), "format": "plain"}}}
+    assert _message(config).startswith(f"testsets.mine.source: {source}: line 2, column {column}: control character {name}")
+    with pytest.raises(InputError, match=f"line 2, column {column}: control character"):
+        load_parallel_files(source, tmp_path / "ref.fr", "plain")  # the prepare job reads it the same way
+    # a tab is text; a CRLF line end is no control character in the segment
+    source.write_bytes(b"fine\r\nwith\ta tab\r\n")
+    assert load_parallel_files(source, tmp_path / "ref.fr", "plain")["source"].tolist() == ["fine", "with\ta tab"]
+
+
+def test_a_control_character_in_an_sgml_segment_names_its_line(tmp_path: Path) -> None:
+    sgml = '<srcset setid="t" srclang="en">\n<doc docid="d1">\n<seg id="1">fine</seg>\n<seg id="2">a\x0bb</seg>\n</doc>\n</srcset>\n'
+    (tmp_path / "src.sgm").write_text(sgml, encoding="utf-8")
+    (tmp_path / "ref.sgm").write_text(sgml.replace("\x0b", " "), encoding="utf-8")
+    with pytest.raises(InputError, match=r"src.sgm: line 4, column 2: control character U\+000B \(vertical tab\)"):
+        load_parallel_files(tmp_path / "src.sgm", tmp_path / "ref.sgm", "wmt-sgml")
+
+
+def test_a_hypotheses_file_with_a_nul_byte_is_refused_at_planning(tmp_path: Path) -> None:
+    testsets = {"wmt14": {"dataset": "wmt14-newstest2014-enfr"}}
+    path = _write(tmp_path / "hyp.fr", [b"a line"] * 10 + [b"bad\x00line"] + [b"a line"] * 2992)
+    with pytest.raises(InputError, match=r"systems.copy.files.wmt14: .*hyp.fr: line 11, column 4: control character U\+0000"):
+        check_text_files(testsets, {"copy": {"kind": "hypotheses", "files": {"wmt14": path}}}, 40, {"wmt14-newstest2014-enfr": 3003})

@@ -131,7 +131,8 @@ def prepare_testset(
         ``domain`` or ``hypothesis:<system>``, are dropped; rows renumbered from 0, ``segment_id`` kept) and
         a dict of counts: ``segments_read``, ``segments_selected`` (with ``select`` only), ``empty_source``, ``empty_reference``,
         ``empty_segments`` (either side), ``source_equals_reference`` (all counted on the segments
-        read), ``dropped_source_equals_reference``, ``segments`` and ``documents`` (of the result).
+        read), ``dropped_source_equals_reference``, ``segments_before_cut`` (the whole test set, before
+        ``max_segments``: the lines a hypotheses file of it has), ``segments`` and ``documents`` (of the result).
 
     Raises:
         InputError: An empty segment of a file pair (not allowed), no segment selected, or no segment
@@ -163,11 +164,15 @@ def prepare_testset(
             )
         table = table.loc[~identical].reset_index(drop=True)
         counts["dropped_source_equals_reference"] = int(identical.sum())
+    counts["segments_before_cut"] = len(table)
     table = limit_segments(table[list(TABLE_COLUMNS)], max_segments)
     counts["segments"] = len(table)
     counts["documents"] = int(table["doc_id"].nunique())
     return table, counts
 
+
+#: Why a hypotheses file is compared whole when ``max_segments`` is set (one wording for the planning check and the job).
+_CUT_NOTE = ", compared before max_segments cuts it (a missing or inserted line would shift every later one)"
 
 _SIDE_READERS = {"plain": read_plain_lines, "wmt-sgml": read_wmt_sgml, "iwslt-xml": read_iwslt_xml}
 
@@ -177,8 +182,9 @@ def _one_line(key: str, error: InputError) -> InputError:
     return InputError(f"{key}: {' '.join(str(error).split())}")
 
 
-def _checked_pair(name: str, spec: Mapping[str, Any], max_segments: int | None) -> int:
-    """Check a configured file pair as its prepare job will; return how many segments the job keeps."""
+def _checked_pair(name: str, spec: Mapping[str, Any]) -> int:
+    """Check a configured file pair as its prepare job will; return how many segments the whole test set has
+    (before ``max_segments``: a hypotheses file translates all of them, and is checked against all of them)."""
     file_format = spec.get("format", "plain")
     for side in ("source", "reference"):
         try:
@@ -199,7 +205,7 @@ def _checked_pair(name: str, spec: Mapping[str, Any], max_segments: int | None) 
         )
     try:
         _, counts = prepare_testset(
-            table, max_segments=max_segments, allow_empty_segments=True,
+            table, max_segments=None, allow_empty_segments=True,
             drop_source_equals_reference=spec.get("drop_source_equals_reference", False),
         )
     except InputError as error:
@@ -228,10 +234,13 @@ def check_text_files(
       SGML/XML), no empty segment unless ``allow_empty_segments``, a segment left after
       ``drop_source_equals_reference`` (the checks of :func:`prepare_testset`).
     * A file of a ``hypotheses`` system (``systems.<name>.files.<test set>``): valid UTF-8, and, for a
-      test set given as a file pair, as many lines as the prepared test set has segments (the
+      test set given as a file pair, as many lines as the whole test set has segments (the
       ``import_hypotheses`` check), and for a test set that is a whole manifest dataset, as many lines as
       the manifest says it has (``dataset_segments``: dataset -> segments); the size of a selection, a drop
       or a perturbed test set is known only once prepared.
+
+    Lengths are compared on the whole files, never after ``max_segments`` cuts them: a file one line short,
+    or with a line inserted, would otherwise pass and shift every later hypothesis onto the wrong reference.
 
     A file that does not exist is left to Snakemake, which reports a missing input (or makes it).
 
@@ -242,7 +251,7 @@ def check_text_files(
     prepared: dict[str, int] = {}
     for name, spec in testsets.items():
         if "source" in spec and os.path.isfile(spec["source"]) and os.path.isfile(spec["reference"]):
-            prepared[name] = _checked_pair(name, spec, max_segments)
+            prepared[name] = _checked_pair(name, spec)
     for system, spec in systems.items():
         if spec.get("kind") != "hypotheses":
             continue
@@ -259,11 +268,11 @@ def check_text_files(
                 raise InputError(
                     f"{key}: {path} has {len(lines)} lines, but test set {testset} (dataset {testsets[testset]['dataset']}) "
                     f"has {expected} segments: a hypotheses file translates the whole test set, one line per segment"
+                    f"{_CUT_NOTE if max_segments is not None else ''}"
                 )
-            if testset in prepared:
-                taken = len(lines) if max_segments is None else min(len(lines), max_segments)
-                if taken != prepared[testset]:
-                    raise InputError(
-                        f"{key}: {path} has {len(lines)} lines, test set {testset} has {prepared[testset]} segments "
-                        f"({testsets[testset]['source']}, {testsets[testset]['reference']})"
-                    )
+            if testset in prepared and len(lines) != prepared[testset]:
+                raise InputError(
+                    f"{key}: {path} has {len(lines)} lines, test set {testset} has {prepared[testset]} segments "
+                    f"({testsets[testset]['source']}, {testsets[testset]['reference']}): a hypotheses file translates "
+                    f"the whole test set, one line per segment{_CUT_NOTE if max_segments is not None else ''}"
+                )

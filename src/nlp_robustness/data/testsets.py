@@ -71,6 +71,35 @@ _SGML_SEGID = re.compile(r'\bid="(?P<value>[^"]*)"')
 
 _HASH_CHUNK_BYTES = 1 << 20
 
+# C0 control characters but the tab, and DEL. A NUL is most often a binary or corrupt file; a lone carriage
+# return, a vertical tab or a form feed ends a line for other readers (Python's universal newlines, which
+# fairseq reads with; str.splitlines), so a segment holding one would shift every later line there.
+_CONTROL_CHARACTER = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def refuse_control_characters(lines: list[str], path: PathLike, line_numbers: list[int] | None = None) -> None:
+    """Raise :class:`InputError` naming the file, line and column of the first control character in ``lines``
+    (C0 controls but the tab, and DEL), if any.
+
+    Args:
+        line_numbers: The file line of each of ``lines`` (default: line *i* is ``lines[i - 1]``).
+    """
+    if _CONTROL_CHARACTER.search("\n".join(lines)) is None:  # one scan of the file in the usual case
+        return
+    for index, line in enumerate(lines):
+        found = _CONTROL_CHARACTER.search(line)
+        if found is not None:
+            number = line_numbers[index] if line_numbers is not None else index + 1
+            character = found.group()
+            raise InputError(
+                f"{path}: line {number}, column {found.start() + 1}: control character U+{ord(character):04X} "
+                f"({_CONTROL_NAMES.get(character, 'a C0 control')}) in a segment; a test-set or hypotheses line holds text only "
+                f"(a NUL is most often a binary or corrupt file, and other tools end a line at a carriage return)"
+            )
+
+
+_CONTROL_NAMES = {"\x00": "NUL", "\r": "carriage return", "\x0b": "vertical tab", "\x0c": "form feed", "\x1b": "escape", "\x7f": "DEL"}
+
 
 @dataclass(frozen=True)
 class SgmlSegment:
@@ -103,9 +132,12 @@ def read_plain_lines(path: PathLike) -> list[str]:
 
     Raises:
         InputError: The file is missing or unreadable, or a line is not valid UTF-8 (the message
-            names the file and the line number).
+            names the file and the line number), or a line holds a control character
+            (:func:`refuse_control_characters`).
     """
-    return [line.strip() for line in read_text_lines(path)]
+    lines = read_text_lines(path)
+    refuse_control_characters(lines, path)
+    return [line.strip() for line in lines]
 
 
 def read_wmt_sgml(path: PathLike) -> list[SgmlSegment]:
@@ -143,6 +175,7 @@ def read_wmt_sgml(path: PathLike) -> list[SgmlSegment]:
         if doc_id is None:
             raise InputError(f"{path}: line {number}: <seg> outside a <doc docid=...> block")
         text = seg_match.group("text").strip()
+        refuse_control_characters([text], path, [number])
         segments.append(SgmlSegment(doc_id=doc_id, seg_id=segid_match.group("value"), text=text, line=number))
     return segments
 
@@ -245,7 +278,9 @@ def read_tsv_column(path: PathLike, column: int) -> list[str]:
             file, the line and its number of fields).
     """
     values = []
-    for number, line in enumerate(read_text_lines(path), start=1):
+    lines = read_text_lines(path)
+    refuse_control_characters(lines, path)
+    for number, line in enumerate(lines, start=1):
         fields = line.split("\t")
         if column >= len(fields):
             raise InputError(f"{path}: line {number}: has {len(fields)} tab-separated field(s), no column {column}")

@@ -10,6 +10,7 @@ submission: nobody translated its perturbed sources.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -27,6 +28,8 @@ GPU = False
 
 #: The parsed table of a manifest dataset (rules/datasets.smk, prepare_dataset).
 DATASET_TABLE = "results/datasets/{dataset}.tsv"
+#: A prepared test set's provenance file (rules/testsets.smk): how many segments it has before ``max_segments``.
+TESTSET_PROVENANCE = "results/testsets/{testset}.provenance.json"
 
 
 def _submission_dataset(system: str, spec: Mapping[str, Any], testset: str, context: SystemContext) -> str:
@@ -63,7 +66,38 @@ def needs(system: str, spec: Mapping[str, Any], testsets: Sequence[str], context
             runtime=10,
         )
     max_segments = None if testset in context.derived_testsets else context.max_segments
-    return JobNeeds(inputs={"hypotheses": spec["files"][testset]}, params={"max_segments": max_segments}, threads=1, mem_mb=1000, runtime=10)
+    inputs = {"hypotheses": spec["files"][testset]}
+    if max_segments is not None:  # the file is checked against the whole test set, which only the provenance counts
+        inputs["testset_provenance"] = TESTSET_PROVENANCE.format(testset=testset)
+    return JobNeeds(inputs=inputs, params={"max_segments": max_segments}, threads=1, mem_mb=1000, runtime=10)
+
+
+def whole_testset_segments(provenance: Mapping[str, Any]) -> int:
+    """How many segments a prepared test set has before ``max_segments`` cut it, from its provenance record
+    (``segments_before_cut``; in a record written before that count existed, the segments read or selected
+    less those dropped)."""
+    if "segments_before_cut" in provenance:
+        return int(provenance["segments_before_cut"])
+    return int(provenance.get("segments_selected", provenance["segments_read"])) - int(provenance["dropped_source_equals_reference"])
+
+
+def checked_hypotheses(lines: Sequence[str], path: str, testset: str, whole: int, max_segments: int | None) -> list[str]:
+    """The hypotheses of the test set's kept segments: ``lines`` (a whole file, one line per segment of the
+    whole test set of ``whole`` segments) checked against ``whole``, then cut to ``max_segments``.
+
+    The check comes first: cut first, a file one line short or with a line inserted would pass whenever it is
+    longer than ``max_segments``, and every hypothesis after the gap would be scored against the wrong reference.
+
+    Raises:
+        InputError: The file's line count is not ``whole``; names the file, both counts and the test set.
+    """
+    if len(lines) != whole:
+        cut = f" (max_segments {max_segments} keeps the first {min(whole, max_segments)})" if max_segments is not None else ""
+        raise InputError(
+            f"{path}: {len(lines)} lines but test set {testset} has {whole} segments{cut}: a hypotheses file translates "
+            f"the whole test set, one line per segment"
+        )
+    return list(lines[:max_segments] if max_segments is not None else lines)
 
 
 def submission_hypotheses(dataset_table: Any, testset_table: Any, submission: str, where: str) -> list[str]:
@@ -96,11 +130,11 @@ def submission_hypotheses(dataset_table: Any, testset_table: Any, submission: st
 
 
 def translate(batch: TranslationBatch) -> None:
-    """Copy the hypotheses of the batch's one test set: a file's lines cut to ``max_segments``, or a
-    submission's segments of the test set.
+    """Copy the hypotheses of the batch's one test set: a file's lines checked whole, then cut to ``max_segments``
+    (:func:`checked_hypotheses`), or a submission's segments of the test set.
 
     Raises:
-        InputError: A file whose line count differs from the test set's segment count, naming both; a
+        InputError: A file whose line count differs from the whole test set's segment count, naming both; a
             submission the dataset lacks, or test set segments it does not have.
     """
     from nlp_robustness.data.testsets import TABLE_COLUMNS, read_plain_lines, read_testset_table
@@ -116,11 +150,11 @@ def translate(batch: TranslationBatch) -> None:
         origin = {"dataset": batch.params["dataset"], "submission": batch.params["submission"], "dataset_file": dataset_file}
     else:
         hypotheses_file = batch.inputs["hypotheses"]
-        hypotheses = read_plain_lines(hypotheses_file)
+        whole = len(table)
         if batch.params["max_segments"] is not None:
-            hypotheses = hypotheses[: batch.params["max_segments"]]
-        if len(hypotheses) != len(table):
-            raise InputError(f"{hypotheses_file}: {len(hypotheses)} lines but test set {testset} has {len(table)} segments")
+            with open(batch.inputs["testset_provenance"], encoding="utf-8") as handle:
+                whole = whole_testset_segments(json.load(handle))
+        hypotheses = checked_hypotheses(read_plain_lines(hypotheses_file), hypotheses_file, testset, whole, batch.params["max_segments"])
         origin = {"hypotheses_file": hypotheses_file}
     write_translations(hypotheses, batch.translation_files[0])
     write_report({"system": batch.system, "testset": testset, **origin, "segments": len(hypotheses)}, batch.report_files[0])
