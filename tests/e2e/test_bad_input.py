@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -32,6 +33,41 @@ def test_misspelt_config_key_is_rejected(tmp_path: Path, mirror_dir: Path) -> No
     result = run_workflow(tmp_path, config, "--dry-run")
     assert result.returncode != 0
     assert "robustness.bagging" in result.stdout and "blocs" in result.stdout
+    # one line, the user's: no traceback through the workflow's files, which would read as a bug of the workflow
+    assert "\nInputError: invalid configuration at key 'robustness.bagging'" in result.stdout
+    assert "rules/common.smk" not in result.stdout and "planning.py" not in result.stdout
+
+
+def test_a_tab_in_config_yaml_is_named_with_line_and_column(tmp_path: Path) -> None:
+    """Snakemake's own reader says only "not valid JSON or YAML"; the Snakefile checks its config file first."""
+    (tmp_path / "config.yaml").write_text("max_segments: 40\nrobustness:\n\tseed: 0\n", encoding="utf-8")
+    result = subprocess.run([str(SNAKEMAKE), "--snakefile", str(REPOSITORY / "Snakefile"), "--directory", str(tmp_path),
+                             "--dry-run", "--cores", "1"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+    assert result.returncode != 0
+    assert "InputError: config.yaml: line 3, column 1: not valid YAML: " in result.stdout, result.stdout[-2000:]
+    assert "(a tab in the indentation: YAML indents with spaces only)" in result.stdout
+
+
+def test_a_hypotheses_file_one_line_long_is_refused_by_its_job_although_max_segments_cuts_it(tmp_path: Path, mirror_dir: Path) -> None:
+    """A domain selected from a dataset has a size known only once prepared: the import job compares the whole file
+    with the whole test set before max_segments (40) cuts it; cut first, 41 lines passed and every hypothesis after
+    an inserted line was scored against the wrong reference."""
+    config = small_config(mirror_dir)
+    study = config["mt_studies"]["wmt22-de-fr"]
+    files = {}
+    for testset in study["testsets"]:
+        files[testset] = str(tmp_path / f"{testset}.fr")
+        Path(files[testset]).write_text("".join(f"phrase {number}\n" for number in range(41)), encoding="utf-8")
+    config["systems"]["mine"] = {"kind": "hypotheses", "files": files}
+    study["systems"].append("mine")
+    target = "results/translations/mine/defr-news.txt"
+    result = run_workflow(tmp_path / "run", config, target)
+    assert result.returncode != 0
+    log = result.stdout + _log_text(tmp_path / "run")
+    assert re.search(rf"{re.escape(files['defr-news'])}: 41 lines but test set defr-news has \d+ segments "
+                     r"\(max_segments 40 keeps the first 40\): a hypotheses file translates the whole test set", log), log[-3000:]
+    assert not (tmp_path / "run" / target).exists()
+    assert (tmp_path / "run" / "results/testsets/defr-news.tsv").exists()  # the test set itself was fine
 
 
 def test_hypotheses_with_too_few_lines_fail_and_leave_nothing(tmp_path: Path, mirror_dir: Path) -> None:
