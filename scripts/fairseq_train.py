@@ -3,9 +3,7 @@
 import json
 import logging
 import os
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
@@ -14,7 +12,7 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 from nlp_robustness.systems.fairseq.checkpoints import check_checkpoint  # noqa: E402
 from nlp_robustness.systems.fairseq.runtime import resolve_device  # noqa: E402
 from nlp_robustness.systems.fairseq.training import TrainingOptions, train_model  # noqa: E402
-from nlp_robustness.fileio import atomic_write  # noqa: E402
+from nlp_robustness.fileio import atomic_write, job_scratch_directory  # noqa: E402
 
 training = snakemake.params.training
 source_language, target_language = snakemake.params.languages
@@ -29,16 +27,15 @@ options = TrainingOptions(
 )
 device = resolve_device(snakemake.params.device)
 checkpoint = Path(snakemake.output.checkpoint)
-save_dir = Path(tempfile.mkdtemp(prefix=".checkpoints.", dir=checkpoint.parent))
-try:
+# fairseq writes its checkpoints into a folder beside the final one (a rename, not a copy, puts the best in place);
+# its name is the job's, so a training killed in the middle leaves nothing that its next start does not remove
+with job_scratch_directory(checkpoint, ".checkpoints.", parent=checkpoint.parent) as save_dir:
     with open(snakemake.log[0], "a", encoding="utf-8") as log:
         record = train_model(
             snakemake.input.data_bin, save_dir, options, device=device, cpu_threads=snakemake.params.cpu_threads, log=log
         )
     record["model"] = check_checkpoint(save_dir / "checkpoint_best.pt")
     os.replace(save_dir / "checkpoint_best.pt", checkpoint)
-finally:
-    shutil.rmtree(save_dir, ignore_errors=True)
 record = {"system": snakemake.wildcards.system, "arch": training["arch"], **record}
 logging.info("trained %s: %s", snakemake.wildcards.system, record)
 with atomic_write(snakemake.output.report) as handle:

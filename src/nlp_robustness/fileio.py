@@ -181,15 +181,19 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "w", encoding: str | 
 
 
 @contextlib.contextmanager
-def job_scratch_directory(output: str | os.PathLike[str], prefix: str) -> Iterator[Path]:
-    """A scratch folder, in the system's temporary folder, for the job that writes ``output``; removed when the block ends.
+def job_scratch_directory(
+    output: str | os.PathLike[str], prefix: str, parent: str | os.PathLike[str] | None = None
+) -> Iterator[Path]:
+    """A scratch folder for the job that writes ``output``, in ``parent`` (default: the system's temporary folder);
+    removed when the block ends.
 
     Its name is ``prefix`` and a digest of ``output``'s absolute path, so it is the same every time that job runs:
     one that a killed job left behind (SIGKILL skips the cleanup) is removed when the job starts again, as
     :func:`atomic_write` removes a killed write's temporary file. Snakemake runs one job per output at a time.
+    A ``parent`` beside ``output`` lets the job rename a file from the folder onto ``output`` (one file system).
     """
     digest = hashlib.sha256(os.fsencode(Path(output).absolute())).hexdigest()[:16]
-    scratch = Path(tempfile.gettempdir()) / f"{prefix}{digest}"
+    scratch = Path(tempfile.gettempdir() if parent is None else parent) / f"{prefix}{digest}"
     shutil.rmtree(scratch, ignore_errors=True)
     scratch.mkdir(mode=0o700)
     try:

@@ -113,6 +113,8 @@ def test_inhouse_translations_align_with_the_test_sets(inhouse_run: Path) -> Non
 
 
 def test_inhouse_training_is_recorded(inhouse_run: Path) -> None:
+    from nlp_robustness.systems.fairseq.checkpoints import checkpoint_weights_sha256
+
     model_dir = inhouse_run / "results/models" / INHOUSE
     corpus = yaml.safe_load((model_dir / "corpus.json").read_text(encoding="utf-8"))
     assert corpus["development_pairs"] == 321  # the whole Medline'18 dataset
@@ -124,6 +126,11 @@ def test_inhouse_training_is_recorded(inhouse_run: Path) -> None:
     assert training["epochs"] == 2 and len(training["valid_loss_by_epoch"]) == 2
     assert training["best_valid_loss"] == min(training["valid_loss_by_epoch"])
     assert training["allocator"] == "tcmalloc"  # part of the environment, like the device (systems/fairseq/runtime.py)
+    digest = checkpoint_weights_sha256(model_dir / "checkpoint_best.pt")
+    assert training["weights_sha256"] == digest  # the weights that translate are the weights trained
+    for testset in TESTSETS:
+        report = yaml.safe_load((inhouse_run / f"results/translations/{INHOUSE}/{testset}.report.json").read_text(encoding="utf-8"))
+        assert report["model"]["weights_sha256"] == digest
     summary = pd.read_csv(inhouse_run / "results/tables/models.csv")
     assert summary["system"].tolist() == [INHOUSE]
     assert summary.at[0, "epochs"] == 2 and summary.at[0, "training_pairs"] == corpus["training_pairs"]
@@ -198,6 +205,10 @@ def test_the_published_archive_layout_is_downloaded_verified_and_extracted(pretr
 def test_the_pretrained_path_translates_exactly_like_the_same_model_inhouse(pretrained_run: Path, inhouse_run: Path) -> None:
     for testset in TESTSETS:
         assert translations(pretrained_run, PRETRAINED, testset) == translations(inhouse_run, INHOUSE, testset)
+        pretrained_report = yaml.safe_load(
+            (pretrained_run / f"results/translations/{PRETRAINED}/{testset}.report.json").read_text(encoding="utf-8"))
+        inhouse_report = yaml.safe_load((inhouse_run / f"results/translations/{INHOUSE}/{testset}.report.json").read_text(encoding="utf-8"))
+        assert pretrained_report["model"]["weights_sha256"] == inhouse_report["model"]["weights_sha256"]  # the same weights
     pool = pd.read_csv(pretrained_run / "results/tables/paper/bleu/robustness_pool.csv", index_col="system")
     inhouse_pool = pd.read_csv(inhouse_run / "results/tables/paper/bleu/robustness_pool.csv", index_col="system")
     # equal values, NaN where both are NaN (the between-domain part of a pool of one test set)
@@ -229,19 +240,24 @@ def test_training_is_deterministic(inhouse_run: Path, tmp_path: Path) -> None:
     import torch
 
     from nlp_robustness.systems.fairseq.runtime import tcmalloc_library
+    from nlp_robustness.systems.fairseq.checkpoints import weights_sha256
     from nlp_robustness.systems.fairseq.training import TrainingOptions, train_model
 
     assert tcmalloc_library() is not None, "make setup installs tcmalloc (libtcmalloc-minimal4)"
     options = TrainingOptions(arch="fconv", train_args={**TINY_TRAINING["train_args"]}, seed=1, max_epoch=1, patience=1)
     data_bin = inhouse_run / "results/models" / INHOUSE / "data-bin"
-    weights = []
+    weights, digests = [], []
     for run in ("first", "second"):
         record = train_model(data_bin, tmp_path / run, options, device="cpu", cpu_threads=2)
         assert record["allocator"] == "tcmalloc"
         state = torch.load(tmp_path / run / "checkpoint_best.pt", map_location="cpu", weights_only=False)["model"]
         weights.append(state)
+        digests.append(record["weights_sha256"])
+        assert record["weights_sha256"] == weights_sha256(state)  # the record is the checkpoint's
     assert weights[0].keys() == weights[1].keys()
-    assert all(torch.equal(weights[0][name], weights[1][name]) for name in weights[0])
+    differing = [name for name in weights[0] if not torch.equal(weights[0][name], weights[1][name])]
+    assert not differing, f"{len(differing)} of {len(weights[0])} tensors differ: {differing[:5]}"
+    assert digests[0] == digests[1]
 
 
 def test_config_edits_rerun_exactly_what_they_touch(inhouse_run: Path) -> None:

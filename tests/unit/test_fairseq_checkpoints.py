@@ -20,7 +20,11 @@ def _checkpoint(path: Path) -> Path:
 
 
 def test_a_good_checkpoint_is_described(tmp_path: Path) -> None:
-    assert check_checkpoint(_checkpoint(tmp_path / "model.pt")) == {"arch": "fconv", "parameters": 17}
+    from nlp_robustness.systems.fairseq.checkpoints import checkpoint_weights_sha256
+
+    path = _checkpoint(tmp_path / "model.pt")
+    # the digest of the weights comes from the same load (every translation report carries it)
+    assert check_checkpoint(path) == {"arch": "fconv", "parameters": 17, "weights_sha256": checkpoint_weights_sha256(path)}
 
 
 def test_old_style_checkpoints_with_args_are_accepted(tmp_path: Path) -> None:

@@ -67,3 +67,50 @@ def test_model_summary_table() -> None:
         "bpe_merges": 500, "epochs": 4, "best_epoch": 3, "best_valid_loss": 5.5, "training_seconds": 12.3,
         "device": "cpu", "dev_bleu": 12.35, "dev_chrf": 40.0,
     }]
+
+
+# --------------------------------------------------------------------------------------------
+# The weights digest recorded in training.json and in every fairseq translation report
+# --------------------------------------------------------------------------------------------
+
+
+def _state() -> dict:
+    import torch
+
+    return {"b": torch.tensor([1.0, -2.5]), "a": torch.arange(6, dtype=torch.float32).view(2, 3)}
+
+
+def test_the_weights_digest_is_fixed_for_fixed_weights() -> None:
+    from nlp_robustness.systems.fairseq.checkpoints import weights_sha256
+
+    state = _state()
+    # the format is part of the records: a change would make old and new digests of one model differ
+    assert weights_sha256(state) == "7f65c04a3d3261dc03339fd8b4f7eb4e3289fc7a0bca4aa3da1183286963ced8"
+    assert weights_sha256(dict(reversed(list(state.items())))) == weights_sha256(state)  # key order does not count
+    assert weights_sha256({"a": state["a"].t().contiguous().t(), "b": state["b"]}) == weights_sha256(state)  # nor memory layout
+
+
+def test_the_weights_digest_sees_one_bit_a_dtype_a_shape_and_a_name() -> None:
+    import torch
+
+    from nlp_robustness.systems.fairseq.checkpoints import weights_sha256
+
+    reference = weights_sha256(_state())
+    flipped = _state()
+    flipped["a"].view(torch.int32)[1, 2] ^= 1  # the last bit of one weight
+    assert weights_sha256(flipped) != reference
+    assert weights_sha256({**_state(), "b": _state()["b"].double()}) != reference
+    assert weights_sha256({**_state(), "a": _state()["a"].view(3, 2)}) != reference
+    renamed = _state()
+    renamed["c"] = renamed.pop("b")
+    assert weights_sha256(renamed) != reference
+
+
+def test_a_checkpoints_digest_is_that_of_its_model_weights(tmp_path) -> None:
+    import torch
+
+    from nlp_robustness.systems.fairseq.checkpoints import checkpoint_weights_sha256, weights_sha256
+
+    torch.save({"model": _state(), "cfg": {"model": {"arch": "fconv"}}, "extra_state": {"seconds": 1.5}}, tmp_path / "one.pt")
+    torch.save({"model": _state(), "cfg": {"model": {"arch": "fconv"}}, "extra_state": {"seconds": 2.5}}, tmp_path / "two.pt")
+    assert checkpoint_weights_sha256(tmp_path / "one.pt") == checkpoint_weights_sha256(tmp_path / "two.pt") == weights_sha256(_state())

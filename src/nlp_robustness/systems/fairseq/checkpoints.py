@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -9,14 +10,44 @@ from typing import Any, Mapping
 
 from nlp_robustness.errors import InputError
 
-__all__ = ["ModelBundle", "check_checkpoint"]
+__all__ = ["ModelBundle", "check_checkpoint", "checkpoint_weights_sha256", "weights_sha256"]
+
+
+def weights_sha256(state: Mapping[str, Any]) -> str:
+    """sha256 of a state dict's tensors: names, dtypes, shapes and bytes, in sorted name order.
+
+    A checkpoint file is not byte-stable (it holds the run's configuration, paths included), its weights
+    are: two trainings with bit-identical weights have the same digest, whatever else the files hold.
+    """
+    import torch
+
+    digest = hashlib.sha256()
+    for name in sorted(state):
+        value = state[name]
+        digest.update(name.encode("utf-8") + b"\0")
+        if isinstance(value, torch.Tensor):
+            tensor = value.detach().cpu().contiguous()
+            digest.update(f"{tensor.dtype}{tuple(tensor.shape)}".encode("ascii") + b"\0")
+            digest.update(tensor.reshape(-1).view(torch.uint8).numpy().tobytes())
+        else:
+            digest.update(repr(value).encode("utf-8") + b"\0")
+    return digest.hexdigest()
+
+
+def checkpoint_weights_sha256(path: str | os.PathLike[str]) -> str:
+    """:func:`weights_sha256` of a fairseq checkpoint's model weights (its ``model`` state dict)."""
+    import torch
+
+    # fairseq checkpoints hold argparse/omegaconf objects; only the workflow's own or checksum-verified ones come here
+    return weights_sha256(torch.load(path, map_location="cpu", weights_only=False)["model"])
 
 
 def check_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Load a fairseq checkpoint on the CPU to check it is one, before fairseq's CLI sees it.
 
     Returns:
-        A short description: fairseq architecture and number of parameters.
+        A short description: fairseq architecture, number of parameters and ``weights_sha256``
+        (:func:`weights_sha256` of its weights, from the same load).
 
     Raises:
         InputError: The file is missing, truncated or corrupt, or is not a fairseq checkpoint (names the file).
@@ -43,7 +74,7 @@ def check_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
     if arch is None:
         raise InputError(f"{path}: not a fairseq checkpoint (no model configuration)")
     parameters = sum(int(tensor.numel()) for tensor in state["model"].values() if hasattr(tensor, "numel"))
-    return {"arch": str(arch), "parameters": parameters}
+    return {"arch": str(arch), "parameters": parameters, "weights_sha256": weights_sha256(state["model"])}
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from nlp_robustness.fileio import job_scratch_directory
 from nlp_robustness.systems.fairseq.binarize import write_raw_split
 from nlp_robustness.systems.fairseq.checkpoints import ModelBundle
 from nlp_robustness.systems.fairseq.generate import GenerationOptions, generate_command, parse_generate_output
@@ -115,6 +116,7 @@ def translate_segment_lists(
         one_process: False runs the ``fairseq-generate`` command once per list instead (a start-up each;
             the same translations: the benchmark and the tests compare the two).
     """
+    # with the checkpoint's weights digest: every report is tied to the exact weights (training.json records it too)
     model = bundle.check()
     codec = SubwordCodec(bundle.bpe_codes)
     prepared = []  # (translations, report, indices sent, data directory)
@@ -205,10 +207,12 @@ def translate_lists_with_settings(
     cpu_threads: int,
     log_path: str | os.PathLike[str],
 ) -> list[tuple[list[str], TranslationReport]]:
-    """:func:`translate_segment_lists` from config values (see :func:`translate_with_settings`)."""
-    import tempfile
+    """:func:`translate_segment_lists` from config values (see :func:`translate_with_settings`).
 
-    with tempfile.TemporaryDirectory(prefix="fairseq-") as workdir, open(log_path, "a", encoding="utf-8") as log:
+    The work folder is named after the job's log (one per job): a job killed in the middle leaves it in the system's
+    temporary folder, and the job's next start removes it (:func:`~nlp_robustness.fileio.job_scratch_directory`).
+    """
+    with job_scratch_directory(log_path, "fairseq-") as workdir, open(log_path, "a", encoding="utf-8") as log:
         return translate_segment_lists(
             segment_lists,
             ModelBundle(**bundle),
