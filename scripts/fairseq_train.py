@@ -9,7 +9,6 @@ from pathlib import Path
 sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
-from nlp_robustness.systems.fairseq.checkpoints import check_checkpoint  # noqa: E402
 from nlp_robustness.systems.fairseq.runtime import resolve_device  # noqa: E402
 from nlp_robustness.systems.fairseq.training import TrainingOptions, train_model  # noqa: E402
 from nlp_robustness.fileio import atomic_write, job_scratch_directory  # noqa: E402
@@ -34,7 +33,6 @@ with job_scratch_directory(checkpoint, ".checkpoints.", parent=checkpoint.parent
         record = train_model(
             snakemake.input.data_bin, save_dir, options, device=device, cpu_threads=snakemake.params.cpu_threads, log=log
         )
-    record["model"] = check_checkpoint(save_dir / "checkpoint_best.pt")
     os.replace(save_dir / "checkpoint_best.pt", checkpoint)
 record = {"system": snakemake.wildcards.system, "arch": training["arch"], **record}
 logging.info("trained %s: %s", snakemake.wildcards.system, record)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.systems.fairseq.checkpoints import checkpoint_weights_sha256
+from nlp_robustness.systems.fairseq.checkpoints import check_checkpoint
 from nlp_robustness.systems.fairseq.runtime import FairseqError, fairseq_environment, option_arguments, run_fairseq
 from nlp_robustness.systems.fairseq.training_log import parse_training_log
 
@@ -92,7 +92,7 @@ def train_model(
     log: io.TextIOBase | None = None,
 ) -> dict[str, Any]:
     """Train with ``fairseq-train``; returns :func:`parse_training_log`'s record plus the wall time, the device,
-    the allocator and ``weights_sha256`` (:func:`checkpoint_weights_sha256` of the best checkpoint).
+    the allocator, ``model`` (:func:`check_checkpoint` of the best checkpoint) and its ``weights_sha256``.
 
     The best checkpoint is ``save_dir/checkpoint_best.pt``.
     """
@@ -107,5 +107,6 @@ def train_model(
     record["allocator"] = "tcmalloc" if "tcmalloc" in environment.get("LD_PRELOAD", "") else "glibc"
     if not (Path(save_dir) / "checkpoint_best.pt").is_file():
         raise FairseqError(f"fairseq-train wrote no checkpoint_best.pt into {save_dir}")
-    record["weights_sha256"] = checkpoint_weights_sha256(Path(save_dir) / "checkpoint_best.pt")
+    record["model"] = check_checkpoint(Path(save_dir) / "checkpoint_best.pt")  # one load checks and hashes it
+    record["weights_sha256"] = record["model"]["weights_sha256"]
     return record
