@@ -244,7 +244,10 @@ def study_table_job(study_table):
 
 def study_comparisons_job(study_table):
     """Everything a study's paired comparisons use: its table's summaries and its rows' replicates."""
-    return study_table_job(study_table) | {"replicates": STUDY_PLAN.table_replicates(study_table)}
+    return study_table_job(study_table) | {
+        "replicates": STUDY_PLAN.table_replicates(study_table), "families": STUDY_PLAN.tables[study_table].families,
+        "aggregation": STUDY_PLAN.table_aggregation(study_table),
+    }
 
 
 def study_caption(item, **variables):

@@ -1,5 +1,6 @@
-"""Paired comparisons of every pair of rows of one study table (whole pool): differences of each statistic with
-intervals and Holm-adjusted p-values, verdict matrices, and the units per domain a difference would need."""
+"""Paired comparisons of every pair of rows of one study table (whole pool), within each family of rows: differences
+of each statistic with Holm-adjusted intervals and p-values, verdict matrices, and the units per domain a difference
+would need."""
 
 import logging
 import sys
@@ -17,9 +18,11 @@ spec = snakemake.params.table
 settings = snakemake.params.uncertainty
 summaries = {row: read_summary(path) for row, path in spec["summaries"].items()}
 replicates = {row: read_replicates(path) for row, path in spec["replicates"].items()}
-comparisons = compare_rows(summaries, replicates, WHOLE_POOL, settings["confidence"], settings["power"], settings["seed"])
+comparisons = compare_rows(summaries, replicates, WHOLE_POOL, settings["confidence"], settings["power"], settings["seed"],
+                           spec["families"])
 with atomic_write(snakemake.output.csv) as handle:
     handle.write(to_csv_text(comparisons))
 with atomic_write(snakemake.output.markdown) as handle:
-    handle.write(comparisons_markdown(comparisons, list(summaries), spec["scores"], settings["confidence"], spec["decimals"]))
+    handle.write(comparisons_markdown(comparisons, list(summaries), spec["scores"], settings["confidence"], spec["decimals"],
+                                      settings["resamples"], spec["aggregation"]))
 logging.info("%d comparisons, %d told apart", len(comparisons), int((comparisons["verdict"] != "not distinguishable").sum()))

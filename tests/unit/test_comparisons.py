@@ -77,3 +77,28 @@ def test_the_profile_reading_flags_a_best_worst_pair_within_noise() -> None:
     assert "not distinguishable" in _within_noise(measures(2.5, "higher"), ["x"], ["y"])
     assert _within_noise(measures(-1.5, "higher"), ["x"], ["y"]) == ""
     assert _within_noise(measures(1.5).assign(ci_low=np.nan), ["x"], ["y"]) == ""
+
+
+def test_rows_are_compared_within_their_family_and_the_report_says_so() -> None:
+    """MT systems with MT systems, classifiers with classifiers: no pair crosses families, Holm counts the family's
+    pairs, the adjusted interval agrees with the verdict, and a small B is a named warning."""
+    rows = {"mt-a": _units(0.5, 1), "mt-b": _units(2.0, 2), "clf-a": _units(0.5, 3), "clf-b": _units(0.6, 4), "clf-c": _units(2.0, 5)}
+    evaluations = {row: _evaluate(units) for row, units in rows.items()}
+    summaries = {row: evaluation.summary for row, evaluation in evaluations.items()}
+    replicates = {row: (evaluation.replicates, units_digest(rows[row])) for row, evaluation in evaluations.items()}
+    families = {"mt-a": "MT systems", "mt-b": "MT systems", "clf-a": "classifiers", "clf-b": "classifiers", "clf-c": "classifiers"}
+    comparisons = compare_rows(summaries, replicates, "none", 0.95, 0.8, 0, families)
+    variance = comparisons[comparisons["statistic"] == "variance"]
+    assert len(variance) == 1 + 3
+    assert all(families[a] == families[b] for a, b in zip(variance["row_a"], variance["row_b"]))
+    assert dict(zip(variance["family"], variance["pairs"])) == {"MT systems": 1, "classifiers": 3}
+    separated = variance["verdict"] != "not distinguishable"
+    excludes_zero = (variance["lo"] > 0) | (variance["hi"] < 0)
+    assert (separated == excludes_zero).all() and separated.any()
+    assert ((variance["hi"] - variance["lo"]) >= (variance["hi_unadjusted"] - variance["lo_unadjusted"]) - 1e-12).all()
+    assert variance.loc[separated, "units_to_detect"].isna().all()
+    report = comparisons_markdown(comparisons, list(rows), "test", 0.95, 2, resamples=100)
+    assert "### classifiers: Var: " in report and "(Holm over 3 pairs)" in report
+    assert "Warning (uncertainty.resamples = 100)" in report
+    assert report.index("## Between SD") < report.index("## Var") if "## Between SD" in report else True
+    assert "Warning" not in comparisons_markdown(comparisons, list(rows), "test", 0.95, 2, resamples=1000)

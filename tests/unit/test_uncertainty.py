@@ -16,6 +16,9 @@ from nlp_robustness.statistics.pool_uncertainty import UncertaintyOptions, block
 from nlp_robustness.statistics.robustness_metrics import epsilon_grid, gamma_curve, summarize
 from nlp_robustness.statistics.uncertainty import (
     CHUNK,
+    adjusted_levels,
+    se_precision,
+    two_sided_p,
     _grid_bins,
     VERDICTS,
     cluster_design,
@@ -221,36 +224,50 @@ def test_units_to_detect_against_a_hand_computation() -> None:
 
 def test_difference_by_hand() -> None:
     result = difference(3.0, 1.0, np.array([2.0, 3.0, 4.0, 5.0, 6.0]), np.array([1.0, 1.0, 1.0, 1.0, 1.0]), 0.5)
-    # deltas 1..5, distances |delta - 2| = 1, 0, 1, 2, 3: the half-width is their median 1; two are >= 2: p = 3 / 6
+    # deltas 1..5: SE = sd(1..5) = 1.5811; the Wald interval 2 +/- z_0.75 SE, p = erfc(2 / SE / sqrt 2)
+    se = np.std([1, 2, 3, 4, 5], ddof=1)
     assert result.estimate == 2.0
-    assert (result.low, result.high) == (1.0, 3.0)
-    assert result.standard_error == pytest.approx(np.std([1, 2, 3, 4, 5], ddof=1))
-    assert result.p_value == pytest.approx(3 / 6)
+    assert result.standard_error == pytest.approx(se)
+    assert (result.low, result.high) == pytest.approx((2 - 0.6744897501960817 * se, 2 + 0.6744897501960817 * se))
+    assert result.p_value == pytest.approx(2 * scipy_stats.norm.sf(2 / se))
     with pytest.raises(ValueError, match="differ in length"):
         difference(1.0, 0.0, [1.0, 2.0], [1.0], 0.95)
     assert math.isnan(difference(1.0, 0.0, [np.nan, 1.0], [0.0, 0.0], 0.95).p_value)
+    assert two_sided_p(0.0, 1.0) == 1.0 and two_sided_p(1.0, 0.0) == 0.0 and math.isnan(two_sided_p(1.0, math.nan))
 
 
-def test_difference_interval_excludes_zero_exactly_when_p_is_below_the_level() -> None:
-    """The symmetric interval and the p-value agree up to the +1 of the p-value: p < alpha implies the
-    interval excludes 0, and an interval excluding 0 has p < alpha + 2 / (B + 1)."""
+def test_the_p_value_has_no_resampling_floor() -> None:
+    """The count p of a bootstrap test cannot fall below 1 / (B + 1); the Wald p falls as far as the evidence
+    goes, so Holm over 190 pairs (20 systems) can still separate a clear difference at B = 100."""
+    rng = np.random.default_rng(5)
+    replicates = rng.normal(10.0, 1.0, 100)
+    result = difference(10.0, 0.0, replicates, np.zeros(100), 0.95)
+    assert result.p_value < 1e-15
+    assert holm([result.p_value, *[0.5] * 189])[0] < 0.05
+
+
+def test_adjusted_intervals_exclude_zero_exactly_when_holm_separates() -> None:
+    """The Holm-adjusted interval (level alpha p / p_Holm) excludes 0 exactly when the adjusted p is below alpha, on
+    random families of every size; it is never narrower than the unadjusted one nor wider than Bonferroni's."""
     rng = np.random.default_rng(4)
-    disagreements = 0
-    for case in range(3000):
-        resamples = int(rng.choice([199, 500, 999]))
-        confidence = float(rng.choice([0.9, 0.95, 0.99]))
-        centre, spread = rng.normal(0, 1), rng.uniform(0.2, 2)
-        replicates_a = rng.normal(centre, spread, resamples) + rng.normal(0, 0.3, resamples)
-        replicates_b = rng.normal(0, 0.3, resamples)
-        result = difference(centre + rng.normal(0, spread / 3), 0.0, replicates_a, replicates_b, confidence)
-        excludes = result.low > 0 or result.high < 0
-        alpha = 1 - confidence
-        if result.p_value < alpha:
-            assert excludes, (case, result)
-        if excludes:
-            assert result.p_value < alpha + 2 / (resamples + 1), (case, result)
-        disagreements += excludes != (result.p_value < alpha)
-    assert disagreements < 30  # only the rare observed value within one replicate of the quantile
+    for case in range(400):
+        m = int(rng.integers(1, 60))
+        estimates = rng.normal(0, 3, m) * (rng.random(m) < 0.5)
+        errors = rng.uniform(0.3, 2.0, m)
+        p = np.array([two_sided_p(d, se) for d, se in zip(estimates, errors)])
+        adjusted = holm(p)
+        levels = adjusted_levels(p, adjusted, 0.05)
+        assert np.all(levels <= 0.05 + 1e-15) and np.all(levels >= 0.05 / m - 1e-15)
+        half = scipy_stats.norm.ppf(1 - levels / 2) * errors
+        excludes = (estimates - half > 0) | (estimates + half < 0)
+        np.testing.assert_array_equal(excludes, adjusted < 0.05, err_msg=str(case))
+    zero = adjusted_levels([0.0, 0.0, 0.3], holm([0.0, 0.0, 0.3]), 0.05)
+    np.testing.assert_allclose(zero[:2], [0.05 / 3, 0.05 / 2])
+
+
+def test_se_precision() -> None:
+    assert se_precision(1000) == pytest.approx(1.959964 / math.sqrt(1998))
+    assert se_precision(100) > 0.13 and se_precision(1) == math.inf
 
 
 def test_block_interval_against_a_hand_computation() -> None:
@@ -382,6 +399,8 @@ def test_paired_test_agrees_with_scipy_permutation_test() -> None:
     moderate_bootstrap, moderate_permutation = paired_p_values(1.2, 13)
     assert 0.05 < moderate_permutation < 0.5  # a moderate case indeed
     assert moderate_bootstrap == pytest.approx(moderate_permutation, abs=0.05)
+    _, tiny_permutation = paired_p_values(8.0, 14)
+    assert paired_p_values(8.0, 14)[0] < 1e-6 < tiny_permutation  # the permutation p stops at 1 / 10,000
 
 
 def test_gathered_blocks_are_the_weights_resamples() -> None:

@@ -8,11 +8,18 @@ units differ (each sentiment classifier is tested on its own held-out split) are
 samples: one row's replicates are put in a seeded random order first, which breaks the common resampling
 they would otherwise share by construction; the table marks them ``paired = False``.
 
-For every statistic and pair of rows: the difference ``a - b`` with its interval and p-value
-(:func:`.uncertainty.difference`), Holm's adjustment over the pairs of the table (per statistic), a
-verdict, and where the pair is not distinguishable the units per domain that would detect the observed
-difference (:func:`.uncertainty.units_to_detect`). Lower Var, COV, gamma-area and between-domain SD is more
-consistent; for the mean, higher is better.
+**Families.** Rows are compared within their *family*: a table that holds rows of different kinds (the Natural
+Robustness table: MT systems and sentiment classifiers) compares MT systems with MT systems and classifiers with
+classifiers, since a comparison across kinds answers no question a reader asks and only raises the Holm bar for
+the pairs that do. A table without families is one family.
+
+For every statistic, family and pair of rows: the difference ``a - b`` with its bootstrap SE, its unadjusted
+interval and Wald p-value (:func:`.uncertainty.difference`: no 1 / (B + 1) floor), Holm's adjustment over the
+pairs of the family (per statistic; the family's size ``pairs`` is in every row), the Holm-adjusted interval
+``lo, hi`` that excludes 0 exactly when the verdict separates the pair (:func:`.uncertainty.adjusted_levels`),
+a verdict, and where the pair is not distinguishable the units per domain that would detect the observed
+difference at Holm's strictest level alpha / m (:func:`.uncertainty.units_to_detect`). Lower Var, COV,
+gamma-area and between-domain SD is more consistent; for the mean, higher is better.
 """
 
 from __future__ import annotations
@@ -25,7 +32,8 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from nlp_robustness.sampling import rng_for
-from nlp_robustness.statistics.uncertainty import VERDICTS, difference, holm, units_to_detect, verdict
+from nlp_robustness.statistics.quantiles import normal_quantile
+from nlp_robustness.statistics.uncertainty import VERDICTS, adjusted_levels, difference, holm, units_to_detect, verdict
 
 __all__ = ["COMPARED_STATISTICS", "COMPARISON_COLUMNS", "compare_rows", "verdict_matrix"]
 
@@ -33,13 +41,28 @@ __all__ = ["COMPARED_STATISTICS", "COMPARISON_COLUMNS", "compare_rows", "verdict
 COMPARED_STATISTICS = {"variance": "Var", "cov": "COV", "gamma_area": "gamma-area", "between_sd": "Between SD", "mean": "Mean"}
 #: The mean's verdicts (higher is better) in place of :data:`.uncertainty.VERDICTS`.
 MEAN_VERDICTS = ("higher", "lower", "not distinguishable")
-COMPARISON_COLUMNS = ("left_out", "statistic", "row_a", "row_b", "paired", "estimate_a", "estimate_b", "difference",
-                      "lo", "hi", "p", "p_holm", "verdict", "units_per_domain", "units_to_detect")
+#: ``lo, hi``: the Holm-adjusted interval (consistent with the verdict); ``lo_unadjusted, hi_unadjusted``: the pair's
+#: own interval at the table's confidence; ``level_adjusted``: the level alpha_i of the adjusted interval.
+COMPARISON_COLUMNS = ("left_out", "statistic", "family", "pairs", "row_a", "row_b", "paired", "estimate_a", "estimate_b",
+                      "difference", "standard_error", "lo", "hi", "p", "p_holm", "level_adjusted", "lo_unadjusted",
+                      "hi_unadjusted", "verdict", "units_per_domain", "units_to_detect")
+#: The family of a table without families.
+ONE_FAMILY = "all rows"
 
 
 def _pool_row(summary: pd.DataFrame, left_out: str) -> pd.Series:
     selected = summary[(summary["left_out"].astype(str) == left_out) & (summary["method"] == "pool")]
     return selected.iloc[0]
+
+
+def _family_pairs(rows: list[str], families: Mapping[str, str] | None) -> dict[str, list[tuple[str, str]]]:
+    """The pairs of rows of every family (table order; first appearance orders the families)."""
+    family_of = {row: (families or {}).get(row, ONE_FAMILY) for row in rows}
+    pairs: dict[str, list[tuple[str, str]]] = {}
+    for row_a, row_b in itertools.combinations(rows, 2):
+        if family_of[row_a] == family_of[row_b]:
+            pairs.setdefault(family_of[row_a], []).append((row_a, row_b))
+    return pairs
 
 
 def compare_rows(
@@ -49,11 +72,12 @@ def compare_rows(
     confidence: float,
     power: float,
     seed: int,
+    families: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
-    """Every pair of rows (table order) on the pool ``left_out``, for each of :data:`COMPARED_STATISTICS` the
-    rows have: columns :data:`COMPARISON_COLUMNS` (see the module docstring). ``replicates``: row ->
-    (left-out label -> statistic -> replicates, units digest) as read by
-    :func:`.pool_uncertainty.read_replicates`."""
+    """Every pair of rows of a family (table order) on the pool ``left_out``, for each of :data:`COMPARED_STATISTICS`
+    the rows have: columns :data:`COMPARISON_COLUMNS` (see the module docstring). ``replicates``: row ->
+    (left-out label -> statistic -> replicates, units digest) as read by :func:`.pool_uncertainty.read_replicates`;
+    ``families``: row -> family (None or a row absent: :data:`ONE_FAMILY`)."""
     level = 1 - confidence
     records = []
     pool_rows: dict[str, pd.Series] = {}
@@ -64,35 +88,49 @@ def compare_rows(
         return pool_rows[row]
 
     for statistic in COMPARED_STATISTICS:
-        block = []
-        for row_a, row_b in itertools.combinations(summaries, 2):
-            pool_a, pool_b = pool_row(row_a), pool_row(row_b)
-            reps_a = replicates[row_a][0].get(left_out, {}).get(statistic)
-            reps_b = replicates[row_b][0].get(left_out, {}).get(statistic)
-            if reps_a is None or reps_b is None or not np.isfinite(pool_a[statistic]) or not np.isfinite(pool_b[statistic]):
-                continue
-            paired = replicates[row_a][1] == replicates[row_b][1]
-            if not paired:
-                reps_b = rng_for(seed, "unpaired", row_a, row_b, statistic).permutation(reps_b)
-            compared = difference(float(pool_a[statistic]), float(pool_b[statistic]), reps_a, reps_b, confidence)
-            per_domain = float(pool_a["units"]) / float(pool_a["domains"])
-            block.append({
-                "left_out": left_out, "statistic": statistic, "row_a": row_a, "row_b": row_b, "paired": paired,
-                "estimate_a": float(pool_a[statistic]), "estimate_b": float(pool_b[statistic]),
-                "difference": compared.estimate, "lo": compared.low, "hi": compared.high, "p": compared.p_value,
-                "units_per_domain": per_domain,
-                "units_to_detect": units_to_detect(per_domain, compared.estimate, compared.standard_error, level, power),
-            })
-        adjusted = holm([record["p"] for record in block])
-        for record, p_holm in zip(block, adjusted):
-            record["p_holm"] = float(p_holm)
-            words = MEAN_VERDICTS if statistic == "mean" else VERDICTS
-            said = verdict(record["difference"], p_holm, level, lower_is_more_consistent=statistic != "mean")
-            record["verdict"] = words[VERDICTS.index(said)]
-            if record["verdict"] != words[2]:
-                record["units_to_detect"] = np.nan  # detected already
-        records += block
+        for family, pairs in _family_pairs(list(summaries), families).items():
+            block = []
+            for row_a, row_b in pairs:
+                pool_a, pool_b = pool_row(row_a), pool_row(row_b)
+                reps_a = replicates[row_a][0].get(left_out, {}).get(statistic)
+                reps_b = replicates[row_b][0].get(left_out, {}).get(statistic)
+                if reps_a is None or reps_b is None or not np.isfinite(pool_a[statistic]) or not np.isfinite(pool_b[statistic]):
+                    continue
+                paired = replicates[row_a][1] == replicates[row_b][1]
+                if not paired:
+                    reps_b = rng_for(seed, "unpaired", row_a, row_b, statistic).permutation(reps_b)
+                compared = difference(float(pool_a[statistic]), float(pool_b[statistic]), reps_a, reps_b, confidence)
+                block.append({
+                    "left_out": left_out, "statistic": statistic, "family": family, "row_a": row_a, "row_b": row_b,
+                    "paired": paired, "estimate_a": float(pool_a[statistic]), "estimate_b": float(pool_b[statistic]),
+                    "difference": compared.estimate, "standard_error": compared.standard_error,
+                    "lo_unadjusted": compared.low, "hi_unadjusted": compared.high, "p": compared.p_value,
+                    "units_per_domain": float(pool_a["units"]) / float(pool_a["domains"]),
+                })
+            records += _adjust(block, statistic, level, power)
     return pd.DataFrame(records, columns=list(COMPARISON_COLUMNS))
+
+
+def _adjust(block: list[dict], statistic: str, level: float, power: float) -> list[dict]:
+    """Holm over one family's pairs: adjusted p, adjusted interval, verdict and units to detect (module docstring)."""
+    p_values = [record["p"] for record in block]
+    adjusted = holm(p_values)
+    levels = adjusted_levels(p_values, adjusted, level)
+    m = int(np.isfinite(np.asarray(p_values, dtype=np.float64)).sum())
+    words = MEAN_VERDICTS if statistic == "mean" else VERDICTS
+    for record, p_holm, alpha_i in zip(block, adjusted, levels):
+        record["pairs"] = m
+        record["p_holm"] = float(p_holm)
+        record["level_adjusted"] = float(alpha_i)
+        half_width = (float(normal_quantile(1 - alpha_i / 2)) * record["standard_error"]
+                      if np.isfinite(alpha_i) else np.nan)
+        record["lo"], record["hi"] = record["difference"] - half_width, record["difference"] + half_width
+        said = verdict(record["difference"], p_holm, level, lower_is_more_consistent=statistic != "mean")
+        record["verdict"] = words[VERDICTS.index(said)]
+        record["units_to_detect"] = (units_to_detect(record["units_per_domain"], record["difference"], record["standard_error"],
+                                                     level / max(m, 1), power)
+                                     if record["verdict"] == words[2] else np.nan)  # detected already: nothing to plan
+    return block
 
 
 def verdict_matrix(comparisons: pd.DataFrame, statistic: str, rows: list[str]) -> pd.DataFrame:

@@ -14,7 +14,7 @@ agreements ``s_i`` and its number of judgements ``n_i`` a replicate's tau is the
 tables' pooled tau is the unweighted mean of the pairs' taus (as the paper averages pairs), and so is
 every replicate's. Because every (pair, condition, variant) is computed on the same resamples, two
 variants' replicates are paired, and :func:`tau_differences` tests their difference with
-:func:`~nlp_robustness.statistics.uncertainty.difference` (Hall-Wilson bootstrap test, symmetric
+:func:`~nlp_robustness.statistics.uncertainty.difference` (Wald test with the bootstrap SE, symmetric
 interval), Holm-adjusted within a *family*: the comparisons of one condition (or condition set), every
 pair and the average.
 """

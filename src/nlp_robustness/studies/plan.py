@@ -103,6 +103,8 @@ class StudyTable:
     caption_variables: dict[str, str]
     section: str
     subcategory: str
+    #: row -> family: rows are compared within their family (empty: one family; :mod:`.statistics.comparisons`)
+    families: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -178,6 +180,11 @@ class StudyPlan:
     def table_replicates(self, directory: str) -> dict[str, str]:
         """The bootstrap replicates of every row of a table, by row name (its paired comparisons)."""
         return {row: f"results/{stem}.replicates.npz" for row, stem in self.tables[directory].rows.items()}
+
+    def table_aggregation(self, directory: str) -> str:
+        """The aggregation (``unit`` or ``domain``) of the study a table's rows belong to (the first row's)."""
+        stem = next(iter(self.tables[directory].rows.values()))
+        return self.studies[self.statistics[stem].study].aggregation
 
     def table_curves(self, directory: str) -> dict[str, str]:
         """The gamma table of every row of a table, by row name (the profile's gamma-areas)."""
@@ -386,7 +393,7 @@ def _natural_robustness(plan: StudyPlan, config: Mapping[str, Any], sections: Ma
         "sentiment": review_response_files(types),
     }
     rows = natural_rows(config)
-    stems = {}
+    stems, families = {}, {}
     for criterion, responders in rows.items():
         side = "sentiment" if criterion == "label" else "mt"
         study = f"natural_robustness/{side}"
@@ -398,6 +405,9 @@ def _natural_robustness(plan: StudyPlan, config: Mapping[str, Any], sections: Ma
         added = plan.add_rows(study, study, criterion, responses, f"natural_robustness/robustness/{criterion}/{{row}}",
                                section["epsilon"], "responder")
         stems |= {f"{responder} ({criterion})": stem for responder, stem in added.items()}
+        # MT systems are compared with MT systems, classifiers with classifiers
+        families |= {f"{responder} ({criterion})": "sentiment classifiers" if side == "sentiment" else "MT systems"
+                     for responder in added}
     threshold = section["same_response"]["chrf_threshold"]
     plan.tables["natural_robustness"] = StudyTable(
         "natural_robustness", stems, "system or classifier (same response)", leave_out, "natural robustness",
@@ -405,7 +415,8 @@ def _natural_robustness(plan: StudyPlan, config: Mapping[str, Any], sections: Ma
         "perturbation type",
         "Same response: exact = equal translations after normalisation, chrf = sentence chrF to the original "
         f"translation >= {threshold:g}, label = same predicted label.",
-        "natural-robustness", 2, "natural_robustness_consistency_table", {}, sections["natural"], "robustness")
+        "natural-robustness", 2, "natural_robustness_consistency_table", {}, sections["natural"], "robustness",
+        families if len(set(families.values())) > 1 else {})
     plan.gamma_figures["natural_robustness"] = GammaFigure(
         "natural_robustness", stems, "share unchanged",
         "share of perturbations leaving the response unchanged (%) per perturbation type", "natural_robustness_gamma_curves", {},
