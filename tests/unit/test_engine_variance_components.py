@@ -115,3 +115,40 @@ def test_every_study_says_how_its_units_are_resampled() -> None:
     for name in ("domains", "human", "perturbations", "natural_robustness"):
         assert study_module(name).replicate_units({}, [], "row", "score", {}) is None
     assert study_module("sentiment").replicate_units({}, [], "row", "accuracy", {"bagging_unit": "review"}) is None
+
+
+def test_documents_are_resampled_whole_and_nest_the_decomposition() -> None:
+    """Units with a ``document`` column: the pool's decomposition is the nested one, and resampling whole
+    documents of correlated segments widens the mean's interval against resampling segments (design effect
+    1 + (m - 1) rho, about 1 + 9 * 0.3 here); a document column of "" changes nothing."""
+    from nlp_robustness.statistics.engine import document_clusters, draw_study_blocks, evaluate_study, leave_out_labels
+    from nlp_robustness.statistics.pool_uncertainty import UncertaintyOptions
+    from nlp_robustness.statistics.variance_components import variance_components
+
+    rng = np.random.default_rng(6)
+    domains = ["a", "b", "c"]
+    n_documents, size = 30, 10
+    document_effects = rng.normal(0, 6, 3 * n_documents).repeat(size)
+    units = pd.DataFrame({
+        "domain": np.repeat(domains, n_documents * size), "unit_id": [str(i) for i in range(3 * n_documents * size)],
+        "score": 50 + np.repeat([-2.0, 0.0, 2.0], n_documents * size) + document_effects + rng.normal(0, 9, 3 * n_documents * size),
+        "document": [f"doc{i // size}" for i in range(n_documents * size)] * 3,
+    })
+    pools = leave_out_labels([])
+    blocks = draw_study_blocks(units[["domain", "unit_id"]], domains, pools, seed=0, namespace=[], n_blocks=4, fraction=0.5)
+    options = UncertaintyOptions(resamples=400)
+
+    def whole(frame: pd.DataFrame) -> pd.Series:
+        summary = evaluate_study(frame, domains, pools, blocks, np.arange(1.0, 11.0), variance_components=True,
+                                 uncertainty=options, seed_labels=["s"]).summary
+        return summary[summary["method"] == "pool"].iloc[0]
+
+    by_documents, by_segments = whole(units), whole(units.drop(columns="document"))
+    nested = variance_components(units["score"], units["domain"], documents=units["document"])
+    assert by_documents["between_variance"] == pytest.approx(nested.between_variance)
+    assert by_segments["between_variance"] > by_documents["between_variance"]
+    widening = (by_documents["mean_hi"] - by_documents["mean_lo"]) / (by_segments["mean_hi"] - by_segments["mean_lo"])
+    assert 1.5 < widening < 2.5
+    assert document_clusters(units.assign(document="")) is None
+    unchanged = whole(units.assign(document=""))
+    assert unchanged["mean_lo"] == by_segments["mean_lo"] and unchanged["between_sd_hi"] == by_segments["between_sd_hi"]

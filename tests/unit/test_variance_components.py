@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.statistics.variance_components import variance_components
+from nlp_robustness.statistics.variance_components import document_sums, nested_components, variance_components
 
 
 def test_simulated_components_recover_the_truth_on_average() -> None:
@@ -85,3 +85,62 @@ def test_errors_name_the_pool() -> None:
         variance_components([1.0, 2.0, 3.0], ["a", "b"], where="x")
     with pytest.raises(InputError, match="not a finite number"):
         variance_components([1.0, math.nan, 3.0], ["a", "b", "b"])
+
+
+def _documents(rng: np.random.Generator, sizes: list[int], domain_effects: list[float], document_sd: float,
+               unit_sd: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Scores, domain labels and document labels: domain i has documents of the given sizes."""
+    scores, domains, documents = [], [], []
+    for index, effect in enumerate(domain_effects):
+        for number, size in enumerate(sizes):
+            scores.append(50 + effect + rng.normal(0, document_sd) + rng.normal(0, unit_sd, size))
+            domains += [f"d{index}"] * size
+            documents += [f"doc{number}"] * size  # the same ids in every domain: documents are nested by domain
+    return np.concatenate(scores), np.array(domains), np.array(documents)
+
+
+def test_the_nested_estimator_takes_document_noise_out_of_the_between_part() -> None:
+    """Unbalanced documents of 2-20 segments: averaged over 300 test sets the nested estimate of the
+    between-domain variance is the planted one (fixed domains: the variance, ddof 1, of the domain effects)
+    within Monte-Carlo error, and the document variance is the planted 16; the one-way estimate, which counts
+    document noise as spread between domains, lies well above."""
+    rng = np.random.default_rng(3)
+    effects = [-3.0, 0.0, 1.0, 2.0]
+    sizes = list(rng.integers(2, 21, 30))
+    nested, one_way, documents = [], [], []
+    for _ in range(300):
+        scores, domains, labels = _documents(rng, sizes, effects, 4.0, 12.0)
+        with_documents = variance_components(scores, domains, documents=labels)
+        nested.append(with_documents.between_variance)
+        documents.append(with_documents.document_variance)
+        one_way.append(variance_components(scores, domains).between_variance)
+    truth = float(np.var(effects, ddof=1))
+    assert np.mean(nested) == pytest.approx(truth, abs=4 * np.std(nested) / np.sqrt(300) + 0.05)
+    assert np.mean(documents) == pytest.approx(16.0, rel=0.1)
+    excess = np.asarray(one_way) - np.asarray(nested)  # on the same test sets: paired
+    assert np.mean(excess) > 4 * np.std(excess) / np.sqrt(300) and np.mean(excess) > 0.2  # about 16 / 30 documents
+
+
+def test_documents_of_one_unit_each_give_the_one_way_estimate() -> None:
+    rng = np.random.default_rng(4)
+    scores = rng.normal(50, 10, 60)
+    domains = np.repeat(["a", "b", "c"], 20)
+    plain = variance_components(scores, domains)
+    own = variance_components(scores, domains, documents=np.arange(60).astype(str))
+    assert own == plain and np.isnan(plain.document_variance)
+
+
+def test_the_replicate_form_is_the_point_estimate_at_unit_weights() -> None:
+    """nested_components with every document counted once is the estimate; counted twice each, the same
+    between part (every document duplicated is the same design, twice as many documents)."""
+    rng = np.random.default_rng(5)
+    scores, domains, labels = _documents(rng, [3, 8, 5, 12], [-2.0, 2.0, 0.0], 3.0, 8.0)
+    codes = np.unique(domains, return_inverse=True)[1]
+    keys = np.unique(np.char.add(domains, labels), return_inverse=True)[1]
+    document_domain = np.zeros(keys.max() + 1, dtype=np.int64)
+    document_domain[keys] = codes
+    sums = document_sums(scores, keys, keys.max() + 1)
+    once = nested_components(np.ones((1, keys.max() + 1)), *sums, document_domain, 3)
+    estimate = variance_components(scores, domains, documents=labels)
+    assert once["between_variance"][0] == pytest.approx(estimate.between_variance)
+    assert once["within_variance"][0] == pytest.approx(estimate.within_variance)

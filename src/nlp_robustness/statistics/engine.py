@@ -70,6 +70,7 @@ __all__ = [
     "WHOLE_POOL",
     "block_positions",
     "csv_group",
+    "document_clusters",
     "draw_study_blocks",
     "evaluate_study",
     "leave_out_labels",
@@ -125,18 +126,24 @@ def pool_domains(domains: Sequence[str], left_out: str) -> list[str]:
     return [domain for domain in domains if domain != left_out]
 
 
-def units_from_tables(tables: Mapping[str, pd.DataFrame], id_column: str, score_column: str | None = None) -> pd.DataFrame:
+def units_from_tables(tables: Mapping[str, pd.DataFrame], id_column: str, score_column: str | None = None,
+                      document_column: str | None = None) -> pd.DataFrame:
     """One unit table from per-domain tables (domain -> table; mapping order is domain order).
 
-    ``id_column`` holds the unit ids; ``score_column`` the scores (None: keys only, no ``score`` column).
+    ``id_column`` holds the unit ids; ``score_column`` the scores (None: keys only, no ``score`` column);
+    ``document_column`` the units' documents (a ``document`` column; "" where a table lacks it).
     """
     frames = []
     for domain, table in tables.items():
         frame = pd.DataFrame({"domain": domain, "unit_id": table[id_column].astype(str).to_numpy()})
         if score_column is not None:
             frame["score"] = table[score_column].to_numpy(dtype=np.float64)
+        if document_column is not None:
+            frame["document"] = (table[document_column].fillna("").astype(str).to_numpy() if document_column in table
+                                 else "")
         frames.append(frame)
     columns = list(UNIT_COLUMNS if score_column is not None else UNIT_COLUMNS[:2])
+    columns += ["document"] if document_column is not None else []
     return pd.concat(frames, ignore_index=True)[columns] if frames else pd.DataFrame(columns=columns)
 
 
@@ -365,11 +372,13 @@ def _domain_means(scores: NDArray[np.float64], codes: NDArray[np.int64], n_domai
     return means, counts
 
 
-def _between_domains(scores: NDArray[np.float64], codes: NDArray[np.int64], n_domains: int, where: str) -> dict[str, float]:
-    """The :data:`BETWEEN_COLUMNS` of one pool's unit scores; NaN for a pool of one domain (no between part)."""
+def _between_domains(scores: NDArray[np.float64], codes: NDArray[np.int64], n_domains: int, where: str,
+                     documents: NDArray | None = None) -> dict[str, float]:
+    """The :data:`BETWEEN_COLUMNS` of one pool's unit scores (nested by ``documents`` when given: document noise is
+    not spread between domains); NaN for a pool of one domain (no between part)."""
     if n_domains < 2:
         return dict.fromkeys(BETWEEN_COLUMNS, np.nan)
-    components = decompose(scores, codes, where)
+    components = decompose(scores, codes, where, documents)
     return {
         "between_variance": components.between_variance, "between_sd": components.between_sd,
         "within_sd": components.within_sd, "between_share": components.between_share,
@@ -395,6 +404,22 @@ class StudyEvaluation:
     gamma: pd.DataFrame
     block_scores: pd.DataFrame
     replicates: dict[str, dict[str, NDArray[np.float64]]]
+
+
+def document_clusters(pool: pd.DataFrame) -> NDArray[np.object_] | None:
+    """The document of every unit of a pool as a cluster id nested in its domain (``domain`` + ``document``; a unit
+    with no document is its own cluster), or None when the units have no ``document`` column or every document
+    is a single unit (the units are then resampled one by one, as before)."""
+    if "document" not in pool.columns:
+        return None
+    documents = pool["document"].astype(str)
+    if (documents == "").all():
+        return None
+    own = documents == ""
+    keys = pool["domain"].astype(str) + "\x1f" + documents.where(~own, "\x1e" + pool["unit_id"].astype(str))
+    if keys.nunique() == len(keys):
+        return None
+    return keys.to_numpy(dtype=object)
 
 
 def _codes(frame: pd.DataFrame, members: Sequence[str]) -> NDArray[np.int64]:
@@ -439,6 +464,9 @@ def evaluate_study(
     study and the pool only (so every row of a study is resampled alike), and the blocks' jackknife for the
     bagged rows. ``crossed_units``: a unit id names the same item in every domain (a segment under every
     perturbation function), so ids are resampled together; otherwise units are resampled within domains.
+    ``units`` may carry a ``document`` column (WMT documents; "" for none): whole documents are then resampled
+    within their domain and the between-domain decomposition is the nested one (:func:`document_clusters`,
+    :mod:`.pool_uncertainty`); units shared across domains (``crossed_units``) ignore it.
     ``replicate_units`` (columns ``domain, unit_id, cluster, score``): finer units whose domain means are
     the domain values of ``units``, resampled by ``cluster`` instead (a study whose units are aggregates).
     ``seed_labels`` (with the left-out label) seed the replicates: the study's name, never the row's.
@@ -474,7 +502,8 @@ def evaluate_study(
             raise InputError(f"{where}: the pool gives {whole.size} value(s); variance and gamma need at least 2")
         statistics = summarize(whole)
         whole_gamma = gamma_curve(whole, epsilons)
-        between = _between_domains(scores, codes, len(members), where) if variance_components else {}
+        documents = None if crossed_units else document_clusters(pool)
+        between = _between_domains(scores, codes, len(members), where, documents) if variance_components else {}
         band = (np.full(epsilons.shape, np.nan), np.full(epsilons.shape, np.nan))
         intervals_of_pool = dict.fromkeys(INTERVAL_COLUMNS, np.nan)
         if uncertainty is not None:
@@ -483,7 +512,7 @@ def evaluate_study(
                 drawn, clusters = pool_replicates(finer["score"].to_numpy(dtype=np.float64), finer_codes, len(members),
                                         finer["cluster"].to_numpy(), "domain", epsilons, uncertainty, [*seed_labels, left_out])
             else:
-                drawn, clusters = pool_replicates(scores, codes, len(members), pool["unit_id"].to_numpy() if crossed_units else None,
+                drawn, clusters = pool_replicates(scores, codes, len(members), pool["unit_id"].to_numpy() if crossed_units else documents,
                                         aggregation, epsilons, uncertainty, [*seed_labels, left_out],
                                         variance_components and len(members) > 1)
             replicates[left_out] = {name: values for name, values in drawn.items() if name != "gamma"}

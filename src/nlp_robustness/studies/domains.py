@@ -21,7 +21,7 @@ __all__ = ["crossed_units", "has_variance_components", "replicate_units", "read_
 
 
 def write_score_table(scores: pd.DataFrame, path: str) -> None:
-    """Write a sentence score table (``segment_id`` and one column per metric) as TSV, atomically.
+    """Write a sentence score table (``segment_id``, ``doc_id`` and one column per metric) as TSV, atomically.
 
     Scores are written at full precision (shortest round-trip repr) and :func:`read_score_table` reads
     them back bit for bit, so a score read from a table equals the same score computed again: beta1 (read)
@@ -33,7 +33,8 @@ def write_score_table(scores: pd.DataFrame, path: str) -> None:
 
 def read_score_table(path: str) -> pd.DataFrame:
     """A sentence score table (written by :func:`write_score_table`), its floats parsed round-trip exact."""
-    return pd.read_csv(path, sep="\t", dtype={"segment_id": str}, keep_default_na=False, float_precision="round_trip")
+    return pd.read_csv(path, sep="\t", dtype={"segment_id": str, "doc_id": str}, keep_default_na=False,
+                       float_precision="round_trip")
 
 
 def crossed_units(options: Mapping[str, Any]) -> bool:
@@ -65,8 +66,9 @@ def unit_keys(files: Mapping[str, str], domains: Sequence[str], options: Mapping
 
 def units(files: Mapping[str, str], domains: Sequence[str], row: str, score: str, options: Mapping[str, Any]) -> pd.DataFrame:
     """One system's units (``row``: the system, whose score tables ``files`` maps by test set) scored by the
-    sentence metric ``score``."""
-    return units_from_tables({name: read_score_table(path) for name, path in files.items()}, "segment_id", score)
+    sentence metric ``score``, with each segment's document (``doc_id``; "" for a test set without documents):
+    the engine resamples whole documents within their test set."""
+    return units_from_tables({name: read_score_table(path) for name, path in files.items()}, "segment_id", score, "doc_id")
 
 
 def testset_means(score_tables: Mapping[str, Mapping[str, str]], metric: str) -> pd.DataFrame:

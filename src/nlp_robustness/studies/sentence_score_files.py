@@ -1,7 +1,7 @@
 """A system's translation of a test set scored segment by segment (rule ``score_sentences``, and its family
 form that scores every perturbed set of a family for a system in one job, one start-up).
 
-The score table holds ``segment_id`` and one column per metric (:func:`~nlp_robustness.studies.domains.write_score_table`);
+The score table holds ``segment_id``, ``doc_id`` (the segment's document; "" without) and one column per metric (:func:`~nlp_robustness.studies.domains.write_score_table`);
 the signatures file holds, per metric, sacrebleu's signature, the corpus score and the mean sentence score.
 """
 
@@ -46,7 +46,7 @@ def score_translation_file(
     if len(hypotheses) != len(table):
         raise InputError(f"{translations_file}: {len(hypotheses)} lines, test set has {len(table)} segments")
     references = table["reference"].tolist()
-    scores = pd.DataFrame({"segment_id": table["segment_id"]})
+    scores = pd.DataFrame({"segment_id": table["segment_id"], "doc_id": table["doc_id"]})  # documents: resampled whole
     record = {"system": system, "testset": testset, "segments": len(table)}
     for metric in metrics:
         scores[metric] = sentence_scores(hypotheses, references, metric, tokenize)
