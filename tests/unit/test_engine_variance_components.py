@@ -152,3 +152,21 @@ def test_documents_are_resampled_whole_and_nest_the_decomposition() -> None:
     assert document_clusters(units.assign(document="")) is None
     unchanged = whole(units.assign(document=""))
     assert unchanged["mean_lo"] == by_segments["mean_lo"] and unchanged["between_sd_hi"] == by_segments["between_sd_hi"]
+
+
+def test_the_document_path_gives_the_weighted_statistics_of_the_same_resamples() -> None:
+    """document_statistics (per-document sums, cumulative weights in score order) equals weighted_statistics of the
+    unit weights its counts imply, ties at the window ends included (scores rounded to 0.5)."""
+    from nlp_robustness.statistics.pool_uncertainty import document_statistics
+    from nlp_robustness.statistics.uncertainty import weighted_statistics
+
+    rng = np.random.default_rng(8)
+    documents = np.sort(rng.integers(0, 120, 1500))
+    documents = np.unique(documents, return_inverse=True)[1]
+    scores = np.round(np.clip(rng.normal(35, 20, 1500), 0, 100) * 2) / 2
+    counts = rng.poisson(1.0, (40, documents.max() + 1)).astype(np.float64)
+    epsilons = np.arange(0.5, 60.0, 0.5)
+    fast = document_statistics(scores, documents, documents.max() + 1, epsilons)(counts)
+    slow = weighted_statistics(scores, counts[:, documents], epsilons)
+    for name in ("mean", "variance", "cov", "gamma", "gamma_area"):
+        np.testing.assert_allclose(fast[name], slow[name], rtol=1e-10, atol=1e-12, err_msg=name)

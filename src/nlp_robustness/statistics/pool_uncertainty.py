@@ -52,7 +52,7 @@ from nlp_robustness.statistics.uncertainty import (
 )
 from nlp_robustness.statistics.variance_components import document_sums, nested_components
 
-__all__ = ["INTERVAL_STATISTICS", "UncertaintyOptions", "block_interval", "pool_replicates", "read_replicates",
+__all__ = ["INTERVAL_STATISTICS", "UncertaintyOptions", "block_interval", "document_statistics", "pool_replicates", "read_replicates",
            "replicate_intervals", "units_digest", "write_replicates"]
 
 #: The statistics of a pool that get an interval (summary columns ``<name>_lo``, ``<name>_hi``).
@@ -93,11 +93,11 @@ def pool_replicates(
     Also returns the clusters drawn in the smallest stratum (the n of :func:`.uncertainty.expansion`).
     """
     design = cluster_design(codes, clusters, options.resample_domains)
-    nested_documents = (clusters is not None and between_applies(variance_components, n_domains)
-                        and bool(np.all(design.stratum_of_cluster[design.cluster_of_unit] == codes))
-                        and n_domains < design.n_clusters < design.n_units)
-    smallest = int(np.bincount(design.stratum_of_cluster).min())
+    documents = (clusters is not None and bool(np.all(design.stratum_of_cluster[design.cluster_of_unit] == codes))
+                 and design.n_clusters < design.n_units)
     between = between_applies(variance_components, n_domains)
+    nested_documents = documents and between and n_domains < design.n_clusters
+    smallest = int(np.bincount(design.stratum_of_cluster).min())
     if aggregation == "unit" and gathers(design):
         # units nested in domains: gather the drawn scores stratum by stratum (the same resamples as the
         # weights, no dense weight matrix)
@@ -121,7 +121,19 @@ def pool_replicates(
         document_domain[unit_cluster] = codes
         sums_of_documents = document_sums(scores, unit_cluster, design.n_clusters)
 
+    if documents and aggregation == "unit":
+        # whole documents: the moments from per-document sums and gamma from cumulative weights (no (B, n) product)
+        of_documents = document_statistics(scores, unit_cluster, design.n_clusters, epsilons)
+
     def replicate(counts: NDArray[np.float64]) -> dict[str, NDArray[np.float64]]:
+        if documents and aggregation == "unit":
+            statistics = of_documents(counts)
+            if between and nested_documents:
+                statistics |= _nested_columns(nested_components(counts, *sums_of_documents, document_domain, n_domains))
+            elif between:
+                statistics |= weighted_between_domains(scores, codes, n_domains, counts[:, unit_cluster], indicator=indicator,
+                                                       counts=counts @ cluster_domains)
+            return statistics
         # the unit weights exactly as map_chunks draws them, memory order included (this fancy index gives a
         # column-major array, and BLAS sums the products below in an order that depends on it)
         weights = counts[:, unit_cluster]
@@ -135,19 +147,60 @@ def pool_replicates(
                 means = np.where(per_domain > 0, (products @ indicator) / per_domain, 0.0)
             statistics = weighted_statistics(means, (per_domain > 0).astype(np.float64), epsilons)
         if between and nested_documents:
-            nested = nested_components(counts, *sums_of_documents, document_domain, n_domains)
-            total = nested["between_variance"] + nested["within_variance"]
-            with np.errstate(divide="ignore", invalid="ignore"):
-                share = nested["between_variance"] / total
-            statistics |= {"between_variance": nested["between_variance"], "between_sd": np.sqrt(nested["between_variance"]),
-                           "within_sd": np.sqrt(nested["within_variance"]), "between_share": share,
-                           "domain_mean_sd": np.nanstd(nested["domain_means"], axis=1, ddof=1)}
+            statistics |= _nested_columns(nested_components(counts, *sums_of_documents, document_domain, n_domains))
         elif between:
             statistics |= weighted_between_domains(scores, codes, n_domains, weights, indicator=indicator, counts=per_domain)
         return statistics
 
     chunks = map_chunks(replicate, design, options.resamples, options.seed, labels, options.threads, cluster_counts=True)
     return {name: np.concatenate([chunk[name] for chunk in chunks]) for name in chunks[0]}, smallest
+
+
+def _nested_columns(nested: Mapping[str, NDArray[np.float64]]) -> dict[str, NDArray[np.float64]]:
+    """The between-domain columns of the replicates from :func:`.variance_components.nested_components`."""
+    total = nested["between_variance"] + nested["within_variance"]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = nested["between_variance"] / total
+    return {"between_variance": nested["between_variance"], "between_sd": np.sqrt(nested["between_variance"]),
+            "within_sd": np.sqrt(nested["within_variance"]), "between_share": share,
+            "domain_mean_sd": np.nanstd(nested["domain_means"], axis=1, ddof=1)}
+
+
+def document_statistics(scores: NDArray[np.float64], unit_document: NDArray[np.int64], n_documents: int,
+                        epsilons: NDArray[np.float64]):
+    """A function: the cluster counts of a chunk of replicates ``(rows, n_documents)`` -> the statistics of
+    :func:`.uncertainty.weighted_statistics` (``mean, variance, cov, gamma, gamma_area``) of the units weighted by
+    their document's count, computed without the (rows, n) weight products: the moments from every document's
+    unit count, sum and sum of squares (a (rows, G) @ (G,) product each), and the counts within +/- epsilon of a
+    replicate's mean from the cumulative weights of the units in score order, read at the two ends of every
+    epsilon's window (one cumulative sum per replicate, then a search per epsilon). Strictly inside the window,
+    as :mod:`.robustness_metrics` counts |t - mu| < epsilon."""
+    shift = float(scores.mean())
+    centred = scores - shift
+    sizes, sums, squares = document_sums(scores, unit_document, n_documents)  # centred on the same mean
+    order = np.argsort(centred, kind="stable")
+    sorted_scores = centred[order]
+    document_in_order = unit_document[order]
+    grid = np.asarray(epsilons, dtype=np.float64)
+
+    def statistics(counts: NDArray[np.float64]) -> dict[str, NDArray[np.float64]]:
+        rows = counts.shape[0]
+        totals = counts @ sizes
+        means = (counts @ sums) / totals
+        variances = np.maximum((counts @ squares) / totals - means**2, 0.0)
+        cumulative = np.zeros((rows, sorted_scores.size + 1))
+        np.cumsum(counts[:, document_in_order], axis=1, out=cumulative[:, 1:])
+        low = np.searchsorted(sorted_scores, (means[:, None] - grid[None, :]).reshape(-1), side="right").reshape(rows, -1)
+        high = np.searchsorted(sorted_scores, (means[:, None] + grid[None, :]).reshape(-1), side="left").reshape(rows, -1)
+        within = np.take_along_axis(cumulative, high, axis=1) - np.take_along_axis(cumulative, np.minimum(low, high), axis=1)
+        sample_variances = variances * totals / np.maximum(totals - 1, 1e-300)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            gamma = (1 - within / totals[:, None]) * grid[None, :] ** 2 / sample_variances[:, None]
+            cov = np.sqrt(variances) / (means + shift)
+        gamma[sample_variances <= 0] = 0.0
+        return {"mean": means + shift, "variance": variances, "cov": cov, "gamma": gamma, "gamma_area": gamma.mean(axis=1)}
+
+    return statistics
 
 
 def between_applies(variance_components: bool, n_domains: int) -> bool:
