@@ -46,7 +46,8 @@ rule robustness_profile:
 
 
 rule robustness_profile_figure:
-    """One group's profile: a panel per axis, systems as rows, measures as columns (colour: place in column)."""
+    """One group's profile: a panel per axis, systems as rows, measures as columns (colour: place in column;
+    faded: place not separated at the run's confidence)."""
     input:
         "results/profile/profile.tsv",
     output:
@@ -61,6 +62,7 @@ rule robustness_profile_figure:
         "logs/benchmarks/robustness_profile_figure/{profile_group}.tsv",
     params:
         label=lambda wildcards: PROFILE_LABELS[wildcards.profile_group],
+        confidence=UNCERTAINTY["confidence"],
     threads: 1
     resources:
         mem_mb=1000,
@@ -72,7 +74,8 @@ rule robustness_profile_figure:
 
 
 rule robustness_profile_overview:
-    """Every group's axis rankings in one compact figure: the report's opening page shows it."""
+    """Every group's axis rankings in one compact figure (rank intervals; faded: place not separated): the
+    report's opening page shows it."""
     input:
         "results/profile/axes.tsv",
     output:
@@ -87,6 +90,7 @@ rule robustness_profile_overview:
         "logs/benchmarks/robustness_profile_overview.tsv",
     params:
         labels=PROFILE_LABELS,
+        confidence=UNCERTAINTY["confidence"],
     threads: 1
     resources:
         mem_mb=1000,

@@ -16,7 +16,7 @@ plan = snakemake.params.plan
 labels = {group["name"]: group["label"] for group in plan["groups"]}
 profile, kendall, axes, axes_kendall = build_profile(plan, snakemake.params.permutations, snakemake.params.seed,
                                                      snakemake.params.confidence)
-paragraphs = reading(axes, axes_kendall, profile, {group["name"]: group for group in plan["groups"]})
+paragraphs = reading(axes, axes_kendall, profile, {group["name"]: group for group in plan["groups"]}, snakemake.params.confidence)
 document = profile_document(plan, profile, kendall, axes, axes_kendall, paragraphs, snakemake.params.config_hash)
 
 texts = {

@@ -9,4 +9,4 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 from nlp_robustness.outputs.profile import plot_profile, read_profile_table  # noqa: E402
 
 plot_profile(read_profile_table(snakemake.input[0]), snakemake.wildcards.profile_group, snakemake.params.label,
-             {"png": snakemake.output.png, "pdf": snakemake.output.pdf})
+             {"png": snakemake.output.png, "pdf": snakemake.output.pdf}, snakemake.params.confidence)

@@ -1,5 +1,5 @@
 """Paired comparisons of a study table's rows: Holm over pairs, verdicts, unpaired rows, the Markdown report,
-the tables' intervals and the profile's caveat for a best-worst pair within noise."""
+the tables' intervals, and families of rows."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import numpy as np
 import pandas as pd
 
 from nlp_robustness.outputs.comparisons import comparisons_markdown, interval_text
-from nlp_robustness.outputs.profile import _within_noise
 from nlp_robustness.outputs.tables import interval_cells, robustness_intervals, robustness_table, to_csv_text
 from nlp_robustness.statistics.comparisons import compare_rows, verdict_matrix
 from nlp_robustness.statistics.engine import draw_study_blocks, evaluate_study, leave_out_labels
@@ -65,18 +64,6 @@ def test_tables_print_value_and_interval_and_the_csv_keeps_both_ends() -> None:
     header = to_csv_text(table, low, high).splitlines()[0].split(",")
     assert header[1:4] == ["whole_pool_Mean", "whole_pool_Mean_lo", "whole_pool_Mean_hi"]
     assert interval_text(1.0, float("nan"), float("nan"), 1) == "1.0" and interval_text(float("nan"), 0, 1, 1) == "n/a"
-
-
-def test_the_profile_reading_flags_a_best_worst_pair_within_noise() -> None:
-    def measures(second_low: float, orientation: str = "lower") -> pd.DataFrame:
-        return pd.DataFrame({"measure": ["m", "m"], "system": ["x", "y"], "orientation": orientation,
-                             "ci_low": [1.0, second_low], "ci_high": [2.0, second_low + 1]})
-    assert "not distinguishable" in _within_noise(measures(1.5), ["x"], ["y"])
-    assert _within_noise(measures(2.5), ["x"], ["y"]) == ""  # best x (lower is better) entirely below worst y
-    # separated, but the "best" is on the worse side of the column: that does not support the ranking
-    assert "not distinguishable" in _within_noise(measures(2.5, "higher"), ["x"], ["y"])
-    assert _within_noise(measures(-1.5, "higher"), ["x"], ["y"]) == ""
-    assert _within_noise(measures(1.5).assign(ci_low=np.nan), ["x"], ["y"]) == ""
 
 
 def test_rows_are_compared_within_their_family_and_the_report_says_so() -> None:

@@ -10,10 +10,12 @@ from pathlib import Path
 
 import docutils.core
 import jinja2
+import numpy as np
 import pandas as pd
 import pytest
 
 from nlp_robustness.errors import InputError
+from nlp_robustness.statistics.pool_uncertainty import write_replicates
 from nlp_robustness.outputs.profile import (
     plot_axes_overview,
     plot_profile,
@@ -274,7 +276,8 @@ def test_the_document_holds_every_number_and_is_strict_json(branch_outputs: Path
     loaded = json.loads(text)
     measures = {measure["key"]: measure for measure in loaded["groups"][0]["measures"]}
     assert len(measures) == len(plan["groups"][0]["measures"])
-    assert measures["natural_exact"]["systems"]["mid"] == {"value": 0.5, "ci_low": 0.45, "ci_high": 0.55, "rank": 2, "rank_lo": None, "rank_hi": None}
+    assert measures["natural_exact"]["systems"]["mid"] == {"value": 0.5, "ci_low": 0.45, "ci_high": 0.55, "rank": 2, "rank_lo": None, "rank_hi": None,
+                                                          "separated": None}  # untested: no replicates
     assert measures["mean_bleu"]["source"] == "results/tables/paper/bleu/robustness_pool.csv"
     assert loaded["config_hash"] == config_hash(config) and len(loaded["groups"][0]["kendall"]) == 15 * 14 // 2
 
@@ -283,11 +286,36 @@ def test_the_reading_names_best_worst_and_disagreements(branch_outputs: Path) ->
     plan, profile, _, axes, axes_kendall = _profile()
     [paragraph] = reading(axes, axes_kendall, profile, {group["name"]: group for group in plan["groups"]})
     assert paragraph.startswith("MT systems (paper, en-fr) (3 systems; sentence BLEU).")
-    assert "Quality: best good, worst weak." in paragraph
-    assert "Test domains (7 columns): most robust good, least robust weak." in paragraph
-    assert "quality vs character attacks (tau = -1.00)" in paragraph
-    assert "Character attacks measure an absolute drop" in paragraph
-    assert "1 of 6 orderings" in paragraph
+    # no replicates beside the branch tables: nothing is tested, so nobody is named
+    assert ("Between-domain SD BLEU (the spread of the domains' true mean scores with the noise of units taken out: is "
+            "a system more even across these domains?): lowest good 1, highest weak 3; no bootstrap replicates behind "
+            "it, so its ranks have no interval and no system is named.") in paragraph
+    assert ("No bootstrap replicates behind quality (1 column; good, mid, weak), test domains (4 columns; good, mid, weak), "
+            "word order (1 column; good, mid, weak), character attacks (2 columns; weak, mid, good) and natural "
+            "perturbations (2 columns; good, mid, weak): their ranks have no interval and no system is named") in paragraph
+    assert "best good" not in paragraph and "most robust" not in paragraph
+    assert "2 of the 3! = 6 orderings, so the smallest two-sided permutation p is 0.33" in paragraph
+
+
+def test_with_replicates_beside_the_branch_tables_the_separated_ends_are_named(branch_outputs: Path) -> None:
+    """Replicates as the engine writes them, tight around the published values: every end is separated."""
+    values = {"good": {"mean": 30.0, "cov": 0.5, "gamma_area": 0.15, "variance": 100.0, "between_sd": 1.0},
+              "mid": {"mean": 20.0, "cov": 1.0, "gamma_area": 0.3, "variance": 200.0, "between_sd": 2.0},
+              "weak": {"mean": 10.0, "cov": 1.5, "gamma_area": 0.45, "variance": 300.0, "between_sd": 3.0}}
+    rng = np.random.default_rng(0)
+    units = pd.DataFrame({"domain": ["a"], "unit_id": ["1"]})
+    for system, statistics in values.items():
+        statistics = {**statistics, "between_share": statistics["between_sd"] ** 2 / statistics["variance"]}
+        write_replicates(f"results/robustness/paper/bleu/{system}.replicates.npz",
+                         {"none": {name: value * (1 + rng.normal(0.0, 0.01, 500)) for name, value in statistics.items()}}, units)
+    plan, profile, _, axes, axes_kendall = _profile()
+    [paragraph] = reading(axes, axes_kendall, profile, {group["name"]: group for group in plan["groups"]})
+    assert "Quality: best good, worst weak, each separated from every other system." in paragraph
+    assert "lowest good 1, highest weak 3; most even good, least even weak, each separated from every other system." in paragraph
+    # COV and Var of sentence scores track quality: out of the axis (7 columns -> 4; the design-bagged γ-area untested)
+    assert ("Test domains (4 columns; tested on the 3 with bootstrap replicates): most robust good, least robust weak, "
+            "each separated from every other system.") in paragraph
+    assert set(profile[profile["tracks_quality"]]["measure"]) == {"cov_bleu_pool", "cov_bleu_design_bagging", "var_bleu_pool"}
 
 
 def test_the_opening_page_renders_without_errors(branch_outputs: Path, tmp_path: Path) -> None:

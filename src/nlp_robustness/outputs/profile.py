@@ -8,6 +8,14 @@ reads the same in every column whatever its unit or direction (COV: lower is bet
 line up across panels, and nothing depends on the order of the axes around a circle (a radar's area does).
 The overview figure shows, per group, each axis's ranking (the mean rank over the axis's robustness
 columns) the same way: small enough to open the report with.
+
+Both figures show how sure each rank is, so that a reader who only looks at the picture does not read noise
+as order: a cell's text carries its rank interval where it is wider than one rank (``#2 (1–6)``), and a cell
+whose place is not *separated* from every other system (:mod:`nlp_robustness.studies.profile_uncertainty`;
+untested where its column has no bootstrap replicates) is faded to a light grey, with a line under the
+figure saying so. Colour alone would not do: γ-areas of 0.126-0.129 that no test tells apart span the whole
+scale. The detailed figure marks with † the columns that mostly restate quality (left out of the axes).
+The reading is :mod:`.profile_reading`.
 """
 
 from __future__ import annotations
@@ -15,7 +23,8 @@ from __future__ import annotations
 import base64
 import math
 import re
-from typing import TYPE_CHECKING, Any
+import textwrap
+from typing import TYPE_CHECKING
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -23,19 +32,19 @@ import numpy as np
 import pandas as pd
 
 from nlp_robustness.display_names import MISSING
+from nlp_robustness.outputs.profile_reading import axes_order, is_separated, rank_text, reading, value_text
 from nlp_robustness.outputs.table_writer import markdown_table
 from nlp_robustness.outputs.report_sections import TEXT_PX_KEY
-from nlp_robustness.studies.profile import AXES
 
 if TYPE_CHECKING:
-    import matplotlib.image
+    import matplotlib.cm
 
     from nlp_robustness.outputs.figures import plt
 
 # matplotlib is imported by the drawing functions, on first use: the jobs that only write tables start without it.
 
-__all__ = ["plot_axes_overview", "plot_profile", "profile_display", "profile_markdown", "read_profile_table", "reading", "report_description",
-           "rst_text", "value_text"]
+__all__ = ["faded_cells", "plot_axes_overview", "plot_profile", "profile_display", "profile_markdown", "rank_text", "read_axes_table", "read_profile_table",
+           "reading", "report_description", "rst_text", "value_text"]
 
 _COLOURS = "viridis"
 #: Font size (points) of the detailed profile's cell text, and of the overview's cell text and labels.
@@ -43,18 +52,27 @@ _CELL_POINTS, _OVERVIEW_POINTS = 7, 8
 #: The overview opens the report in a column about 500 px wide (Snakemake's description box): drawn this
 #: wide at save_figure's 150 dpi, its 8-point text shows at 8 x 150 / 72 x 500 / (4.6 x 150) = 12 px.
 _OVERVIEW_WIDTH_INCHES, _FIGURE_DPI = 4.6, 150
+#: How far a faded cell's colour is moved towards light grey (0: not at all, 1: grey): far enough that
+#: the faint colour left does not read as an order, near enough to show the column's scale.
+_FADE, _FADED_GREY = 0.85, 0.92
+#: The mark of a column that mostly restates quality (pooled Var, COV of sentence scores).
+_TRACKS_QUALITY = " †"
 
 
-def value_text(value: float) -> str:
-    """A raw value with three significant digits (rounded for display only)."""
-    if not math.isfinite(value):
-        return MISSING
-    return f"{value:.3g}" if abs(value) < 1000 else f"{value:.0f}"
+def faded_cells(frame: pd.DataFrame) -> list[bool]:
+    """Which rows of a profile or axes table the figures fade: every place not separated from every other
+    system (the rank interval wider than one rank, the paired tests not separating it, or untested: no
+    bootstrap replicates). The figures draw exactly this."""
+    flags = frame["separated"] if "separated" in frame else [None] * len(frame)
+    return [not flag for flag in is_separated(flags)]
 
 
-def _axes_of(frame: pd.DataFrame) -> list[str]:
-    present = list(dict.fromkeys(frame["axis"]))
-    return [axis for axis in AXES if axis in present] + [axis for axis in present if axis not in AXES]
+def _legend(confidence: float, tracks_quality: bool, width: int) -> str:
+    parts = [f"Faded: place not separated from every other system at {confidence:.0%} (paired bootstrap, Holm) "
+             f"or untested (no replicates). Brackets: {confidence:.0%} rank interval."]
+    if tracks_quality:
+        parts.append("†: mostly restates quality, left out of the axis ranking.")
+    return textwrap.fill(" ".join(parts), width)
 
 
 def _scaled(values: np.ndarray, higher_is_better: bool) -> np.ndarray:
@@ -69,69 +87,86 @@ def _scaled(values: np.ndarray, higher_is_better: bool) -> np.ndarray:
     return scaled if higher_is_better else 1.0 - scaled
 
 
-def _heatmap(axis: plt.Axes, scaled: np.ndarray, texts: list[list[str]], columns: Sequence[str], rows: Sequence[str],
-             title: str, show_rows: bool, cell_points: float = _CELL_POINTS) -> matplotlib.image.AxesImage:
-    image = axis.imshow(np.ma.masked_invalid(scaled), cmap=_COLOURS, vmin=0.0, vmax=1.0, aspect="auto")
+def _heatmap(axis: plt.Axes, scaled: np.ndarray, faded: np.ndarray, texts: list[list[str]], columns: Sequence[str],
+             rows: Sequence[str], title: str, show_rows: bool, cell_points: float = _CELL_POINTS) -> matplotlib.cm.ScalarMappable:
+    """One panel: colour = place in column, faded to a light grey where ``faded``; empty where ``scaled`` is NaN."""
+    import matplotlib.cm
+    import matplotlib.colors
+    mappable = matplotlib.cm.ScalarMappable(matplotlib.colors.Normalize(0.0, 1.0), _COLOURS)
+    colours = mappable.to_rgba(np.nan_to_num(scaled, nan=0.0))
+    colours[..., :3] = np.where(faded[..., None], colours[..., :3] * (1 - _FADE) + _FADE * _FADED_GREY, colours[..., :3])
+    colours[~np.isfinite(scaled)] = (1.0, 1.0, 1.0, 0.0)
+    axis.imshow(colours, aspect="auto")
     for row_index, row in enumerate(texts):
         for column_index, text in enumerate(row):
             value = scaled[row_index, column_index]
-            colour = "black" if math.isfinite(value) and value > 0.6 else "white"
+            dark = math.isfinite(value) and value <= 0.6 and not faded[row_index, column_index]
             axis.text(column_index, row_index, text, ha="center", va="center", fontsize=cell_points,
-                      color=colour if math.isfinite(value) else "black")
+                      color="white" if dark else "black")
     axis.set_xticks(range(len(columns)), columns, rotation=40, ha="right", fontsize=8)
     axis.set_yticks(range(len(rows)), rows if show_rows else [""] * len(rows), fontsize=8)
     axis.set_title(title, fontsize=9)
     axis.tick_params(length=0)
-    return image
+    return mappable
 
 
-def plot_profile(profile: pd.DataFrame, group: str, label: str, outputs: Mapping[str, str | Path]) -> None:
-    """The detailed profile of one group: a panel per axis, systems as rows, measures as columns."""
+def plot_profile(profile: pd.DataFrame, group: str, label: str, outputs: Mapping[str, str | Path], confidence: float = 0.95) -> None:
+    """The detailed profile of one group: a panel per axis, systems as rows, measures as columns; a cell's text
+    its value and rank (with the rank interval), faded where its place is not separated (:func:`faded_cells`)."""
     from nlp_robustness.outputs.figures import panel_grid, save_figure
-    frame = profile[profile["group"] == group]
+    frame = profile[profile["group"] == group].assign(faded=lambda rows: faded_cells(rows))
     systems = list(dict.fromkeys(frame["system"]))
-    axes_names = _axes_of(frame)
+    axes_names = axes_order(frame)
     widths = [frame[frame["axis"] == axis]["measure"].nunique() for axis in axes_names]
-    figure, panels = panel_grid(1, len(axes_names), (1.6 + 0.85 * sum(widths) + 0.3 * len(widths), 1.6 + 0.42 * len(systems)),
+    figure, panels = panel_grid(1, len(axes_names), (1.6 + 0.85 * sum(widths) + 0.3 * len(widths), 2.0 + 0.42 * len(systems)),
                                 gridspec_kw={"width_ratios": widths}, layout="constrained")
+    tracks = is_separated(frame["tracks_quality"]) if "tracks_quality" in frame else [False] * len(frame)
+    marked = set(frame.loc[tracks, "measure"])
     image = None
     for index, (panel, axis_name) in enumerate(zip(panels[0], axes_names)):
         rows = frame[frame["axis"] == axis_name]
         measures = list(dict.fromkeys(rows["measure"]))
         scaled = np.full((len(systems), len(measures)), np.nan)
+        faded = np.ones((len(systems), len(measures)), dtype=bool)
         texts = [["" for _ in measures] for _ in systems]
         labels = []
         for column, measure in enumerate(measures):
             cells = rows[rows["measure"] == measure].set_index("system")
-            labels.append(cells["label"].iloc[0])
+            labels.append(cells["label"].iloc[0] + (_TRACKS_QUALITY if measure in marked else ""))
             values = np.array([float(cells["value"].get(system, math.nan)) for system in systems])
             scaled[:, column] = _scaled(values, cells["orientation"].iloc[0] == "higher")
             for row, system in enumerate(systems):
                 if system in cells.index and math.isfinite(values[row]):
-                    rank = cells.loc[system, "rank"]
-                    texts[row][column] = f"{value_text(values[row])}\n#{rank}" if rank is not pd.NA else value_text(values[row])
-        image = _heatmap(panel, scaled, texts, labels, systems, axis_name, show_rows=index == 0)
+                    cell = cells.loc[system]
+                    faded[row, column] = bool(cell["faded"])
+                    texts[row][column] = value_text(values[row]) + (
+                        "" if pd.isna(cell["rank"]) else "\n" + rank_text(cell["rank"], cell.get("rank_lo"), cell.get("rank_hi")))
+        image = _heatmap(panel, scaled, faded, texts, labels, systems, axis_name, show_rows=index == 0)
     if image is not None:
         bar = figure.colorbar(image, ax=panels[0].tolist(), fraction=0.02, pad=0.01)
         bar.set_label("place in column (1 = best)", fontsize=8)
-    figure.suptitle(f"Robustness profile: {label} (cell: value, #rank)", fontsize=10)
+    figure.suptitle(f"Robustness profile: {label} (cell: value, #rank (rank interval))", fontsize=10)
+    figure.supxlabel(_legend(confidence, bool(marked), 60 + 12 * sum(widths)), fontsize=_CELL_POINTS + 1)
     save_figure(figure, outputs)
 
 
-def plot_axes_overview(axes: pd.DataFrame, labels: Mapping[str, str], outputs: Mapping[str, str | Path]) -> None:
+def plot_axes_overview(axes: pd.DataFrame, labels: Mapping[str, str], outputs: Mapping[str, str | Path],
+                       confidence: float = 0.95) -> None:
     """Every group's axis rankings in one compact figure: a panel per group, systems as rows, axes as
-    columns, the cell the system's mean rank over the axis's columns (colour: 1 = best on the axis)."""
+    columns, the cell the system's rank on the axis (the rank of its mean rank over the axis's columns) with
+    its rank interval, faded where its place is not separated (:func:`faded_cells`; colour: 1 = best)."""
     from nlp_robustness.outputs.figures import panel_grid, save_figure
     groups = list(dict.fromkeys(axes["group"]))
     heights = [axes[axes["group"] == group]["system"].nunique() for group in groups]
-    figure, panels = panel_grid(len(groups), 1, (_OVERVIEW_WIDTH_INCHES, 1.0 + 0.9 * len(groups) + 0.3 * sum(heights)),
+    figure, panels = panel_grid(len(groups), 1, (_OVERVIEW_WIDTH_INCHES, 1.5 + 0.9 * len(groups) + 0.3 * sum(heights)),
                                   gridspec_kw={"height_ratios": heights}, layout="constrained")
     image = None
     for panel, group in zip(panels[:, 0], groups):
-        frame = axes[axes["group"] == group]
+        frame = axes[axes["group"] == group].assign(faded=lambda rows: faded_cells(rows))
         systems = list(dict.fromkeys(frame["system"]))
-        names = _axes_of(frame)
+        names = axes_order(frame)
         scaled = np.full((len(systems), len(names)), np.nan)
+        faded = np.ones((len(systems), len(names)), dtype=bool)
         texts = [["" for _ in names] for _ in systems]
         for column, name in enumerate(names):
             cells = frame[frame["axis"] == name].set_index("system")
@@ -139,98 +174,17 @@ def plot_axes_overview(axes: pd.DataFrame, labels: Mapping[str, str], outputs: M
             scaled[:, column] = _scaled(means, higher_is_better=False)
             for row, system in enumerate(systems):
                 if system in cells.index:
-                    texts[row][column] = f"#{int(cells.loc[system, 'rank'])}"
-        image = _heatmap(panel, scaled, texts, names, systems, labels.get(group, group), show_rows=True,
+                    cell = cells.loc[system]
+                    faded[row, column] = bool(cell["faded"])
+                    texts[row][column] = rank_text(cell["rank"], cell.get("rank_lo"), cell.get("rank_hi"))
+        image = _heatmap(panel, scaled, faded, texts, names, systems, labels.get(group, group), show_rows=True,
                          cell_points=_OVERVIEW_POINTS)
     if image is not None:
         bar = figure.colorbar(image, ax=panels[:, 0].tolist(), fraction=0.03, pad=0.02)
         bar.set_label("place on the axis (1 = best)", fontsize=8)
+    figure.supxlabel(_legend(confidence, False, 62), fontsize=_OVERVIEW_POINTS)
     # the report check reads the smallest text's size from the PNG to judge it as displayed
     save_figure(figure, outputs, png_text={TEXT_PX_KEY: f"{_OVERVIEW_POINTS * _FIGURE_DPI / 72:g}"})
-
-
-def _names(systems: Sequence[str]) -> str:
-    systems = list(systems)
-    return systems[0] if len(systems) == 1 else ", ".join(systems[:-1]) + " and " + systems[-1]
-
-
-def _within_noise(measures: pd.DataFrame, best: Sequence[str], worst: Sequence[str]) -> str:
-    """A caveat when the best and the worst systems of an axis are not told apart: no column of the axis that
-    has intervals separates them *in the axis's direction* (the best's interval entirely on the better side of
-    the worst's; a column separating them the other way does not support the ranking). The paired tests of
-    the studies' comparisons tables are the sharper check. Empty when a column separates them so, or none has
-    intervals."""
-    with_intervals = measures.dropna(subset=["ci_low", "ci_high"])
-    if with_intervals.empty:
-        return ""
-    for _, rows in with_intervals.groupby("measure", sort=False):
-        ends = rows.set_index("system")
-        higher = rows["orientation"].iloc[0] == "higher" if "orientation" in rows else True
-        for first in best:
-            for second in worst:
-                if first not in ends.index or second not in ends.index:
-                    continue
-                separated = (ends.at[first, "ci_low"] > ends.at[second, "ci_high"] if higher
-                             else ends.at[first, "ci_high"] < ends.at[second, "ci_low"])
-                if separated:
-                    return ""
-    return " (not distinguishable: no column separates them beyond their intervals)"
-
-
-def _tau_interval(row: Any) -> str:
-    low, high = getattr(row, "tau_lo", math.nan), getattr(row, "tau_hi", math.nan)
-    return "" if not (np.isfinite(low) and np.isfinite(high)) else f" [{low:+.2f}, {high:+.2f}]"
-
-
-def reading(axes: pd.DataFrame, axes_kendall: pd.DataFrame, profile: pd.DataFrame, groups: Mapping[str, Mapping[str, str]]) -> list[str]:
-    """The profile in sentences, one paragraph per group (``groups``: name -> its ``label`` and ``scores``):
-    the best and worst system on every axis (quality: highest and lowest; other axes: most and least robust
-    by mean rank over their robustness columns), the pairs of axes whose rankings disagree (Kendall tau < 0)
-    and what the number of systems allows."""
-    paragraphs = []
-    for group in dict.fromkeys(axes["group"]):
-        frame = axes[axes["group"] == group]
-        systems = frame["system"].nunique()
-        spec = groups.get(group, {})
-        sentences = [f"{spec.get('label', group)} ({systems} systems; {spec.get('scores', 'scores')})."]
-        for axis in _axes_of(frame):
-            rows = frame[frame["axis"] == axis]
-            best = rows[rows["rank"] == rows["rank"].min()]["system"].tolist()
-            worst = rows[rows["rank"] == rows["rank"].max()]["system"].tolist()
-            columns = int(rows["measures"].max())
-            name = f"{axis[0].upper()}{axis[1:]}" + ("" if axis == "quality" else f" ({columns} column{'s' * (columns > 1)})")
-            caveat = _within_noise(profile[(profile["group"] == group) & (profile["axis"] == axis)], best, worst)
-            if len(best) == len(rows):
-                sentences.append(f"{name}: every system ties.")
-            elif axis == "quality":
-                sentences.append(f"{name}: best {_names(best)}, worst {_names(worst)}{caveat}.")
-            else:
-                sentences.append(f"{name}: most robust {_names(best)}, least robust {_names(worst)}{caveat}.")
-        pairs = axes_kendall[axes_kendall["group"] == group].dropna(subset=["tau"])
-        disagree = pairs[pairs["tau"] < 0].sort_values("tau", kind="stable")
-        if pairs.empty:
-            sentences.append("Too few systems or axes to compare their rankings.")
-        elif disagree.empty:
-            sentences.append("No two axes disagree: every Kendall tau between axis rankings is at least 0.")
-        else:
-            clauses = [f"{row.first} vs {row.second} (tau = {row.tau:+.2f}{_tau_interval(row)})" for row in disagree.itertuples()]
-            sentences.append(f"The axes disagree on {len(disagree)} of {len(pairs)} pairs: {'; '.join(clauses)}.")
-            noisy = [row for row in disagree.itertuples() if getattr(row, "tau_hi", math.nan) >= 0]
-            if noisy:
-                sentences.append(f"{len(noisy)} of these {'lies' if len(noisy) == 1 else 'lie'} within noise: "
-                                 f"{'its' if len(noisy) == 1 else 'their'} tau interval reaches 0 (the ranks' bootstrap), "
-                                 f"so {'it is not a finding' if len(noisy) == 1 else 'they are not findings'}.")
-            measures = profile[profile["group"] == group]
-            drop_axes = set(measures[measures["measure"].str.startswith("drop_")]["axis"])
-            against_quality = {row.second if row.first == "quality" else row.first for row in disagree.itertuples()
-                               if "quality" in (row.first, row.second)}
-            if against_quality & drop_axes:
-                sentences.append(f"{', '.join(sorted(against_quality & drop_axes)).capitalize()} measure an absolute "
-                                 "drop, which is smaller for a system with less quality to lose.")
-        sentences.append(f"With {systems} systems an exact reversal arises by chance in 1 of {math.factorial(systems)} "
-                         "orderings (p-values: results/profile/kendall.tsv).")
-        paragraphs.append(" ".join(sentences))
-    return paragraphs
 
 
 def profile_display(profile: pd.DataFrame, group: str) -> pd.DataFrame:
@@ -303,8 +257,11 @@ def report_description(introduction: str, overview_png: str | Path, paragraphs: 
              ".. image::", *(f"   {uri[start:start + 76]}" for start in range(0, len(uri), 76)),
              "   :alt: Robustness profile: axis rankings per group of systems", "",
              "Each panel is a group of systems; a cell is the system's rank on the axis, by its mean rank over the "
-             "axis's robustness columns (colour: 1 = best: the most robust, or the best quality on the quality axis). Section 1 holds the detailed profile, its table "
-             "and the Kendall taus between columns.", ""]
+             "axis's robustness columns (colour: 1 = best: the most robust, or the best quality on the quality axis), "
+             "with its rank interval in brackets where that is wider than one rank. A faded cell's place is not "
+             "separated from every other system by the paired bootstrap tests (or is untested: no replicates), so its "
+             "order is not a finding; the reading below names only separated places. Section 1 holds the detailed "
+             "profile, its table and the Kendall taus between columns.", ""]
     for paragraph in paragraphs:
         lines += [f"* {rst_text(paragraph)}", ""]
     lines += [f"Config hash: ``{digest}`` (``results/profile.json`` holds every number).", "", "{% endraw %}", "",
@@ -317,3 +274,9 @@ def read_profile_table(path: str | Path) -> pd.DataFrame:
     profile = pd.read_csv(path, sep="\t", keep_default_na=False, na_values=[""])
     profile["rank"] = profile["rank"].astype("Int64")
     return profile
+
+
+def read_axes_table(path: str | Path) -> pd.DataFrame:
+    """The axis rankings as the profile stage wrote them (``results/profile/axes.tsv``): rank intervals as
+    numbers (empty: none), separated flags as written."""
+    return pd.read_csv(path, sep="\t", keep_default_na=False, na_values=[""])

@@ -27,6 +27,11 @@ Readings chosen where the sources leave room (documented in the README, tested):
 * *drop* is beta - beta1 in metric points (positive = worse under the attack); a weak system has less to
   lose, which the tau against mean quality shows.
 * beta2 - beta1 is descriptive, not a robustness: its rank 1 is the system that leans most to faithfulness.
+* *Pooled Var and COV of sentence scores* (MT, WMT'21) mostly restate quality: a better system's scores sit
+  nearer the bound and vary less. They stay columns (ranked, shown, marked ``tracks_quality``) but are left
+  out of the test-domains axis ranking, so that axis does not rank by quality a second time; the
+  between-domain SD (``answers_evenness``) answers "is this system more even across these domains?".
+  Sentiment's COV is of domain accuracies (spread across the domains) and counts.
 """
 
 from __future__ import annotations
@@ -45,7 +50,7 @@ from nlp_robustness.display_names import METHOD_NAMES, family_name, metric_name
 from nlp_robustness.errors import InputError
 from nlp_robustness.statistics.engine import WHOLE_POOL, csv_group, read_summary
 from nlp_robustness.statistics.rankings import kendall_tau, rank_values
-from nlp_robustness.studies.profile_uncertainty import axis_tau_intervals, rank_intervals
+from nlp_robustness.studies.profile_uncertainty import axis_intervals, axis_rows, axis_tau_intervals, rank_intervals
 from nlp_robustness.studies.sentiment import sentiment_classifiers
 
 __all__ = [
@@ -73,8 +78,8 @@ AXES = ("quality", "test domains", "word order", "character attacks", "natural p
 #: How a perturbation family appears in the profile: mean beta1/beta2 (faithfulness) or the drop per function.
 FAMILY_VIEWS = ("faithfulness", "drop")
 #: Columns of the long profile table (one row per group, system and measure).
-LONG_COLUMNS = ("group", "system", "axis", "measure", "label", "metric", "role", "orientation", "value", "ci_low",
-                "ci_high", "rank", "rank_lo", "rank_hi", "source")
+LONG_COLUMNS = ("group", "system", "axis", "measure", "label", "metric", "role", "tracks_quality", "answers_evenness",
+                "orientation", "value", "ci_low", "ci_high", "rank", "rank_lo", "rank_hi", "separated", "source")
 #: Columns of the long Kendall table (one row per group and pair of measures).
 KENDALL_COLUMNS = ("group", "first", "second", "systems", "tau", "p_value")
 
@@ -120,9 +125,14 @@ def complete_profile(config: MutableMapping[str, Any]) -> None:
             raise _error(f"families.{family}", f"'{view}' is not a view ({', '.join(FAMILY_VIEWS)})")
 
 
-def _measure(key: str, axis: str, label: str, metric: str | None, role: str, orientation: str, source: dict) -> dict:
+def _measure(key: str, axis: str, label: str, metric: str | None, role: str, orientation: str, source: dict,
+             tracks_quality: bool = False, answers_evenness: bool = False) -> dict:
+    """One column of the plan. ``tracks_quality``: a statistic documented to restate quality on real systems
+    (pooled Var and COV of sentence scores: a better system's scores sit nearer the bound), never named a
+    winner on and left out of the axis ranking; ``answers_evenness``: the statistic that answers "is this
+    system more even across these domains?" (the between-domain SD), which the reading leads with."""
     return {"key": key, "axis": axis, "label": label, "metric": metric, "role": role, "orientation": orientation,
-            "source": source}
+            "source": source, "tracks_quality": tracks_quality, "answers_evenness": answers_evenness}
 
 
 def _replicates(gammas: Mapping[str, str], statistic: str, scale: float = 1.0) -> dict[str, Any]:
@@ -132,8 +142,10 @@ def _replicates(gammas: Mapping[str, str], statistic: str, scale: float = 1.0) -
             "statistic": statistic, "scale": scale}
 
 
-def _consistency(prefix: str, score: str, label: str, tables: str, gammas: Mapping[str, str], with_cov: bool = True) -> list[dict]:
-    """COV and gamma-area of one score on the whole pool and by design bagging (axis: test domains)."""
+def _consistency(prefix: str, score: str, label: str, tables: str, gammas: Mapping[str, str], with_cov: bool = True,
+                 sentence_scores: bool = True) -> list[dict]:
+    """COV and gamma-area of one score on the whole pool and by design bagging (axis: test domains). The COV
+    of ``sentence_scores`` tracks quality (:func:`_measure`); that of sentiment's domain accuracies does not."""
     measures = []
     for method in ("pool", "design_bagging"):
         pooled = method == "pool"  # only the whole pool has bootstrap replicates
@@ -141,7 +153,8 @@ def _consistency(prefix: str, score: str, label: str, tables: str, gammas: Mappi
             measures.append(_measure(
                 f"{prefix}cov_{score}_{method}", "test domains", f"COV {label} ({METHOD_NAMES[method]})", score,
                 "robustness", "lower", {"kind": "table_column", "path": f"{tables}/robustness_{method}.csv",
-                                        "column": f"{csv_group(WHOLE_POOL)}_COV", **(_replicates(gammas, "cov") if pooled else {})}))
+                                        "column": f"{csv_group(WHOLE_POOL)}_COV", **(_replicates(gammas, "cov") if pooled else {})},
+                tracks_quality=sentence_scores))
         measures.append(_measure(
             f"{prefix}gamma_area_{score}_{method}", "test domains", f"γ-area {label} ({METHOD_NAMES[method]})", score,
             "robustness", "lower", {"kind": "gamma_area", "paths": dict(gammas), "method": method,
@@ -150,15 +163,18 @@ def _consistency(prefix: str, score: str, label: str, tables: str, gammas: Mappi
 
 
 def _between_domains(prefix: str, score: str, label: str, tables: str, gammas: Mapping[str, str]) -> list[dict]:
-    """Var on the whole pool, and the between-domain SD and share of the variance (the decomposition of
+    """Var on the whole pool (of sentence scores: it tracks quality), and the between-domain SD (the answer to
+    "is this system more even across these domains?") and share of the variance (the decomposition of
     :mod:`nlp_robustness.statistics.variance_components`; axis: test domains)."""
     path = f"{tables}/robustness_pool.csv"
     pool = csv_group(WHOLE_POOL)
     return [
         _measure(f"{prefix}var_{score}_pool", "test domains", f"Var {label} (whole pool)", score, "robustness", "lower",
-                 {"kind": "table_column", "path": path, "column": f"{pool}_Var", **_replicates(gammas, "variance")}),
+                 {"kind": "table_column", "path": path, "column": f"{pool}_Var", **_replicates(gammas, "variance")},
+                 tracks_quality=True),
         _measure(f"{prefix}between_sd_{score}", "test domains", f"between-domain SD {label}", score, "robustness", "lower",
-                 {"kind": "table_column", "path": path, "column": f"{pool}_between_SD", **_replicates(gammas, "between_sd")}),
+                 {"kind": "table_column", "path": path, "column": f"{pool}_between_SD", **_replicates(gammas, "between_sd")},
+                 answers_evenness=True),
         _measure(f"{prefix}between_share_{score}", "test domains", f"between-domain share {label} (%)", score, "robustness",
                  "lower", {"kind": "table_column", "path": path, "column": f"{pool}_between_share_pct",
                            **_replicates(gammas, "between_share", 100.0)}),
@@ -200,8 +216,8 @@ def profile_plan(config: Mapping[str, Any], gamma_curves: Mapping[str, Mapping[s
     study plan (:meth:`nlp_robustness.studies.plan.StudyPlan.gamma_curves`: ``bleu``, ``sentiment``,
     ``human/human``, ...), the gamma curve of each of its rows, so the profile reads the files the plan writes.
     The plan is plain data (it is the profile job's parameters): ``{"metric": ..., "groups": [{"name", "label", "scores", "systems", "measures": [...]}]}``; a measure is
-    ``{"key", "axis", "label", "metric", "role", "orientation", "source"}``, its source a dict naming the
-    file(s) and what to read there (:func:`read_profile`).
+    ``{"key", "axis", "label", "metric", "role", "orientation", "source", "tracks_quality", "answers_evenness"}``
+    (:func:`_measure`), its source a dict naming the file(s) and what to read there (:func:`read_profile`).
     """
     section = config["robustness_profile"]
     metric = section["metric"]
@@ -236,7 +252,7 @@ def profile_plan(config: Mapping[str, Any], gamma_curves: Mapping[str, Mapping[s
             _measure("mean_accuracy", "quality", "mean accuracy", "accuracy", "quality", "higher",
                      {"kind": "table_column", "path": "results/tables/sentiment/robustness_pool.csv", "column": f"{csv_group(WHOLE_POOL)}_Mean",
                       **_replicates(gamma_curves["sentiment"], "mean")}),
-            *_consistency("", "accuracy", "accuracy", "results/tables/sentiment", gamma_curves["sentiment"]),
+            *_consistency("", "accuracy", "accuracy", "results/tables/sentiment", gamma_curves["sentiment"], sentence_scores=False),
         ]
         if natural:
             measures += _natural(["label"], classifiers)
@@ -391,8 +407,10 @@ def read_profile(plan: Mapping[str, Any]) -> pd.DataFrame:
                 rows.append({
                     "group": group["name"], "system": system, "axis": measure["axis"], "measure": measure["key"],
                     "label": measure["label"], "metric": measure["metric"], "role": measure["role"],
+                    "tracks_quality": bool(measure.get("tracks_quality", False)),
+                    "answers_evenness": bool(measure.get("answers_evenness", False)),
                     "orientation": measure["orientation"], "value": value, "ci_low": low, "ci_high": high,
-                    "rank_lo": math.nan, "rank_hi": math.nan, "source": where,
+                    "rank_lo": math.nan, "rank_hi": math.nan, "separated": pd.NA, "source": where,
                 })
     columns = [column for column in LONG_COLUMNS if column != "rank"]
     return pd.DataFrame(rows, columns=columns)
@@ -404,6 +422,7 @@ def rank_profile(profile: pd.DataFrame) -> pd.DataFrame:
     ranked = profile.copy()
     ranked["rank"] = pd.array([pd.NA] * len(ranked), dtype="Int64")
     ranked["rank_lo"] = ranked["rank_hi"] = np.nan  # filled by profile_uncertainty.rank_intervals
+    ranked["separated"] = pd.array([pd.NA] * len(ranked), dtype="boolean")
     for _, rows in ranked.groupby(["group", "measure"], sort=False):
         finite = rows[np.isfinite(rows["value"].astype(float))]
         if finite.empty:
@@ -457,11 +476,10 @@ def kendall_matrix(profile: pd.DataFrame, permutations: int, seed: int) -> pd.Da
 
 
 def axis_rankings(profile: pd.DataFrame) -> pd.DataFrame:
-    """Per group, axis and system: the mean rank over the axis's robustness measures (its quality measures
-    for the quality axis; beta2 and beta2 - beta1 are faithfulness, not robustness, and left out) and the
+    """Per group, axis and system: the mean rank over the axis's columns (:func:`.profile_uncertainty.axis_rows`:
+    its robustness columns but those that track quality; its quality columns for the quality axis) and the
     rank of that mean (1 = the most robust on the axis). Columns: group, axis, system, measures, mean_rank, rank."""
-    ranked = profile.dropna(subset=["rank"])
-    ranked = ranked[(ranked["role"] == "robustness") | (ranked["axis"] == "quality")]
+    ranked = axis_rows(profile)
     rows = []
     for (group, axis), frame in ranked.groupby(["group", "axis"], sort=False):
         means = frame.groupby("system", sort=False)["rank"].agg(lambda ranks: float(np.mean(ranks.astype(float))))
@@ -484,6 +502,11 @@ def _finite(value: Any) -> float | None:
     return None if value is None or value is pd.NA or (isinstance(value, float) and not math.isfinite(value)) else float(value)
 
 
+def _flag(value: Any) -> bool | None:
+    """A separated flag for JSON: None where untested (no replicates)."""
+    return None if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)) else bool(value)
+
+
 def profile_document(plan: Mapping[str, Any], profile: pd.DataFrame, kendall: pd.DataFrame, axes: pd.DataFrame,
                      axes_kendall: pd.DataFrame, reading: Sequence[str], digest: str) -> dict[str, Any]:
     """Every number of the profile as one JSON-ready document (``results/profile.json``): the config hash,
@@ -498,11 +521,14 @@ def profile_document(plan: Mapping[str, Any], profile: pd.DataFrame, kendall: pd
             rows = frame[frame["measure"] == measure["key"]]
             measures.append({
                 **{key: measure[key] for key in ("key", "axis", "label", "metric", "role", "orientation")},
+                "tracks_quality": bool(measure.get("tracks_quality", False)),
+                "answers_evenness": bool(measure.get("answers_evenness", False)),
                 "source": rows["source"].iloc[0] if not rows.empty else None,
                 "systems": {
                     row.system: {"value": _finite(row.value), "ci_low": _finite(row.ci_low), "ci_high": _finite(row.ci_high),
                                  "rank": None if row.rank is pd.NA else int(row.rank),
-                                 "rank_lo": _finite(row.rank_lo), "rank_hi": _finite(row.rank_hi)}
+                                 "rank_lo": _finite(row.rank_lo), "rank_hi": _finite(row.rank_hi),
+                                 "separated": _flag(getattr(row, "separated", pd.NA))}
                     for row in rows.itertuples()
                 },
             })
@@ -510,10 +536,13 @@ def profile_document(plan: Mapping[str, Any], profile: pd.DataFrame, kendall: pd
         groups.append({
             "name": group["name"], "label": group["label"], "systems": list(group["systems"]), "measures": measures,
             "axes": [{"axis": row.axis, "system": row.system, "measures": int(row.measures), "mean_rank": float(row.mean_rank),
-                      "rank": int(row.rank)} for row in group_axes.itertuples()],
+                      "rank": int(row.rank), "rank_lo": _finite(getattr(row, "rank_lo", None)),
+                      "rank_hi": _finite(getattr(row, "rank_hi", None)), "tested": int(getattr(row, "tested", 0)),
+                      "separated": _flag(getattr(row, "separated", pd.NA))} for row in group_axes.itertuples()],
             "kendall": [{"first": row.first, "second": row.second, "systems": int(row.systems), "tau": _finite(row.tau),
                          "p_value": _finite(row.p_value)} for row in kendall[kendall["group"] == group["name"]].itertuples()],
             "axes_kendall": [{"first": row.first, "second": row.second, "systems": int(row.systems), "tau": _finite(row.tau),
+                              "p_value": _finite(getattr(row, "p_value", None)),
                               "tau_lo": _finite(getattr(row, "tau_lo", None)), "tau_hi": _finite(getattr(row, "tau_hi", None))}
                              for row in axes_kendall[axes_kendall["group"] == group["name"]].itertuples()],
         })
@@ -537,28 +566,31 @@ def wide_table(profile: pd.DataFrame, group: str) -> pd.DataFrame:
     return table
 
 
-def axis_kendall(axes: pd.DataFrame) -> pd.DataFrame:
+def axis_kendall(axes: pd.DataFrame, permutations: int | None = None, seed: int = 0) -> pd.DataFrame:
     """Kendall's tau-b between the axis rankings of every two axes of a group (:func:`axis_rankings`), on
     the systems both rank: do the axes agree? Columns: group, first, second, systems, tau (NaN for fewer
-    than two shared systems or a constant ranking)."""
+    than two shared systems or a constant ranking) and, given ``permutations``, the two-sided permutation
+    ``p_value`` (:func:`kendall_matrix`): with few systems it cannot be small (2 of 3! orderings are as
+    extreme as a full reversal of three), which the reading says."""
     rows = []
     for group, frame in axes.groupby("group", sort=False):
         # the better end up: a lower mean rank is better
         ranking = {axis: dict(zip(rows_.system, -rows_.mean_rank)) for axis, rows_ in frame.groupby("axis", sort=False)}
-        rows += _pairwise_taus(group, ranking, permutations=None, seed=0)
-    return pd.DataFrame(rows, columns=["group", "first", "second", "systems", "tau"])
+        rows += _pairwise_taus(group, ranking, permutations=permutations, seed=seed)
+    return pd.DataFrame(rows, columns=["group", "first", "second", "systems", "tau", *(["p_value"] if permutations else [])])
 
 
 def build_profile(plan: Mapping[str, Any], permutations: int, seed: int,
                   confidence: float = 0.95) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """The whole profile from the branch outputs the plan names: the ranked long table with rank intervals,
-    the Kendall taus between measures, the axis rankings and the Kendall taus between axes with their
-    intervals (:mod:`.profile_uncertainty`, at ``confidence``)."""
+    """The whole profile from the branch outputs the plan names: the ranked long table with rank intervals
+    and separated places, the Kendall taus between measures, the axis rankings with their rank intervals and
+    separated places, and the Kendall taus between axes with their permutation p-values and intervals
+    (:mod:`.profile_uncertainty`, at ``confidence``)."""
     profile = rank_profile(read_profile(plan))
     axes = axis_rankings(profile)
     profile, draws = rank_intervals(plan, profile, confidence)
-    return (profile[list(LONG_COLUMNS)], kendall_matrix(profile, permutations, seed), axes,
-            axis_tau_intervals(profile, axis_kendall(axes), draws, confidence))
+    return (profile[list(LONG_COLUMNS)], kendall_matrix(profile, permutations, seed), axis_intervals(profile, axes, draws, confidence),
+            axis_tau_intervals(profile, axis_kendall(axes, permutations, seed), draws, confidence))
 
 
 def kendall_square(kendall: pd.DataFrame, profile: pd.DataFrame, group: str) -> pd.DataFrame:

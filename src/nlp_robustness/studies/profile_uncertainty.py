@@ -1,18 +1,32 @@
-"""How sure the profile's ranks and axis agreements are: rank intervals and Kendall tau intervals.
+"""How sure the profile's ranks and axis agreements are: rank intervals, separation tests, Kendall tau intervals.
 
 A profile column read from a study table (mean, Var, COV, the between-domain SD and share, the
 gamma-area on the whole pool) has the engine's bootstrap replicates for every system
 (``results/<stem>.replicates.npz``), all drawn on the same resamples of the study's units
-(:mod:`nlp_robustness.statistics.pool_uncertainty`). Ranking the systems in every replicate gives the
-bootstrap distribution of each system's rank; its percentile interval is the *rank interval* (ties share
-the better rank, as the point ranks). Columns without replicates (perturbation families, Natural
-Robustness, bagged columns) keep their point rank in every replicate, so an interval reflects the columns
-that have replicates only.
+(:mod:`nlp_robustness.statistics.pool_uncertainty`): they are *paired*. Ranking the systems in every
+replicate gives the bootstrap distribution of each system's rank; its percentile interval is the *rank
+interval* (ties share the better rank, as the point ranks).
 
-An axis's ranking is the mean rank over its robustness columns; in every replicate it is recomputed from
-the replicate ranks, and Kendall's tau between two axes is computed per replicate: its percentile interval
-says whether "the axes disagree" survives the noise of the test sets. Replicates of different studies are
-independent resamples (different units), which is what they are.
+**Separated** (:func:`separated_systems`): a system's place is separated from every other system when, for
+each other system, the paired bootstrap of their difference puts it on the side of the point order: the
+Wald test z = d / sd(d*) (d the point difference, d* its replicates; a two-sided p from the normal, so p has
+no 1/(B + 1) floor and needs no more replicates than the SE does), Holm over the S - 1 comparisons (the
+family of the question "is this system's place established?"), at level 1 - confidence; and its rank
+interval is a single rank (the two agree but at the margin; requiring both keeps a cell marked separated
+from showing a wide interval). A column is tested on its values; an axis on its *tested score*, the mean
+rank over its columns that have replicates, recomputed in every replicate. Holm over S - 1 comparisons is
+less strict than the comparisons tables' Holm over all S(S - 1)/2 pairs, which answer another question
+(every pair at once). The reading and the figures name or mark a place only where it is separated.
+
+Columns without replicates (perturbation families, Natural Robustness, bagged columns) keep their point rank
+in every replicate: an axis's rank interval and the taus reflect the columns that have replicates only, and
+they do not enter the tested score (a constant would pass for certainty). An axis with no such column has
+no interval and no separated place.
+
+An axis's ranking is the mean rank over its columns (:func:`axis_rows`); Kendall's tau between two axes is
+computed per replicate from the replicate mean ranks: its percentile interval says whether "the axes
+disagree" survives the noise of the test sets. Replicates of different studies are independent resamples
+(different units), which is what they are.
 """
 
 from __future__ import annotations
@@ -26,10 +40,13 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from nlp_robustness.statistics.pool_uncertainty import read_replicates
 from nlp_robustness.statistics.engine import WHOLE_POOL
+from nlp_robustness.statistics.pool_uncertainty import read_replicates
+from nlp_robustness.statistics.uncertainty import holm
 
-__all__ = ["axis_tau_intervals", "rank_intervals", "replicate_ranks"]
+__all__ = ["axis_intervals", "axis_rows", "axis_tau_intervals", "rank_intervals", "replicate_ranks", "separated_systems"]
+
+Draws = Mapping[tuple[str, str], Mapping[str, NDArray[np.float64]]]
 
 
 def replicate_ranks(values: NDArray[np.float64], higher_is_better: bool) -> NDArray[np.float64]:
@@ -39,6 +56,45 @@ def replicate_ranks(values: NDArray[np.float64], higher_is_better: bool) -> NDAr
     oriented = -values if higher_is_better else values
     oriented = np.where(np.isfinite(oriented), oriented, np.inf)
     return stats.rankdata(oriented, method="min", axis=1).astype(np.float64)
+
+
+def _two_sided_p(point: float, replicates: NDArray[np.float64]) -> float:
+    """The Wald p of a paired difference: z = point / sd(replicates), two-sided normal; NaN with fewer than
+    two finite replicates. Replicates without spread: 0 when they share the point's sign, else 1."""
+    finite = replicates[np.isfinite(replicates)]
+    if finite.size < 2 or not math.isfinite(point):
+        return math.nan
+    spread = float(finite.std(ddof=1))
+    if spread == 0:
+        return 0.0 if np.sign(finite[0]) == np.sign(point) != 0 else 1.0
+    return math.erfc(abs(point) / spread / math.sqrt(2))
+
+
+def separated_systems(draws: NDArray[np.float64], point: NDArray[np.float64], higher_is_better: bool, level: float,
+                      order: NDArray[np.float64] | None = None) -> NDArray[np.bool_]:
+    """Per system (a column of ``draws``, (B, S), paired replicates of ``point``, (S,)): whether the paired
+    tests separate it from every other system (module docstring), Holm over its S - 1 comparisons at
+    ``level``. ``order`` (better-up, (S,); default ``point`` oriented): the point order each difference must
+    agree with (an axis is tested on its columns with replicates but ranked on all of them). A tie is never
+    separated; one system has no other to be separated from."""
+    sign = 1.0 if higher_is_better else -1.0
+    up, up_draws = sign * np.asarray(point, dtype=float), sign * np.asarray(draws, dtype=float)
+    order = up if order is None else np.asarray(order, dtype=float)
+    count = up.size
+    result = np.zeros(count, dtype=bool)
+    for system in range(count if count > 1 else 0):
+        p_values = []
+        for other in range(count):
+            if other == system:
+                continue
+            difference = up[system] - up[other]
+            if difference == 0 or np.sign(difference) != np.sign(order[system] - order[other]):
+                p_values = [math.nan]
+                break
+            p_values.append(_two_sided_p(difference, up_draws[:, system] - up_draws[:, other]))
+        adjusted = holm(p_values)
+        result[system] = bool(np.all(np.isfinite(adjusted)) and np.all(adjusted < level))
+    return result
 
 
 def _measure_replicates(source: Mapping[str, Any], systems: Sequence[str],
@@ -61,80 +117,145 @@ def _measure_replicates(source: Mapping[str, Any], systems: Sequence[str],
     return found or None
 
 
+def _interval(ranks: NDArray[np.float64], confidence: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    tail = (1 - confidence) / 2
+    low, high = np.quantile(ranks, [tail, 1 - tail], axis=0, method="inverted_cdf")
+    return low, high
+
+
 def rank_intervals(plan: Mapping[str, Any], profile: pd.DataFrame, confidence: float) -> tuple[pd.DataFrame, dict]:
-    """``profile`` (ranked) with ``rank_lo`` and ``rank_hi`` per cell (NaN for columns without replicates), and
-    the replicate ranks per (group, measure) -> system -> (B,) array for :func:`axis_tau_intervals`."""
+    """``profile`` (ranked) with ``rank_lo``, ``rank_hi`` and ``separated`` per cell (NaN / NA for columns
+    without replicates; a column is tested on its values), and the replicate ranks per (group, measure) ->
+    system -> (B,) array for :func:`axis_intervals` and :func:`axis_tau_intervals`."""
     ranked = profile.copy()
     ranked["rank_lo"] = np.nan
     ranked["rank_hi"] = np.nan
+    ranked["separated"] = pd.array([pd.NA] * len(ranked), dtype="boolean")
     cache: dict[str, dict[str, dict[str, NDArray[np.float64]]]] = {}
     draws: dict[tuple[str, str], dict[str, NDArray[np.float64]]] = {}
-    tail = (1 - confidence) / 2
     for group in plan["groups"]:
         for measure in group["measures"]:
             rows = ranked[(ranked["group"] == group["name"]) & (ranked["measure"] == measure["key"])]
-            systems = [system for system in rows["system"] if pd.notna(rows.set_index("system").at[system, "rank"])]
+            rows = rows[rows["rank"].notna()]
+            systems = rows["system"].tolist()
             replicates = _measure_replicates(measure["source"], systems, cache)
             if replicates is None or len(replicates) != len(systems) or len(systems) < 2:
                 continue
-            lengths = {values.size for values in replicates.values()}
-            if len(lengths) != 1:
+            if len({values.size for values in replicates.values()}) != 1:
                 continue
+            higher = measure["orientation"] == "higher"
             matrix = np.column_stack([replicates[system] for system in systems])
-            ranks = replicate_ranks(matrix, measure["orientation"] == "higher")
-            low, high = np.quantile(ranks, [tail, 1 - tail], axis=0, method="inverted_cdf")
-            for position, system in enumerate(systems):
-                index = rows.index[rows["system"] == system][0]
-                ranked.loc[index, ["rank_lo", "rank_hi"]] = [low[position], high[position]]
+            ranks = replicate_ranks(matrix, higher)
+            low, high = _interval(ranks, confidence)
+            tested = separated_systems(matrix, rows["value"].to_numpy(dtype=float), higher, 1 - confidence)
+            ranked.loc[rows.index, "rank_lo"] = low
+            ranked.loc[rows.index, "rank_hi"] = high
+            ranked.loc[rows.index, "separated"] = tested & (low == high)
             draws[(group["name"], measure["key"])] = {system: ranks[:, position] for position, system in enumerate(systems)}
     return ranked, draws
 
 
-def axis_tau_intervals(profile: pd.DataFrame, axes_kendall: pd.DataFrame, draws: Mapping[tuple[str, str], Mapping[str, NDArray]],
-                       confidence: float) -> pd.DataFrame:
+def axis_rows(profile: pd.DataFrame) -> pd.DataFrame:
+    """The ranked rows that make the axes' rankings: an axis's robustness columns (its quality columns for the
+    quality axis). beta2 and beta2 - beta1 describe faithfulness, not robustness; the pooled Var and COV of
+    sentence scores (``tracks_quality``) mostly restate quality (a better system's scores sit nearer the
+    bound), so counting them would rank a test-domains axis by quality again: both are left out."""
+    ranked = profile.dropna(subset=["rank"])
+    tracks = ranked["tracks_quality"].fillna(False).astype(bool) if "tracks_quality" in ranked else False
+    return ranked[((ranked["role"] == "robustness") & ~tracks) | (ranked["axis"] == "quality")]
+
+
+def _axis_draws(rows: pd.DataFrame, group: str, draws: Draws) -> tuple[int, dict[str, dict[str, NDArray]], dict[str, dict[str, NDArray]]]:
+    """One group's axes in every replicate: (B, per axis and system the mean rank over all its columns --
+    point ranks for the columns without replicates -- and per axis and system the tested score, the mean
+    rank over its columns with replicates only, absent for an axis without them). B is 0 without replicates."""
+    keys = [key for key in draws if key[0] == group]
+    if not keys:
+        return 0, {}, {}
+    n_draws = len(next(iter(draws[keys[0]].values())))
+    full: dict[str, dict[str, NDArray]] = {}
+    tested: dict[str, dict[str, NDArray]] = {}
+    for axis, frame in rows.groupby("axis", sort=False):
+        every: dict[str, list[NDArray]] = {}
+        backed: dict[str, list[NDArray]] = {}
+        for row in frame.itertuples():
+            drawn = draws.get((group, row.measure), {}).get(row.system)
+            if drawn is not None:
+                drawn = drawn if drawn.size == n_draws else np.resize(drawn, n_draws)
+                backed.setdefault(row.system, []).append(drawn)
+            every.setdefault(row.system, []).append(drawn if drawn is not None else np.full(n_draws, float(row.rank)))
+        full[axis] = {system: np.mean(values, axis=0) for system, values in every.items()}
+        if backed:
+            tested[axis] = {system: np.mean(values, axis=0) for system, values in backed.items()}
+    return n_draws, full, tested
+
+
+def axis_intervals(profile: pd.DataFrame, axes: pd.DataFrame, draws: Draws, confidence: float) -> pd.DataFrame:
+    """``axes`` (:func:`nlp_robustness.studies.profile.axis_rankings`) with per system and axis ``rank_lo`` and
+    ``rank_hi`` (the rank of the axis's mean rank in every replicate), ``tested`` (the axis's columns with
+    replicates) and ``separated`` (module docstring: tested on those columns, in the direction of the axis's
+    ranking over all of them); NaN / 0 / NA for an axis without replicates."""
+    result = axes.copy()
+    result["rank_lo"] = np.nan
+    result["rank_hi"] = np.nan
+    result["tested"] = 0
+    result["separated"] = pd.array([pd.NA] * len(result), dtype="boolean")
+    rows = axis_rows(profile)
+    for group, frame in rows.groupby("group", sort=False):
+        n_draws, full, tested = _axis_draws(frame, group, draws)
+        for axis, scores in tested.items():
+            selected = result[(result["group"] == group) & (result["axis"] == axis)]
+            systems = [system for system in selected["system"] if system in scores]
+            if len(systems) < 2 or len(systems) != len(selected):
+                continue
+            selected = selected.set_index("system").loc[systems]
+            ranks = replicate_ranks(np.column_stack([full[axis][system] for system in systems]), higher_is_better=False)
+            low, high = _interval(ranks, confidence)
+            backed = frame[(frame["axis"] == axis) & frame["measure"].isin([key[1] for key in draws if key[0] == group])]
+            point = backed.groupby("system")["rank"].agg(lambda values: float(np.mean(values.astype(float))))
+            matrix = np.column_stack([scores[system] for system in systems])
+            separated = separated_systems(matrix, point.loc[systems].to_numpy(), False, 1 - confidence,
+                                          order=-selected["mean_rank"].to_numpy(dtype=float))
+            index = result.index[(result["group"] == group) & (result["axis"] == axis)]
+            position = {system: place for place, system in enumerate(systems)}
+            for row_index in index:
+                place = position[result.at[row_index, "system"]]
+                result.loc[row_index, ["rank_lo", "rank_hi"]] = [low[place], high[place]]
+                result.at[row_index, "tested"] = int(backed["measure"].nunique())
+                result.at[row_index, "separated"] = bool(separated[place] and low[place] == high[place])
+    return result
+
+
+def axis_tau_intervals(profile: pd.DataFrame, axes_kendall: pd.DataFrame, draws: Draws, confidence: float) -> pd.DataFrame:
     """``axes_kendall`` with ``tau_lo`` and ``tau_hi``: Kendall's tau between two axes' mean-rank rankings in
     every replicate (module docstring); NaN where neither axis has a column with replicates."""
     result = axes_kendall.copy()
     result["tau_lo"] = np.nan
     result["tau_hi"] = np.nan
-    ranked = profile.dropna(subset=["rank"])
-    ranked = ranked[(ranked["role"] == "robustness") | (ranked["axis"] == "quality")]
     tail = (1 - confidence) / 2
-    for group, frame in ranked.groupby("group", sort=False):
-        keys = [key for key in draws if key[0] == group]
-        if not keys:
-            continue
-        n_draws = len(next(iter(draws[keys[0]].values())))
-        axis_ranks: dict[str, dict[str, NDArray[np.float64]]] = {}
-        with_replicates: set[str] = set()
-        for axis, rows in frame.groupby("axis", sort=False):
-            per_system: dict[str, list[NDArray[np.float64]]] = {}
-            for row in rows.itertuples():
-                drawn = draws.get((group, row.measure), {}).get(row.system)
-                if drawn is not None:
-                    with_replicates.add(axis)
-                    if drawn.size != n_draws:
-                        drawn = np.resize(drawn, n_draws)
-                per_system.setdefault(row.system, []).append(drawn if drawn is not None else np.full(n_draws, float(row.rank)))
-            axis_ranks[axis] = {system: np.mean(values, axis=0) for system, values in per_system.items()}
+    for group, frame in axis_rows(profile).groupby("group", sort=False):
+        n_draws, axis_ranks, tested = _axis_draws(frame, group, draws)
         for index in result.index[result["group"] == group]:
             first, second = result.at[index, "first"], result.at[index, "second"]
-            if not ({first, second} & with_replicates) or first not in axis_ranks or second not in axis_ranks:
+            if not ({first, second} & set(tested)) or first not in axis_ranks or second not in axis_ranks:
                 continue
             shared = [system for system in axis_ranks[first] if system in axis_ranks[second]]
             if len(shared) < 2:
                 continue
             x = np.column_stack([axis_ranks[first][system] for system in shared])
             y = np.column_stack([axis_ranks[second][system] for system in shared])
-            taus = np.array([_tau(x[b], y[b]) for b in range(n_draws)])
+            taus = _taus(x, y)
             taus = taus[np.isfinite(taus)]
             if taus.size >= 2:
                 result.loc[index, ["tau_lo", "tau_hi"]] = np.quantile(taus, [tail, 1 - tail])
     return result
 
 
-def _tau(x: NDArray[np.float64], y: NDArray[np.float64]) -> float:
-    from scipy import stats  # scipy.stats is slow to import; only ranks and taus need it
-    if np.ptp(x) == 0 or np.ptp(y) == 0:
-        return math.nan
-    return float(stats.kendalltau(x, y).statistic)
+def _taus(x: NDArray[np.float64], y: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Kendall's tau-b of every row of ``x`` and ``y`` (B, n), as scipy.stats.kendalltau computes it: the
+    concordance sum over sqrt(pairs untied in x * pairs untied in y); NaN for a constant row."""
+    left, right = np.triu_indices(x.shape[1], k=1)
+    sign_x, sign_y = np.sign(x[:, left] - x[:, right]), np.sign(y[:, left] - y[:, right])
+    denominator = np.sqrt(np.count_nonzero(sign_x, axis=1) * np.count_nonzero(sign_y, axis=1).astype(float))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(denominator > 0, np.sum(sign_x * sign_y, axis=1) / denominator, np.nan)
