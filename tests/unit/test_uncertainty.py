@@ -17,6 +17,7 @@ from nlp_robustness.statistics.robustness_metrics import epsilon_grid, gamma_cur
 from nlp_robustness.statistics.uncertainty import (
     CHUNK,
     adjusted_levels,
+    critical_value,
     se_precision,
     two_sided_p,
     _grid_bins,
@@ -224,12 +225,15 @@ def test_units_to_detect_against_a_hand_computation() -> None:
 
 def test_difference_by_hand() -> None:
     result = difference(3.0, 1.0, np.array([2.0, 3.0, 4.0, 5.0, 6.0]), np.array([1.0, 1.0, 1.0, 1.0, 1.0]), 0.5)
-    # deltas 1..5: SE = sd(1..5) = 1.5811; the Wald interval 2 +/- z_0.75 SE, p = erfc(2 / SE / sqrt 2)
+    # deltas 1..5: SE = sd(1..5) = 1.5811; against Student's t with B - 1 = 4 degrees of freedom: the interval
+    # 2 +/- t_{4, 0.75} SE, p = 2 P(T_4 > 2 / SE)
     se = np.std([1, 2, 3, 4, 5], ddof=1)
-    assert result.estimate == 2.0
+    t = scipy_stats.t.ppf(0.75, 4)
+    assert result.estimate == 2.0 and result.degrees_of_freedom == 4
     assert result.standard_error == pytest.approx(se)
-    assert (result.low, result.high) == pytest.approx((2 - 0.6744897501960817 * se, 2 + 0.6744897501960817 * se))
-    assert result.p_value == pytest.approx(2 * scipy_stats.norm.sf(2 / se))
+    assert (result.low, result.high) == pytest.approx((2 - t * se, 2 + t * se))
+    assert result.p_value == pytest.approx(2 * scipy_stats.t.sf(2 / se, 4))
+    assert two_sided_p(2.0, se) == pytest.approx(2 * scipy_stats.norm.sf(2 / se))  # infinitely many: the normal
     with pytest.raises(ValueError, match="differ in length"):
         difference(1.0, 0.0, [1.0, 2.0], [1.0], 0.95)
     assert math.isnan(difference(1.0, 0.0, [np.nan, 1.0], [0.0, 0.0], 0.95).p_value)
@@ -242,7 +246,7 @@ def test_the_p_value_has_no_resampling_floor() -> None:
     rng = np.random.default_rng(5)
     replicates = rng.normal(10.0, 1.0, 100)
     result = difference(10.0, 0.0, replicates, np.zeros(100), 0.95)
-    assert result.p_value < 1e-15
+    assert result.p_value < 1e-12
     assert holm([result.p_value, *[0.5] * 189])[0] < 0.05
 
 
@@ -261,6 +265,11 @@ def test_adjusted_intervals_exclude_zero_exactly_when_holm_separates() -> None:
         half = scipy_stats.norm.ppf(1 - levels / 2) * errors
         excludes = (estimates - half > 0) | (estimates + half < 0)
         np.testing.assert_array_equal(excludes, adjusted < 0.05, err_msg=str(case))
+        degrees = float(rng.integers(20, 1000))  # the t reference of B replicates: the same agreement
+        p_t = np.array([two_sided_p(d, se, degrees) for d, se in zip(estimates, errors)])
+        adjusted_t = holm(p_t)
+        half_t = np.array([critical_value(level, degrees) for level in adjusted_levels(p_t, adjusted_t, 0.05)]) * errors
+        np.testing.assert_array_equal((estimates - half_t > 0) | (estimates + half_t < 0), adjusted_t < 0.05)
     zero = adjusted_levels([0.0, 0.0, 0.3], holm([0.0, 0.0, 0.3]), 0.05)
     np.testing.assert_allclose(zero[:2], [0.05 / 3, 0.05 / 2])
 

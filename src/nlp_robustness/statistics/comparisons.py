@@ -32,8 +32,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from nlp_robustness.sampling import rng_for
-from nlp_robustness.statistics.quantiles import normal_quantile
-from nlp_robustness.statistics.uncertainty import VERDICTS, adjusted_levels, difference, holm, units_to_detect, verdict
+from nlp_robustness.statistics.uncertainty import VERDICTS, adjusted_levels, critical_value, difference, holm, units_to_detect, verdict
 
 __all__ = ["COMPARED_STATISTICS", "COMPARISON_COLUMNS", "compare_rows", "verdict_matrix"]
 
@@ -104,6 +103,7 @@ def compare_rows(
                     "left_out": left_out, "statistic": statistic, "family": family, "row_a": row_a, "row_b": row_b,
                     "paired": paired, "estimate_a": float(pool_a[statistic]), "estimate_b": float(pool_b[statistic]),
                     "difference": compared.estimate, "standard_error": compared.standard_error,
+                    "degrees_of_freedom": compared.degrees_of_freedom,
                     "lo_unadjusted": compared.low, "hi_unadjusted": compared.high, "p": compared.p_value,
                     "units_per_domain": float(pool_a["units"]) / float(pool_a["domains"]),
                 })
@@ -122,7 +122,8 @@ def _adjust(block: list[dict], statistic: str, level: float, power: float) -> li
         record["pairs"] = m
         record["p_holm"] = float(p_holm)
         record["level_adjusted"] = float(alpha_i)
-        half_width = (float(normal_quantile(1 - alpha_i / 2)) * record["standard_error"]
+        degrees_of_freedom = record.pop("degrees_of_freedom")
+        half_width = (critical_value(alpha_i, degrees_of_freedom) * record["standard_error"]
                       if np.isfinite(alpha_i) else np.nan)
         record["lo"], record["hi"] = record["difference"] - half_width, record["difference"] + half_width
         said = verdict(record["difference"], p_holm, level, lower_is_more_consistent=statistic != "mean")
