@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from nlp_robustness.statistics.natural_robustness import BINOMIAL_INTERVALS, binomial_interval, design_effect
+from nlp_robustness.statistics.natural_robustness import BINOMIAL_INTERVALS, binomial_interval, design_effect, type_interval
 
 CONFIDENCE = 0.95
 
@@ -64,7 +64,8 @@ def draw_coverage(results: Path, records: int, draws: int, seed: int) -> pd.Data
             row = {"responses": f"{path.stem} ({column.removeprefix('same_')})", "pooled_share": pooled_truth}
             for method in BINOMIAL_INTERVALS:
                 with np.errstate(invalid="ignore", divide="ignore"):
-                    low, high = binomial_interval(kept / totals, totals, CONFIDENCE, method)
+                    # per type: the workflow's interval (widened to Clopper-Pearson at level - 0.02)
+                    low, high = type_interval(kept / totals, totals, CONFIDENCE, method)
                 row[f"type_{method}"] = ((low <= type_truth) & (type_truth <= high))[present].mean()
                 low, high = binomial_interval(same.sum(axis=1) / counts.sum(axis=1), counts.sum(axis=1) / effects, CONFIDENCE, method)
                 row[f"pooled_{method}"] = ((low <= pooled_truth) & (pooled_truth <= high)).mean()

@@ -10,14 +10,19 @@ from sacrebleu.metrics import CHRF
 from nlp_robustness.errors import InputError
 from nlp_robustness.sampling import hash_rank, record_order, rng_for, sample_records
 from nlp_robustness.statistics.natural_robustness import (
+    BINOMIAL_INTERVALS,
+    FEW_PERTURBATIONS,
+    FLOOR_MARGIN,
     SCORE_COLUMNS,
     binomial_interval,
     design_effect,
+    few_perturbations,
     natural_robustness_scores,
     normalise_response,
     response_chrf,
     same_chrf,
     same_exact,
+    type_interval,
 )
 
 BOOTSTRAP = {"resamples": 200, "confidence": 0.95, "seed": 7, "labels": ["system", "exact"]}
@@ -155,11 +160,11 @@ def test_scores_by_hand():
     np.testing.assert_allclose(frame["score"], [1, 0, 2 / 3] + [2 / 3, 0, 0.4] * 2)
     assert (frame["ci_low"] < frame["ci_high"]).all()
     assert frame["interval"].tolist() == ["wilson"] * 9
-    # Records r1, r2: punctuation 2 of 2 (Wilson: [2 / (2 + z^2), 1]), typo 0 of 1 ([0, z^2 / (1 + z^2)]); pooled
-    # 2 of 3 whose design effect (2/3 of the binomial variance) is clipped to 1.
-    z2 = 1.959964**2
+    # Records r1, r2: punctuation 2 of 2 (Wilson [2 / (2 + z^2), 1] = [0.34, 1], widened to Clopper-Pearson at 0.93:
+    # [0.035^(1/2), 1]), typo 0 of 1 (Wilson [0, z^2 / (1 + z^2)] = [0, 0.79]; Clopper-Pearson at 0.93 [0, 0.965]);
+    # pooled 2 of 3 (plain Wilson) whose design effect (2/3 of the binomial variance) is clipped to 1.
     first = frame.iloc[:3]
-    np.testing.assert_allclose(first[["ci_low", "ci_high"]].to_numpy()[:2], [[2 / (2 + z2), 1], [0, z2 / (1 + z2)]], rtol=1e-6)
+    np.testing.assert_allclose(first[["ci_low", "ci_high"]].to_numpy()[:2], [[0.035**0.5, 1], [0, 0.965]], rtol=1e-6)
     assert first["design_effect"].tolist() == [1.0, 1.0, 1.0]
     np.testing.assert_allclose(first[["ci_low", "ci_high"]].to_numpy()[2], np.ravel(binomial_interval(2 / 3, 3, 0.95)))
 
@@ -182,6 +187,39 @@ def test_binomial_intervals_by_hand():
         binomial_interval(0.5, 4, 0.95, "wald")
 
 
+def test_type_interval_is_the_method_widened_to_clopper_pearson_below_the_level():
+    """The method's interval, widened to contain Clopper-Pearson at confidence - FLOOR_MARGIN: 3 of 10 keeps
+    Wilson's upper end (0.174 > 0.170) and takes Clopper-Pearson's lower end (0.052 < 0.055); 0 of 93 stays
+    Wilson's; 3 of 10 is Clopper-Pearson's at 0.93 (it contains Wilson's); Clopper-Pearson at 0.95 already
+    contains its 0.93 interval; NaN stays NaN."""
+    share, trials = np.array([0.1, 0.0, 0.3, 0.5, 0.5]), np.array([100.0, 93.0, 10.0, 12.0, 0.0])
+    for method in BINOMIAL_INTERVALS:
+        low, high = type_interval(share, trials, 0.95, method)
+        plain, floor = binomial_interval(share, trials, 0.95, method), binomial_interval(share, trials, 0.95 - FLOOR_MARGIN, "clopper-pearson")
+        np.testing.assert_array_equal(low[:4], np.minimum(plain[0], floor[0])[:4])
+        np.testing.assert_array_equal(high[:4], np.maximum(plain[1], floor[1])[:4])
+        assert np.isnan(low[4]) and np.isnan(high[4])
+    (low, high), wilson = type_interval(share, trials, 0.95), binomial_interval(share, trials, 0.95)
+    assert low[0] == pytest.approx(0.0519, abs=1e-4) and low[0] < wilson[0][0]
+    assert high[0] == wilson[1][0] == pytest.approx(0.1744, abs=1e-4)
+    assert high[1] == wilson[1][1]
+    assert [low[2], high[2]] == pytest.approx([0.0759, 0.6312], abs=1e-4)  # Wilson: [0.108, 0.603]
+    np.testing.assert_array_equal(type_interval(share, trials, 0.95, "clopper-pearson")[0][:4],
+                                  binomial_interval(share, trials, 0.95, "clopper-pearson")[0][:4])
+    np.testing.assert_array_equal(type_interval(0.3, 10, 0.01)[0], binomial_interval(0.3, 10, 0.01)[0])  # no floor level
+
+
+def test_few_perturbations_marks_types_not_the_pooled_share_nor_the_bootstrap():
+    table = pd.DataFrame({
+        "type": ["casing", "casing", "casing", "casing", "all", "typo", "identity/natural"],
+        "perturbations": [0, 1, FEW_PERTURBATIONS - 1, FEW_PERTURBATIONS, 5, 5, 5],
+        "interval": ["", "wilson", "jeffreys", "wilson", "wilson", "cluster-bootstrap", "clopper-pearson"],
+    })
+    assert few_perturbations(table).tolist() == [False, True, True, False, False, False, True]
+    frame = natural_robustness_scores(OUTCOMES, ORDER, [2, None], TYPES, **BOOTSTRAP)
+    assert few_perturbations(frame).tolist() == [True, True, False] * 2  # 2, 1 / 3, 2 perturbations; pooled never
+
+
 def test_design_effect_by_hand():
     """Four records of two perturbations, 2, 2, 0 and 1 unchanged: p = 5/8; the cluster-robust variance
     4/3 * 2.75 / 64 over the binomial 15/64/8 gives 1.9556 (at most M/n = 2)."""
@@ -189,6 +227,14 @@ def test_design_effect_by_hand():
     assert design_effect([3, 3, 3], [3, 0, 0]) == 3.0  # perfectly correlated: clipped to M/n, one unit per record
     assert design_effect([1, 1, 1, 1], [1, 0, 1, 0]) == 1.0  # one per record: n/(n-1) clipped to M/n = 1
     assert design_effect([2, 2], [2, 2]) == 1.0 and design_effect([5], [2]) == 1.0 and design_effect([], []) == 1.0
+    # Vectorised over leading axes (one design effect per sample), as one by one.
+    rng = np.random.default_rng(3)
+    counts = rng.integers(0, 4, size=(2, 50, 6))
+    same = rng.binomial(counts, rng.random((2, 50, 1)))
+    same[0, 0] = counts[0, 0]  # a share of 1: design effect 1
+    effects = design_effect(counts, same)
+    assert effects.shape == (2, 50) and effects[0, 0] == 1.0
+    np.testing.assert_array_equal(effects, [[design_effect(m, y) for m, y in zip(*sample)] for sample in zip(counts, same)])
 
 
 def test_bootstrap_resamples_whole_records():
@@ -224,15 +270,16 @@ def test_sample_without_perturbations_gives_nan():
 
 
 def test_five_records_all_unchanged_is_no_certainty():
-    """Every resample of five agreeing records agrees (the bootstrap's zero width); Wilson on 5 perturbations
-    per type gives [5 / (5 + z^2), 1] = [0.57, 1], on the 10 pooled ones (design effect 1) [0.72, 1]."""
+    """Every resample of five agreeing records agrees (the bootstrap's zero width); on 5 perturbations per type
+    Wilson's [5 / (5 + z^2), 1] = [0.57, 1] is widened to Clopper-Pearson's at 0.93, [0.035^(1/5), 1] = [0.51, 1];
+    Wilson on the 10 pooled ones (design effect 1) gives [0.72, 1]."""
     order = [f"r{i}" for i in range(5)]
     outcomes = pd.DataFrame({"record": order * 2, "type": ["casing"] * 5 + ["typo"] * 5, "same": True})
     for options in ({}, {"bootstrap_from_records": 5}):
         frame = natural_robustness_scores(outcomes, order, [5], ["casing", "typo"], **BOOTSTRAP, **options)
         assert frame["score"].tolist() == [1, 1, 1] and frame["ci_high"].tolist() == [1, 1, 1]
         z2 = 1.959964**2
-        np.testing.assert_allclose(frame["ci_low"], [5 / (5 + z2), 5 / (5 + z2), 10 / (10 + z2)], rtol=1e-6)
+        np.testing.assert_allclose(frame["ci_low"], [0.035**0.2, 0.035**0.2, 10 / (10 + z2)], rtol=1e-6)
         assert frame["interval"].tolist() == ["wilson"] * 3
 
 

@@ -12,11 +12,21 @@ import pandas as pd
 import pytest
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.outputs.natural_robustness import score_cell, scores_markdown, scores_wide
+from nlp_robustness.outputs.natural_robustness import (
+    CIRCULAR_MARK,
+    FEW_MARK,
+    score_cell,
+    scores_latex,
+    scores_markdown,
+    scores_wide,
+    thresholds_markdown,
+    with_marks,
+)
 from nlp_robustness.perturbations.base import Perturbed, Skipped
 from nlp_robustness.perturbations.derive import derive_testset, sample_group
 from nlp_robustness.sampling import sample_segments
 from nlp_robustness.perturbations.registry import family_module
+from nlp_robustness.statistics.natural_robustness import FEW_PERTURBATIONS
 from nlp_robustness.studies.natural_robustness import (
     complete_natural_robustness,
     mt_records,
@@ -174,6 +184,33 @@ def test_score_table_rows_and_cells(tmp_path) -> None:
     path = tmp_path / "responses.tsv"
     responses.to_csv(path, sep="\t", index=False)
     assert units({"natural": str(path)}, ["typos", "casing"], "sys", "chrf", {})["score"].tolist() == [100.0, 100.0, 100.0, 0.0]
+
+
+def test_tables_mark_the_types_with_few_perturbations_and_say_why() -> None:
+    """20 records: typos perturbs all 20 (unmarked), casing 3 (marked, before the circular mark); on the 5-record
+    sample typos is marked too; the pooled score never. The CSV has the flag as a column, the captions the reason."""
+    records = pd.DataFrame({"record": [f"t/{i}" for i in range(20)], "part": "t", "item": [str(i) for i in range(20)]})
+    rng = np.random.default_rng(1)
+    responses = pd.DataFrame({
+        "record": [*records["record"], *records["record"][:3]], "type": ["typos"] * 20 + ["casing"] * 3,
+        "same_exact": rng.random(23) < 0.6, "same_chrf": rng.random(23) < 0.8,
+    })
+    scores = natural_scores({"mt": records}, {"mt": {"sys": responses}}, {"typos": "natural", "casing": "natural"},
+                            [5, None], {"resamples": 10, "confidence": 0.95}, 0)
+    circular = {"casing": ["sys"]}
+    whole, five = scores_wide(scores, "all", circular), scores_wide(scores, "5", circular)
+    assert not whole["typos"].str.contains(FEW_MARK).any() and not whole["all"].str.contains(FEW_MARK).any()
+    assert whole["casing"].str.endswith(FEW_MARK + CIRCULAR_MARK).all()
+    assert five["typos"].str.endswith(FEW_MARK).all() and not five["all"].str.contains(FEW_MARK).any()
+    marked = with_marks(scores, circular)
+    expected = (marked["type"] != "all") & marked["perturbations"].between(1, FEW_PERTURBATIONS - 1)
+    assert marked["few_perturbations"].tolist() == expected.tolist() and marked["circular"].any()
+    reason = f"{FEW_MARK} fewer than {FEW_PERTURBATIONS} perturbations of the type: a conservative interval."
+    assert reason in scores_markdown(scores, 80, circular) and reason in scores_latex(scores, 80, circular)
+    thresholds = scores.assign(threshold=80.0)
+    assert reason in thresholds_markdown(thresholds)
+    assert reason not in thresholds_markdown(thresholds[thresholds["type"] != "casing"])  # on every record typos has 20
+    assert "contain the Clopper-Pearson interval at the level minus 0.02" in scores_markdown(scores, 80)
 
 
 def test_identity_is_a_reserved_function_name() -> None:

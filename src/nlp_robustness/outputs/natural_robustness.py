@@ -9,7 +9,10 @@ Every score table shows, for every system and classifier, the **noise floor** ne
 instability (1 - share unchanged) of its identity control, unperturbed inputs translated in the
 whole-test-set layout and in the perturbed test sets' layout
 (:mod:`nlp_robustness.studies.natural_robustness`). A dagger marks a circular pair: a round-trip paraphrase
-made with an Apertium mode the system also uses (and the pooled score holding it).
+made with an Apertium mode the system also uses (and the pooled score holding it). A double dagger marks a type with
+fewer than :data:`~nlp_robustness.statistics.natural_robustness.FEW_PERTURBATIONS` perturbations, whose interval is
+conservative (it holds the level minus 0.02 at every share only by covering more on average; the CSV's
+``few_perturbations`` column).
 """
 
 from __future__ import annotations
@@ -28,14 +31,15 @@ from nlp_robustness.outputs.table_writer import latex_cell, latex_escape, latex_
 from nlp_robustness.perturbations.collect import read_derived, read_status
 from nlp_robustness.perturbations.meaning import REASON_PREFIX
 from nlp_robustness.scoring.sentence_scores import sentence_scores
-from nlp_robustness.statistics.natural_robustness import CLUSTER_BOOTSTRAP
+from nlp_robustness.statistics.natural_robustness import CLUSTER_BOOTSTRAP, FEW_PERTURBATIONS, few_perturbations
 from nlp_robustness.studies.natural_robustness import CONTROL_PREFIX, SCORE_COLUMNS
 from nlp_robustness.studies.natural_robustness_controls import THRESHOLD_COLUMNS
 
 # matplotlib is imported by the drawing functions, on first use: the jobs that only write tables start without it.
 
 __all__ = [
-    "CIRCULAR_MARK", "MEANING_CHECK", "NOISE_NOTE", "circular_note", "meaning_check_rejections", "noise_column",
+    "CIRCULAR_MARK", "FEW_MARK", "MEANING_CHECK", "NOISE_NOTE", "circular_note", "few_note", "meaning_check_rejections",
+    "noise_column", "with_marks",
     "changes_with_circular", "with_circular", "read_thresholds", "thresholds_markdown", "thresholds_wide", "CHANGE_COLUMNS", "SCORE_DEFINITION", "changes_markdown", "perturbation_changes", "plot_scores", "read_scores",
     "score_cell", "scores_latex", "scores_markdown", "scores_wide",
 ]
@@ -49,6 +53,8 @@ CHANGE_COLUMNS = ("inputs", "family", "type", "sampled", "perturbed", "skipped",
                   "rejected_by_meaning_check", "chrf_to_input", "levenshtein_similarity_to_input")
 #: Marks a circular (system, perturbation type) pair in every table.
 CIRCULAR_MARK = "\u2020"
+#: Marks a type with few perturbations (:func:`~nlp_robustness.statistics.natural_robustness.few_perturbations`).
+FEW_MARK = "\u2021"
 #: A skip reason (after its side's ``source: ``) that the paraphrases' meaning check gave.
 MEANING_CHECK = REASON_PREFIX
 
@@ -84,14 +90,16 @@ def noise_column(control_type: str) -> str:
 
 
 def _cell(row: Any, circular: Mapping[str, Sequence[str]]) -> tuple[str, str]:
-    """(column, cell) of one score row: a control as its instability, a circular pair marked."""
+    """(column, cell) of one score row (with ``few_perturbations``): a control as its instability, a type with few
+    perturbations and a circular pair marked."""
+    few = FEW_MARK if row.few_perturbations else ""
     if str(row.type).startswith(CONTROL_PREFIX):
-        return noise_column(row.type), score_cell(1.0 - row.score, 1.0 - row.ci_high, 1.0 - row.ci_low)
+        return noise_column(row.type), score_cell(1.0 - row.score, 1.0 - row.ci_high, 1.0 - row.ci_low) + few
     if row.type == "all":  # the pooled score holds every circular type of the system
         marked = any(row.responder in systems for systems in circular.values())
     else:
         marked = row.responder in circular.get(row.type, ())
-    return row.type, score_cell(row.score, row.ci_low, row.ci_high) + (CIRCULAR_MARK if marked else "")
+    return row.type, score_cell(row.score, row.ci_low, row.ci_high) + few + (CIRCULAR_MARK if marked else "")
 
 
 def with_circular(table: pd.DataFrame, circular: Mapping[str, Sequence[str]]) -> pd.DataFrame:
@@ -102,6 +110,12 @@ def with_circular(table: pd.DataFrame, circular: Mapping[str, Sequence[str]]) ->
             return any(responder in systems for systems in circular.values())
         return responder in circular.get(kind, ())
     return table.assign(circular=[marked(str(r), str(t)) for r, t in zip(table["responder"], table["type"])])
+
+
+def with_marks(table: pd.DataFrame, circular: Mapping[str, Sequence[str]]) -> pd.DataFrame:
+    """A long score table with the marks of its cells as columns: ``circular`` (:func:`with_circular`) and
+    ``few_perturbations`` (a type on fewer than FEW_PERTURBATIONS perturbations: a conservative interval)."""
+    return with_circular(table, circular).assign(few_perturbations=few_perturbations(table))
 
 
 def changes_with_circular(changes: pd.DataFrame, circular: Mapping[str, Sequence[str]]) -> pd.DataFrame:
@@ -115,6 +129,7 @@ def scores_wide(scores: pd.DataFrame, sample: str, circular: Mapping[str, Sequen
     for which it is circular (:func:`~nlp_robustness.studies.natural_robustness_controls.circular_pairs`); their
     cells, and the pooled cell of such a system, carry :data:`CIRCULAR_MARK`."""
     selected = scores[scores["sample"] == sample]
+    selected = selected.assign(few_perturbations=few_perturbations(selected))
     rows: dict[str, dict[str, str]] = {}
     for row in selected.itertuples(index=False):
         name = f"{row.responder} ({NATURAL_CRITERION_NAMES.get(row.criterion, row.criterion)})"
@@ -142,8 +157,10 @@ def _interval_note(scores: pd.DataFrame) -> str:
     binomial = [words[name] for name in methods if name in words]
     parts = []
     if binomial:
-        parts.append(f"{' / '.join(binomial)} interval on the type's perturbations; for all pooled, on its perturbations "
-                     "divided by the design effect of a record's correlated perturbations (estimated from the records)")
+        parts.append(f"{' / '.join(binomial)} interval on the type's perturbations, widened where needed to contain the "
+                     "Clopper-Pearson interval at the level minus 0.02 (so it covers at least that at every share); for all "
+                     "pooled, on its perturbations divided by the design effect of a record's correlated perturbations "
+                     "(estimated from the records)")
     if CLUSTER_BOOTSTRAP in methods:
         parts.append("on the samples of many records, the percentile bootstrap over records")
     return "Brackets: " + "; ".join(parts) + "." if parts else ""
@@ -166,11 +183,20 @@ def circular_note(circular: Mapping[str, Sequence[str]]) -> str:
             "all pooled holds it.")
 
 
+def few_note(table: pd.DataFrame) -> str:
+    """The caption's note on the cells of types with few perturbations (empty without any)."""
+    if not few_perturbations(table).any():
+        return ""
+    return (f"{FEW_MARK} fewer than {FEW_PERTURBATIONS} perturbations of the type: a conservative interval. On so few "
+            "outcomes it holds its level at every share only by being wider: a 95 % one covers the share at least 93 % "
+            "of the time at every share and 97-100 % on average (the Wilson interval alone falls to 80-89 % at some share).")
+
+
 def _caption(chrf_threshold: float, scores: pd.DataFrame, circular: Mapping[str, Sequence[str]] | None = None) -> str:
     return " ".join(part for part in (
         f"{SCORE_DEFINITION} Same response: exact = equal translations after normalisation; chrF = sentence chrF of the "
         f"new translation against the original one >= {chrf_threshold:g}; label = same predicted label.",
-        NOISE_NOTE, circular_note(circular or {}), _interval_note(scores),
+        NOISE_NOTE, circular_note(circular or {}), few_note(scores), _interval_note(scores),
     ) if part)
 
 
@@ -256,11 +282,17 @@ def read_thresholds(path: str | Path) -> pd.DataFrame:
     return table
 
 
+def _largest(table: pd.DataFrame) -> str:
+    """The largest record sample of a table (``all`` above every size)."""
+    return max(dict.fromkeys(table["sample"]), key=lambda s: math.inf if s == "all" else int(s))
+
+
 def thresholds_wide(thresholds: pd.DataFrame, circular: Mapping[str, Sequence[str]] | None = None) -> pd.DataFrame:
     """The chrF criterion's score against its threshold on the largest record sample: rows ``<system> / <type>``
     (types, all, then the noise floor of each identity control as its instability), a column per threshold."""
-    largest = max(dict.fromkeys(thresholds["sample"]), key=lambda s: math.inf if s == "all" else int(s))
+    largest = _largest(thresholds)
     selected = thresholds[thresholds["sample"] == largest]
+    selected = selected.assign(few_perturbations=few_perturbations(selected))
     rows: dict[str, dict[str, str]] = {}
     for row in selected.itertuples(index=False):
         column, cell = _cell(row, circular or {})
@@ -276,7 +308,8 @@ def thresholds_markdown(thresholds: pd.DataFrame, circular: Mapping[str, Sequenc
     lines = markdown_lines(table, index=True, align="l" + "r" * table.shape[1])
     caption = (f"{SCORE_DEFINITION} Sensitivity of the chrF criterion: a response is unchanged when the sentence chrF of "
                f"the new translation against the original one is at least the column's threshold. {NOISE_NOTE} "
-               f"{circular_note(circular or {})} {_interval_note(thresholds)}")
+               f"{circular_note(circular or {})} {few_note(thresholds[thresholds['sample'] == _largest(thresholds)])} "
+               f"{_interval_note(thresholds)}")
     return "\n".join(lines) + f"\n\n{' '.join(caption.split())}\n"
 
 
