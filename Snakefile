@@ -4,6 +4,7 @@
 from snakemake.utils import min_version
 
 from nlp_robustness.config import check_config_syntax
+from nlp_robustness.run_directory import run_directory
 from nlp_robustness.snakemake_messages import plain_input_errors
 
 min_version("9.0")
@@ -23,6 +24,13 @@ if not workflow.overwrite_configfiles:
     check_config_syntax("config.yaml")
 
     configfile: "config.yaml"
+
+
+# Each config's results/, logs/, downloads and Snakemake's records (.snakemake/) go to its run_directory (default
+# ".": where snakemake is launched; `--directory` takes precedence), so that running another config reruns and
+# overwrites nothing of this one's (README, "Several configs in one checkout"); rules/common.smk rebases the
+# config's relative paths onto it.
+workdir: run_directory(config)
 
 
 include: "rules/common.smk"

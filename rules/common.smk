@@ -28,13 +28,14 @@ from nlp_robustness.perturbations.configuration import derived_testset, derived_
 from nlp_robustness.perturbations.derive import perturbed_sides, sample_group
 from nlp_robustness.perturbations.registry import family_module
 from nlp_robustness.planning import prepare_config
+from nlp_robustness.run_directory import config_file_names, other_config_warning, rebase_path, record_config_files
 from nlp_robustness.scheduler_fix import coalesce_reevaluation_timers, hold_cores_for_urgent_jobs
 from nlp_robustness.statistics.engine import METHODS
 from nlp_robustness.studies.metric_attacks import conditions as metric_conditions
 from nlp_robustness.studies.metric_attacks import levels_of as metric_levels_of
 from nlp_robustness.studies.metric_attacks import metric_variants, pair_downloads
 from nlp_robustness.studies.natural_robustness import perturbation_types
-from nlp_robustness.studies.mt_studies import testset_tokenizers
+from nlp_robustness.studies.mt_studies import mt_study_warnings, testset_tokenizers
 from nlp_robustness.studies.plan import METRIC_AGREEMENT, mt_study_directory, study_plan
 from nlp_robustness.studies.plan import mt_score_files as study_score_files
 from nlp_robustness.studies.plan import pair_score_files as family_pair_score_files
@@ -53,13 +54,28 @@ hold_cores_for_urgent_jobs()
 # The config is checked, completed (every default is written once, in the schema, and filled in here) and
 # made canonical (records' keys sorted, so reordering keys or writing out a default reruns nothing); the
 # manifest is loaded and checked against it. Nothing after this point restates a default.
-MANIFEST = prepare_config(config, workflow.basedir, workflow.configfiles)
+# Its relative paths are the launch directory's, rebased when the Snakefile's workdir: moved to its run_directory.
+MANIFEST = prepare_config(config, workflow.basedir, [rebase_path(str(path), workflow.workdir_init, Path.cwd()) for path in workflow.configfiles],
+                          launch_directory=workflow.workdir_init)
+if workflow.overwrite_workdir is not None and config.get("run_directory", ".") != ".":
+    logger.warning(f"run_directory {config['run_directory']} is not used: --directory {workflow.overwrite_workdir} is this run's directory")
+# A run directory remembers the config files of its last run; results of other ones are about to be replaced.
+CONFIG_FILES = config_file_names(workflow.configfiles, workflow.workdir_init)
+if (_other_config := other_config_warning(CONFIG_FILES, workflow.workdir_init)) is not None:
+    logger.warning(_other_config)
+
+
+onstart:
+    record_config_files(CONFIG_FILES)
+
 
 TESTSETS = list(config["testsets"])
 SYSTEMS = list(config["systems"])
 # MT domain studies (nlp_robustness.studies.mt_studies): each its test sets, systems, left-out test sets and
 # language pair; a test set's language pair decides its BLEU tokenizer.
 MT_STUDIES = config["mt_studies"]
+for _warning in mt_study_warnings(config):  # a study of two domains: its leave-one-out pools are single domains
+    logger.warning(_warning)
 BLEU_TOKENIZERS = testset_tokenizers(config)
 METRICS = list(config["metrics"])
 ROBUSTNESS = config["robustness"]
@@ -176,11 +192,15 @@ def testset_spec(wildcards):
 
 
 def testset_input_files(wildcards):
-    """What a test set is made from: its parsed manifest dataset, or the configured pair of files."""
+    """What a test set is made from: its parsed manifest dataset, the configured pair of files (and domain file),
+    or the configured WMT XML file."""
     spec = testset_spec(wildcards)
     if "dataset" in spec:
         return {"dataset": f"results/datasets/{spec['dataset']}.tsv"}
-    return {"source": spec["source"], "reference": spec["reference"]}
+    if "file" in spec:
+        return {"file": spec["file"]}
+    domain_file = {"domain_file": spec["domain_file"]} if "domain_file" in spec else {}
+    return {"source": spec["source"], "reference": spec["reference"], **domain_file}
 
 
 
@@ -253,7 +273,7 @@ def study_comparisons_job(study_table):
 def study_caption(item, **variables):
     """The report caption of a study's table or figure: its caption file rendered with its variables."""
     template = Path(workflow.source_path(f"../report/{item.caption}.rst")).read_text(encoding="utf-8")
-    return render_caption(template, {**item.caption_variables, **variables})
+    return render_caption(template, {**item.caption_context(), **variables})
 
 
 def row_files(pattern, rows, **wildcards):

@@ -5,12 +5,15 @@
 
 from functools import partial
 
+from nlp_robustness.data.local_testsets import is_local_testset
 from nlp_robustness.systems.registry import KINDS, SystemContext, TranslationJobs, system_kind
 
 
 # Test set -> its manifest dataset, where a hypotheses system's submission is read from.
 TESTSET_DATASETS = {name: spec["dataset"] for name, spec in config["testsets"].items() if "dataset" in spec}
-SYSTEM_CONTEXT = SystemContext(MANIFEST, DOWNLOAD_DIR, MAX_SEGMENTS, frozenset(DERIVED_TESTSETS), TESTSET_DATASETS)
+# Test sets of a user's file with domains (a WMT XML file's submissions; hypotheses files of the whole file).
+LOCAL_TESTSETS = {name: spec for name, spec in config["testsets"].items() if is_local_testset(spec)}
+SYSTEM_CONTEXT = SystemContext(MANIFEST, DOWNLOAD_DIR, MAX_SEGMENTS, frozenset(DERIVED_TESTSETS), TESTSET_DATASETS, LOCAL_TESTSETS)
 # Families whose perturbed test sets a system of a batching kind translates in one job.
 FAMILY_TRANSLATION_JOBS = {
     family: derived_testsets(family, spec) + NATURAL_IDENTITY.get(family, [])  # + its identity sets (natural_robustness)

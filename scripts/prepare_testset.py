@@ -1,5 +1,5 @@
-"""One test set into results/testsets/{testset}.tsv (a parsed manifest dataset or a configured pair of
-files; empty segments refused, source-equals-reference segments dropped on request, cut to max_segments)
+"""One test set into results/testsets/{testset}.tsv (a parsed manifest dataset, a configured pair of
+files, a WMT XML file or plain files with a domain file; empty segments refused, source-equals-reference segments dropped on request, cut to max_segments)
 and its provenance file: where it came from and what was counted, dropped and kept."""
 
 import json
@@ -9,6 +9,7 @@ import sys
 sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
+from nlp_robustness.data.local_testsets import is_local_testset, read_local_testset  # noqa: E402
 from nlp_robustness.data.testset_preparation import prepare_testset  # noqa: E402
 from nlp_robustness.data.testsets import load_parallel_files, read_testset_table, sha256_of, write_testset_table  # noqa: E402
 from nlp_robustness.fileio import atomic_write  # noqa: E402
@@ -19,6 +20,8 @@ if "dataset" in spec:
     table = read_testset_table(snakemake.input.dataset)
     files = None
     origin = {"dataset": spec["dataset"]}
+elif is_local_testset(spec):  # a WMT XML file, or plain text with a domain file
+    table, files, origin = read_local_testset(spec)
 else:
     table = load_parallel_files(snakemake.input.source, snakemake.input.reference, spec["format"])
     files = (snakemake.input.source, snakemake.input.reference, spec["format"])

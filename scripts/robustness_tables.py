@@ -29,7 +29,7 @@ summaries = {row: pd.read_csv(path, sep="\t", keep_default_na=False) for row, pa
 table = robustness_table(summaries, method, spec["leave_out"], row_label=spec["row_label"])
 low, high = robustness_intervals(table, summaries, method)
 cells = interval_cells(table, low, high, spec["decimals"])
-caption = table_caption(spec["branch"], method, spec["scores"], spec["pool"], spec["note"], has_between_domains(table))
+caption = table_caption(spec["branch"], method, spec["scores"], spec["pool"], spec["note"], has_between_domains(table), spec["leave_out"])
 caption = f"{caption} {INTERVAL_NOTE[method]}"
 for path, text in (
     (snakemake.output.csv, to_csv_text(table, low, high)),

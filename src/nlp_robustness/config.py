@@ -28,7 +28,8 @@ from nlp_robustness.systems.hf_classifier import is_local_model, looks_like_path
 
 #: What to say when a config entry matches none of the alternatives of a ``oneOf``.
 _ONE_OF_DETAILS = {
-    "testsets": "give either 'dataset' or all of 'source', 'reference' and 'format'",
+    "testsets": "give either 'dataset', or all of 'source', 'reference' and 'format' (plain, wmt-sgml or iwslt-xml), "
+                "or 'file' with format: wmt-xml",
     "systems": "a fairseq system gives either 'pretrained' (a manifest model) or 'training' (an in-house model)",
     "systems.hypotheses": "a hypotheses system gives either 'files' (a file per test set) or 'submission' (a system of its test sets' dataset)",
     "training.dev": "give either 'datasets' (manifest datasets) or 'holdout' (segments held out of the training data)",
@@ -37,6 +38,29 @@ _ONE_OF_DETAILS = {
 
 def _key_path(path: Any) -> str:
     return ".".join(str(part) for part in path) or "<top level>"
+
+
+def _testset_route_problem(spec: Mapping[str, Any]) -> str | None:
+    """What a test set's entry mixes up of the three routes (dataset; source/reference/format; file with
+    format wmt-xml), in words, or None when it is none of the cases named here."""
+    file_format = spec.get("format")
+    files = [key for key in ("source", "reference", "file", "format", "domain_file", "translator") if key in spec]
+    if "dataset" in spec and files:
+        return f"a manifest dataset's test set names no file or format ({', '.join(files)}): give 'dataset' or files, not both"
+    if file_format == "wmt-xml" and ("source" in spec or "reference" in spec):
+        return "format wmt-xml reads one file holding source, references and systems: give 'file', not 'source'/'reference'"
+    if "file" in spec and file_format != "wmt-xml":
+        return "'file' is a WMT XML file, read with format: wmt-xml (a pair of files gives 'source' and 'reference')"
+    if file_format == "wmt-xml" and "file" not in spec:
+        return "format wmt-xml reads 'file' (the WMT XML file)"
+    if "translator" in spec and file_format != "wmt-xml":
+        return "'translator' picks the reference of a WMT XML file (format: wmt-xml)"
+    if "domain_file" in spec and file_format != "plain":
+        return f"'domain_file' goes with format: plain (a domain per line of 'source'), not {file_format or 'no format'}"
+    missing = [key for key in ("source", "reference", "format") if key not in spec]
+    if ("source" in spec or "reference" in spec) and missing:
+        return f"a pair of files gives all of 'source', 'reference' and 'format' (missing: {', '.join(missing)})"
+    return None
 
 
 def _schema_branch(path: Any) -> str:
@@ -59,12 +83,18 @@ def validate_config(config: Mapping[str, Any], schema_path: str | Path) -> None:
             if branch == "systems" and isinstance(error.instance, Mapping) and error.instance.get("kind") == "hypotheses":
                 branch = "systems.hypotheses"
             detail = _ONE_OF_DETAILS.get(branch, detail)
+        path = list(error.absolute_path)
+        if path[:1] == ["testsets"] and len(path) >= 2:  # a route mixed up: say which, not what a branch's keyword found
+            entry = next((found for found in errors if found.validator == "oneOf" and list(found.absolute_path) == path[:2]), None)
+            if entry is not None and isinstance(entry.instance, Mapping):
+                error, detail = entry, _testset_route_problem(entry.instance) or _ONE_OF_DETAILS["testsets"]
         raise InputError(f"invalid configuration at key '{_key_path(error.absolute_path)}': {detail}")
 
     testsets = list(config["testsets"])
     if WHOLE_POOL in testsets:
         raise InputError(f"invalid configuration at key 'testsets.{WHOLE_POOL}': the name is reserved")
-    grids = [("robustness.epsilon", config["robustness"]["epsilon"])]
+    # the grids a config writes (a default grid, filled in later, is valid)
+    grids = [("robustness.epsilon", config["robustness"]["epsilon"])] if "epsilon" in config.get("robustness", {}) else []
     for branch in ("sentiment", "human"):
         if "epsilon" in config.get(branch, {}):
             grids.append((f"{branch}.epsilon", config[branch]["epsilon"]))

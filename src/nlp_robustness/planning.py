@@ -36,11 +36,13 @@ from nlp_robustness.config import (
     validate_sentiment_references,
     validate_system_references,
 )
+from nlp_robustness.data.local_testsets import LocalFiles, check_local_testsets
 from nlp_robustness.data.manifest import Manifest, load_manifest
 from nlp_robustness.data.testset_preparation import check_text_files
 from nlp_robustness.data.testset_selection import check_testset_selections
 from nlp_robustness.errors import InputError
 from nlp_robustness.perturbations.configuration import complete_perturbations
+from nlp_robustness.run_directory import rebase_paths
 from nlp_robustness.studies.metric_attacks import complete_metric_robustness
 from nlp_robustness.studies.mt_studies import complete_mt_studies
 from nlp_robustness.studies.natural_robustness import complete_natural_robustness
@@ -160,13 +162,16 @@ def check_mirror_dir(mirror_dir: str | None) -> None:
     )
 
 
-def prepare_config(config: MutableMapping[str, Any], workflow_dir: str | Path, configfiles: Iterable[str | Path] = ()) -> Manifest:
+def prepare_config(config: MutableMapping[str, Any], workflow_dir: str | Path, configfiles: Iterable[str | Path] = (),
+                   launch_directory: str | Path | None = None) -> Manifest:
     """Check, complete and canonicalise ``config`` in place; load and check the manifest it names.
 
     Raises :class:`InputError` naming the config key (or the config file and line of a duplicate key) of
     the first problem. ``workflow_dir`` is where ``schemas/`` and relative manifest paths are found;
     ``configfiles`` are the files the config was read from (a key written twice in one would otherwise keep
-    its last value silently).
+    its last value silently). ``launch_directory``: where snakemake was launched, when the working directory is
+    the config's run directory; the config's relative paths are then rebased onto it
+    (:mod:`nlp_robustness.run_directory`).
     """
     workflow_dir = Path(workflow_dir)
     schema_path = workflow_dir / "schemas" / "config.schema.yaml"
@@ -175,6 +180,8 @@ def prepare_config(config: MutableMapping[str, Any], workflow_dir: str | Path, c
     schema = _load_schema(schema_path)
     fill_schema_defaults(config, schema)
     fill_dependent_defaults(config)  # sentiment.epsilon, human.epsilon: robustness.epsilon unless given
+    if launch_directory is not None:  # relative paths keep naming the launch directory's files from the run directory
+        rebase_paths(config, schema, launch_directory)
     check_mirror_dir(config["mirror_dir"])
     try:
         manifest = load_manifest(workflow_dir / config["dataset_manifest"], workflow_dir / "schemas" / "datasets.schema.yaml")
@@ -183,9 +190,11 @@ def prepare_config(config: MutableMapping[str, Any], workflow_dir: str | Path, c
     # studies first: a perturbation family's default test sets and systems are those of the studies it applies to
     complete_mt_studies(config, {key: (dataset.source_language, dataset.target_language) for key, dataset in manifest.datasets.items()})
     check_testset_selections(config["testsets"], manifest)  # a select names a field value the dataset declares
+    local_files = LocalFiles()  # a user's WMT XML and domain files, each read once
+    whole_files = check_local_testsets(config["testsets"], local_files)  # their select, translator, lengths, empty lines
     for study in config["mt_studies"].values():  # a submission system has its submission in every test set of its studies
         for system in study["systems"]:
-            check_submissions(system, config["systems"][system], study["testsets"], config["testsets"], manifest)
+            check_submissions(system, config["systems"][system], study["testsets"], config["testsets"], manifest, local_files)
     complete_perturbations(config)  # families' functions, settings and options checked against their own schemas
     complete_natural_robustness(config)  # its families, types, left-out types and systems checked
     complete_profile(config)  # its metric and perturbation families checked
@@ -199,7 +208,7 @@ def prepare_config(config: MutableMapping[str, Any], workflow_dir: str | Path, c
     complete_metric_robustness(config, list(manifest.downloads))  # attacks, pairs, layers, conditions checked
     # a bad test-set or hypotheses file (unequal lines, invalid UTF-8, an empty line) fails now, before any job
     check_text_files(config["testsets"], config["systems"], config["max_segments"],
-                     {key: dataset.segments for key, dataset in manifest.datasets.items()})
+                     {key: dataset.segments for key, dataset in manifest.datasets.items()}, whole_files)
     canonical = canonical_config(config, schema)
     config.clear()
     config.update(canonical)

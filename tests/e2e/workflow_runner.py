@@ -25,12 +25,13 @@ def for_working_directory(config: dict[str, Any], mirror_dir: Path = MIRROR) -> 
 
     Rewritten: the config's ``mirror_dir`` becomes the argument ``mirror_dir`` (the mirror the tests use,
     possibly a doctored copy) and paths inside the config's mirror follow it; other relative paths of
-    hypotheses files and file-pair test sets are resolved against the repository root. Paths relative
+    hypotheses files and test sets' files (source, reference, file, domain_file) are resolved against the
+    repository root. Paths relative
     to the workflow directory (``dataset_manifest``, ``download.checksum_lock``) and absolute paths
     stay as written.
     """
     config = copy.deepcopy(config)
-    written_mirror = None if config["mirror_dir"] is None else Path(config["mirror_dir"])
+    written_mirror = None if config.get("mirror_dir") is None else Path(config["mirror_dir"])
 
     def absolute(path: str) -> str:
         if Path(path).is_absolute():
@@ -45,7 +46,7 @@ def for_working_directory(config: dict[str, Any], mirror_dir: Path = MIRROR) -> 
         if spec["kind"] == "hypotheses" and "files" in spec:  # a submission is read from its dataset
             spec["files"] = {testset: absolute(path) for testset, path in spec["files"].items()}
     for spec in config["testsets"].values():
-        for side in ("source", "reference"):
+        for side in ("source", "reference", "file", "domain_file"):
             if side in spec:
                 spec[side] = absolute(spec[side])
     return config

@@ -15,7 +15,7 @@ import pytest
 from nlp_robustness.errors import InputError
 from nlp_robustness.planning import prepare_config
 from tests.e2e.workflow_runner import small_config
-from tests.paths import REPOSITORY
+from tests.paths import MIRROR, REPOSITORY
 
 SMALL = small_config()
 
@@ -106,3 +106,57 @@ def test_a_failed_plan_names_the_first_problem_only_once_and_changes_nothing_on_
     before = sorted(path.name for path in tmp_path.iterdir())
     _fails(_set("mt_studies.paper.leave_out", ["nowhere"]))
     assert sorted(path.name for path in tmp_path.iterdir()) == before
+
+
+WMT22_DEFR = MIRROR / "wmt22-general-defr-frde" / "xml" / "wmttest2022.de-fr.all.xml"
+
+
+def _own_wmt_xml(config: dict) -> None:
+    """The small config's WMT'22 de-fr test sets read from the XML as the user's own file (no manifest)."""
+    for name, spec in config["testsets"].items():
+        if spec.get("dataset") == "wmt22-general-defr":
+            config["testsets"][name] = {"file": str(WMT22_DEFR), "format": "wmt-xml", "select": dict(spec["select"]), "domain": spec["domain"]}
+    config["mt_studies"]["wmt22-de-fr"]["language_pair"] = "de-fr"  # a local file names no languages
+
+
+@pytest.mark.skipif(not WMT22_DEFR.is_file(), reason=f"WMT'22 mirror not found under {MIRROR}")
+def test_a_users_wmt_xml_file_plans_and_its_errors_name_the_key_and_the_file() -> None:
+    config = copy.deepcopy(SMALL)
+    _own_wmt_xml(config)
+    prepare_config(config, REPOSITORY)
+    assert config["testsets"]["defr-news"]["translator"] == "A"  # the schema's default
+
+    def own(edit):
+        return lambda config: (_own_wmt_xml(config), edit(config))
+
+    cases = [
+        (_set("testsets.defr-news.select", {"domain": "nwes"}),
+         f"testsets.defr-news.select.domain: 'nwes' is not a domain of {WMT22_DEFR} (its domains: conversation, ecommerce, news, social)"),
+        (_set("systems.defr-Online-B.submission", "Online-Z"),
+         f"systems.defr-Online-B.submission: 'Online-Z' is not a system of {WMT22_DEFR} (test set defr-conversation; its systems: "
+         "LT22, Online-A, Online-B, Online-W, Online-Y, Online-G)"),
+        (_set("testsets.defr-news.translator", "B"), f"testsets.defr-news.translator: 'B' is not a translator of {WMT22_DEFR} (its translators: A)"),
+        (lambda config: config["testsets"]["defr-news"].update(source="a.de", reference="a.fr"),
+         "invalid configuration at key 'testsets.defr-news': format wmt-xml reads one file holding source, references and systems: "
+         "give 'file', not 'source'/'reference'"),
+        (_set("testsets.defr-news.format", "plain"),
+         "invalid configuration at key 'testsets.defr-news': 'file' is a WMT XML file, read with format: wmt-xml (a pair of files "
+         "gives 'source' and 'reference')"),
+        (_set("testsets.defr-news.domain_file", "d.tsv"),
+         "invalid configuration at key 'testsets.defr-news': 'domain_file' goes with format: plain (a domain per line of 'source'), "
+         "not wmt-xml"),
+    ]
+    for edit, message in cases:
+        assert _fails(own(edit)) == message
+    for edit, message in [
+        (_set("testsets.wmt14.translator", "A"),
+         "invalid configuration at key 'testsets.wmt14': a manifest dataset's test set names no file or format (translator): give "
+         "'dataset' or files, not both"),
+        (_set("testsets.wmt14", {"source": "a.en", "format": "plain", "domain": "news"}),
+         "invalid configuration at key 'testsets.wmt14': a pair of files gives all of 'source', 'reference' and 'format' (missing: reference)"),
+        (_set("testsets.wmt14", {"source": "a.en", "reference": "a.fr", "format": "wmt-sgml", "translator": "A", "domain": "news"}),
+         "invalid configuration at key 'testsets.wmt14': 'translator' picks the reference of a WMT XML file (format: wmt-xml)"),
+        (_set("testsets.wmt14", {"format": "wmt-xml", "domain": "news"}),
+         "invalid configuration at key 'testsets.wmt14': format wmt-xml reads 'file' (the WMT XML file)"),
+    ]:
+        assert _fails(edit) == message

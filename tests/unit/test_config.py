@@ -181,6 +181,19 @@ def test_defaults_fill_only_what_a_config_leaves_out() -> None:
     assert bare["systems"]["convs2s-tatoeba"]["training"]["train_args"] == {}
 
 
+def test_a_config_of_test_sets_and_systems_alone_gets_the_default_configs_settings() -> None:
+    """Only ``testsets`` and ``systems`` are required (README, "Bring your own data"): the rest comes from the
+    schema's defaults, which are the settings config.yaml writes out (a default mirror_dir of null downloads
+    what a config names of the manifest; a user's own files need nothing)."""
+    minimal = {"testsets": copy.deepcopy(DEFAULT["testsets"]), "systems": copy.deepcopy(DEFAULT["systems"])}
+    config = filled(minimal)
+    for key in ("dataset_manifest", "download", "metrics", "robustness"):
+        assert config[key] == DEFAULT[key], key
+    assert config["mirror_dir"] is None
+    with pytest.raises(InputError, match="'testsets' is a required property"):
+        validate_config({"systems": minimal["systems"]}, SCHEMA)
+
+
 def test_defaults_of_one_system_kind_stay_in_that_kind() -> None:
     """A kind's defaults (the if/then branch of its kind) reach only systems of that kind."""
     files = {testset: f"{testset}.txt" for testset in DEFAULT["testsets"]}

@@ -9,7 +9,7 @@ from nlp_robustness.errors import InputError
 from nlp_robustness.perturbations.configuration import family_applies
 from nlp_robustness.perturbations.registry import family_module
 from nlp_robustness.scoring.sentence_scores import metric_signature, sentence_scores
-from nlp_robustness.studies.mt_studies import DEFAULT_STUDY, bleu_tokenizer, complete_mt_studies
+from nlp_robustness.studies.mt_studies import DEFAULT_STUDY, bleu_tokenizer, complete_mt_studies, mt_study_warnings
 from nlp_robustness.studies.mt_studies import testset_tokenizers as tokenizers_of
 
 LANGUAGES = {"news-enfr": ("en", "fr"), "ted-enfr": ("en", "fr"), "news-defr": ("de", "fr"), "news-enzh": ("en", "zh")}
@@ -53,12 +53,36 @@ def test_a_study_takes_its_pair_from_its_datasets_or_as_given() -> None:
     assert tokenizers_of(config) == {"news": "13a", "ted": "13a", "mine": "13a", "de-news": "13a"}
 
 
+def test_a_study_of_one_test_set_leaves_nothing_out_by_default() -> None:
+    config = _config(german={"testsets": ["de-news"], "systems": ["de-system"]}, paper={"testsets": ["news", "ted"], "systems": ["rbmt"]})
+    complete_mt_studies(config, LANGUAGES)
+    assert config["mt_studies"]["german"]["leave_out"] == [] and config["mt_studies"]["paper"]["leave_out"] == ["news", "ted"]
+    config = {"testsets": {"news": {"dataset": "news-enfr"}}, "systems": {"rbmt": {"kind": "apertium"}}}
+    complete_mt_studies(config, LANGUAGES)  # the one default study of a config of one test set
+    assert config["mt_studies"][DEFAULT_STUDY]["leave_out"] == []
+
+
+def test_a_study_of_two_domains_that_leaves_one_out_is_warned_of() -> None:
+    config = _config(paper={"testsets": ["news", "ted"], "systems": ["rbmt"]}, german={"testsets": ["de-news"], "systems": ["de-system"]})
+    complete_mt_studies(config, LANGUAGES)
+    assert mt_study_warnings(config) == [
+        "mt_studies.paper: two test sets (news, ted), so leaving one out leaves a single domain and the leave-one-out "
+        "columns measure no spread across domains (leave_out: [] keeps the whole pool only)"
+    ]
+    config = _config(paper={"testsets": ["news", "ted"], "systems": ["rbmt"], "leave_out": []},
+                     three={"testsets": ["news", "ted", "mine"], "systems": ["files"], "language_pair": "en-fr"})
+    del config["systems"]["de-system"]
+    config["systems"]["files"]["files"] |= {"ted": "t.txt", "mine": "m.txt"}
+    complete_mt_studies(config, LANGUAGES)
+    assert mt_study_warnings(config) == []  # nothing left out; three domains
+
+
 @pytest.mark.parametrize(("studies", "message"), [
     ({"mine": {"testsets": ["mine"], "leave_out": [], "systems": ["rbmt"]}}, "mt_studies.mine.language_pair.*cannot be inferred"),
     ({"paper": {"testsets": ["news"], "language_pair": "de-fr", "leave_out": []}}, "mt_studies.paper.language_pair.*news is en-fr"),
     ({"paper": {"testsets": ["news", "ted"], "systems": ["rbmt", "nobody"]}}, r"mt_studies.paper.systems\[1\].*'nobody'"),
     ({"paper": {"testsets": ["news", "ted"], "leave_out": ["de-news"]}}, r"mt_studies.paper.leave_out\[0\].*not a test set of this study"),
-    ({"paper": {"testsets": ["news"]}}, "mt_studies.paper.leave_out.*leaves no pool"),
+    ({"paper": {"testsets": ["news"], "leave_out": ["news"]}}, "mt_studies.paper.leave_out.*leaves no pool"),
     ({"a": {"testsets": ["news", "ted"], "systems": ["rbmt"]}, "b": {"testsets": ["de-news"], "systems": ["rbmt"], "leave_out": []}},
      "mt_studies.b.systems.*rbmt is also in study a"),
     ({"a": {"testsets": ["news", "ted"], "systems": ["rbmt"]}, "b": {"testsets": ["news", "ted"], "systems": ["rbmt"], "tokenize": "intl"}},

@@ -55,7 +55,7 @@ def test_plan_time_check_of_submissions() -> None:
          "systems.s.submission: 'LT22' is not a system of dataset wmt22-general-frde (test set frde-social; its systems: "
          "Lan-Bridge, Online-A, Online-B, Online-G, Online-W, Online-Y, eTranslation)"),
         (SUBMISSION, ["wmt14"], "systems.s.submission: dataset wmt14-newstest2014-enfr of test set wmt14 holds no submissions"),
-        (SUBMISSION, ["pair"], "systems.s.submission: test set pair is a pair of files, not a manifest dataset, so it has no submissions"),
+        (SUBMISSION, ["pair"], "systems.s.submission: test set pair is a pair of files, not a manifest dataset or a WMT XML file, so it has no submissions"),
         (SUBMISSION, ["perturbed/x/y/pooled"],
          "systems.s.submission: test set perturbed/x/y/pooled is not a configured test set (a perturbed one?); a submission "
          "translates only the test sets made from its dataset"),

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from nlp_robustness.errors import InputError
+from nlp_robustness.outputs.report_sections import render_caption
 from nlp_robustness.outputs.tables import robustness_table, table_caption, to_csv_text, to_latex_text, to_markdown_text
+from nlp_robustness.statistics.engine import WHOLE_POOL
+from nlp_robustness.studies.plan import StudyTable
 
 
 def summary(system_offset: float) -> pd.DataFrame:
@@ -89,3 +93,28 @@ def test_a_cov_without_value_is_written_as_not_available() -> None:
     table = robustness_table({"sys": summary}, "pool", ["none", "a"])
     assert table.loc["sys", ("a", "COV")] != table.loc["sys", ("a", "COV")]  # NaN
     assert "| \u2013 |" in to_markdown_text(table, "caption") and " \u2013 \\\\" in to_latex_text(table, "caption", "tab:x")
+
+
+def test_captions_name_the_domains_the_study_leaves_out() -> None:
+    none_left_out = table_caption("mt", "pool", "Sentence bleu", "test set", leave_out=[WHOLE_POOL])
+    assert "Column groups: the whole pool only (no test set is left out)." in none_left_out and "in turn" not in none_left_out
+    some = table_caption("mt", "pool", "Sentence bleu", "test set", leave_out=[WHOLE_POOL, "wmt15", "bio18"])
+    assert "Column groups: the whole pool, then each test set left out in turn: wmt15, bio18." in some
+
+
+def test_a_study_table_caption_file_follows_the_study() -> None:
+    template = (Path(__file__).resolve().parents[2] / "report" / "robustness_table.rst").read_text(encoding="utf-8")
+    variables = {"metric": "bleu", "study": "mine", "language_pair": "de-fr"}
+
+    def caption(leave_out: list[str]) -> str:
+        table = StudyTable("mine/bleu", {}, "system", leave_out, "mt", "Sentence bleu", "test set", "", "x", 2,
+                           "robustness_table", variables, "Domains", "mine: bleu")
+        return render_caption(template, {**table.caption_context(), "method": "pool"})
+
+    assert "(column groups: the whole pool only (no test set is left out))" in caption([WHOLE_POOL])
+    assert "(column groups: the whole pool, then each test set left out in turn: news, social)" in caption([WHOLE_POOL, "news", "social"])
+    # every table caption file reads the pools from the study (none states them itself)
+    for name in ("robustness_table", "human_robustness_table", "metric_robustness_table", "natural_robustness_consistency_table",
+                 "perturbation_robustness_table", "sentiment_robustness_table"):
+        text = (Path(__file__).resolve().parents[2] / "report" / f"{name}.rst").read_text(encoding="utf-8")
+        assert "{{ snakemake.wildcards.column_groups }}" in text and "left out in turn" not in text, name

@@ -81,7 +81,8 @@ def test_plan_time_check_names_the_key(manifest) -> None:
          "testsets.t.select.domain: dataset wmt14-newstest2014-enfr declares no domains (resources/datasets.yaml), "
          "so its rows cannot be selected by domain"),
         ({"source": "a.txt", "reference": "b.txt", "format": "plain", "select": {"domain": "news"}},
-         "testsets.t.select: applies only to a test set of a manifest dataset (testsets.t.dataset)"),
+         "testsets.t.select: applies only to a test set with domains: a manifest dataset (testsets.t.dataset), a WMT XML "
+         "file (testsets.t.file, format: wmt-xml) or plain files with a domain file (testsets.t.domain_file)"),
     ]
     for spec, message in cases:
         with pytest.raises(InputError) as caught:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import sacrebleu
 
-from nlp_robustness.data.wmt_xml import hypothesis_column, read_declared_wmt_xml, read_wmt_xml, wmt_xml_table
+from nlp_robustness.data.wmt_xml import hypothesis_column, read_declared_wmt_xml, read_wmt_xml, reference_translators, wmt_xml_table
 from nlp_robustness.errors import InputError
 from tests.paths import MIRROR as DATA_MIRROR
 
@@ -161,3 +161,25 @@ def test_real_wmt22_files_counts_systems_and_organisers_bleu():
             assert round(bleu, 2) == round(organisers[(pair, system)], 2), (pair, system)
             checked += 1
     assert checked == 13
+
+
+def test_a_users_file_may_have_documents_without_a_domain(tmp_path):
+    """A local file (require_domain=False) keeps such a document with the domain "" (it adds no domain)."""
+    path = _write(tmp_path, [_good_doc("d1", "news"), _doc("d2", None, [
+        _side("src", 'lang="de"', ["x"]), _side("ref", 'lang="fr" translator="A"', ["y"]),
+        _side("hyp", 'system="S1" lang="fr"', ["a"]), _side("hyp", 'system="S2" lang="fr"', ["b"])])])
+    parsed = read_wmt_xml(path, require_domain=False)
+    assert parsed.domains == ("news",) and parsed.documents[1].domain == ""
+    assert wmt_xml_table(parsed)["domain"].tolist() == ["news", "news", ""]
+    with pytest.raises(InputError, match=r"line 30: document 'd2': <doc> without a domain attribute"):
+        read_wmt_xml(path)  # the manifest's files: every document has one
+
+
+def test_reference_translators_are_listed_without_other_checks(tmp_path):
+    doc = _doc("d1", "news", [_side("src", 'lang="de"', ["x"]), _side("ref", 'lang="fr" translator="B"', ["y"]),
+                              _side("ref", 'lang="fr" translator="C"', ["z"])])
+    path = _write(tmp_path, [doc])
+    assert reference_translators(path) == ["B", "C"]
+    assert reference_translators(tmp_path / "missing.xml") == []
+    with pytest.raises(InputError, match=r"0 references of translator 'A' \(need one; translators here: 'B', 'C'\)"):
+        read_wmt_xml(path)

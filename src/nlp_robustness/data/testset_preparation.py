@@ -68,24 +68,29 @@ def _is_empty(texts: pd.Series) -> pd.Series:
 
 
 def _first_empty_segment(
-    empty_source: pd.Series, empty_reference: pd.Series, files: tuple[PathLike, PathLike, str]
+    empty_source: pd.Series, empty_reference: pd.Series, files: tuple[PathLike, PathLike, str], segment_ids: pd.Series | None = None
 ) -> tuple[str, PathLike, str, int] | None:
-    """Side, file, place (``line N``) and position of the first empty segment of a file pair; None: none is empty."""
+    """Side, file, place (``line N``; ``segment N`` of the file where lines are not known) and position of the first
+    empty segment of a file pair; None: none is empty. ``segment_ids``: the segments' ids, their 1-based positions in
+    the files (a selection's rows are not the files' first ones); default: the rows are the files' segments."""
     source_path, reference_path, file_format = files
     empty = empty_source | empty_reference
     if not empty.any():
         return None
     position = int(empty.to_numpy().argmax())
+    in_file = int(segment_ids.iloc[position]) - 1 if segment_ids is not None else position
     side, path = ("source", source_path) if empty_source.iloc[position] else ("reference", reference_path)
     lines = segment_lines(path, file_format)
-    where = f"line {lines[position]}" if lines is not None else f"segment {position + 1}"
+    where = f"line {lines[in_file]}" if lines is not None else f"segment {in_file + 1}"
     return side, path, where, position
 
 
-def _refuse_empty_segments(empty_source: pd.Series, empty_reference: pd.Series, files: tuple[PathLike, PathLike, str]) -> None:
+def _refuse_empty_segments(
+    empty_source: pd.Series, empty_reference: pd.Series, files: tuple[PathLike, PathLike, str], segment_ids: pd.Series
+) -> None:
     """Raise :class:`InputError` naming the file and line of the first empty segment of a file pair
-    (``empty_source``, ``empty_reference``: which segments are empty on each side)."""
-    first = _first_empty_segment(empty_source, empty_reference, files)
+    (``empty_source``, ``empty_reference``: which segments are empty on each side; ``segment_ids``: their ids)."""
+    first = _first_empty_segment(empty_source, empty_reference, files, segment_ids)
     if first is None:
         return
     side, path, where, position = first
@@ -110,12 +115,13 @@ def prepare_testset(
 
     In this order:
 
-    0. With ``select`` (``{column: value}``, a manifest dataset's test set), only the rows holding those
+    0. With ``select`` (``{column: value}``, a test set of a manifest dataset or of a user's file with
+       domains, :mod:`nlp_robustness.data.local_testsets`), only the rows holding those
        values are kept, with their ids (:func:`~nlp_robustness.data.testset_selection.select_rows`;
        ``where`` names the table in its errors); everything below counts and acts on them.
 
     1. Empty segments (an empty source or reference after stripping) are counted. For a pair of
-       files given in the config (``files`` = source path, reference path, format), one is an error
+       files given in the config, or a WMT XML file (``files`` = source path, reference path, format), one is an error
        naming the file and line, unless ``allow_empty_segments``: an empty line is far more often a
        misaligned or truncated file than a segment worth scoring, and it would score BLEU 0. A
        manifest dataset (``files`` ``None``) was verified by checksum and count: its empty segments
@@ -145,7 +151,7 @@ def prepare_testset(
         selected["segments_selected"] = len(table)
     empty_source, empty_reference = _is_empty(table["source"]), _is_empty(table["reference"])
     if files is not None and not allow_empty_segments:
-        _refuse_empty_segments(empty_source, empty_reference, files)
+        _refuse_empty_segments(empty_source, empty_reference, files, table["segment_id"])
     identical = table["source"] == table["reference"]
     counts: dict[str, Any] = {
         "segments_read": segments_read,
@@ -226,17 +232,21 @@ def check_text_files(
     systems: Mapping[str, Mapping[str, Any]],
     max_segments: int | None,
     dataset_segments: Mapping[str, int | None] | None = None,
+    whole_files: Mapping[str, int] | None = None,
 ) -> None:
     """Check the configured text files when the workflow is planned, as their jobs will check them.
 
     * A test set given as a file pair (``testsets.<name>.source``/``reference``, ``format``): each file
       readable (UTF-8 for plain text) and well formed, both of the same length (and aligned ids for
       SGML/XML), no empty segment unless ``allow_empty_segments``, a segment left after
-      ``drop_source_equals_reference`` (the checks of :func:`prepare_testset`).
+      ``drop_source_equals_reference`` (the checks of :func:`prepare_testset`). A test set of a user's file with
+      domains (a WMT XML file, a domain file) is checked by :func:`nlp_robustness.data.local_testsets.check_local_testsets`,
+      which counts the segments of its whole file (``whole_files``: test set -> segments).
     * A file of a ``hypotheses`` system (``systems.<name>.files.<test set>``): valid UTF-8, and, for a
       test set given as a file pair, as many lines as the whole test set has segments (the
       ``import_hypotheses`` check), and for a test set that is a whole manifest dataset, as many lines as
-      the manifest says it has (``dataset_segments``: dataset -> segments); the size of a selection, a drop
+      the manifest says it has (``dataset_segments``: dataset -> segments), and for a test set of ``whole_files``, as
+      many lines as its whole file has segments (its lines are picked by segment id); the size of a selection, a drop
       or a perturbed test set is known only once prepared.
 
     Lengths are compared on the whole files, never after ``max_segments`` cuts them: a file one line short,
@@ -250,7 +260,7 @@ def check_text_files(
     """
     prepared: dict[str, int] = {}
     for name, spec in testsets.items():
-        if "source" in spec and os.path.isfile(spec["source"]) and os.path.isfile(spec["reference"]):
+        if "source" in spec and "domain_file" not in spec and os.path.isfile(spec["source"]) and os.path.isfile(spec["reference"]):
             prepared[name] = _checked_pair(name, spec)
     for system, spec in systems.items():
         if spec.get("kind") != "hypotheses":
@@ -269,6 +279,15 @@ def check_text_files(
                     f"{key}: {path} has {len(lines)} lines, but test set {testset} (dataset {testsets[testset]['dataset']}) "
                     f"has {expected} segments: a hypotheses file translates the whole test set, one line per segment"
                     f"{_CUT_NOTE if max_segments is not None else ''}"
+                )
+            whole = (whole_files or {}).get(testset)
+            if whole is not None and len(lines) != whole:
+                local = testsets[testset]
+                origin = local["file"] if "file" in local else f"{local['source']} (domain file {local['domain_file']})"
+                raise InputError(
+                    f"{key}: {path} has {len(lines)} lines, but {origin} has {whole} segments: a hypotheses file of a test set "
+                    f"read from a WMT XML file or with a domain file translates the whole file, one line per segment "
+                    f"(test set {testset} takes its own by segment id)"
                 )
             if testset in prepared and len(lines) != prepared[testset]:
                 raise InputError(

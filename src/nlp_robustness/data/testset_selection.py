@@ -6,7 +6,9 @@ split into one test set per value, e.g. ``{dataset: wmt22-general-defr, select: 
 :func:`select_rows` keeps the rows whose columns hold the selected values, with their segment ids (the
 positions in the whole dataset, so ids stay unique across the split test sets); it runs before the other
 test-set options (drop, ``max_segments``). :func:`check_testset_selections` checks every ``select`` against
-the manifest's declarations when the workflow is planned, without reading the dataset.
+the manifest's declarations when the workflow is planned, without reading the dataset. A user's own file
+with domains (a WMT XML file, or plain text with a domain file) is split the same way; its ``select`` is checked
+against the file itself (:mod:`nlp_robustness.data.local_testsets`).
 """
 
 from __future__ import annotations
@@ -35,19 +37,25 @@ def declared_values(dataset: Dataset) -> dict[str, tuple[str, ...]]:
 def check_testset_selections(testsets: Mapping[str, Mapping[str, Any]], manifest: Manifest) -> None:
     """Check every test set's ``select`` against what its dataset declares, when the workflow is planned.
 
-    A test set of a dataset the manifest lacks is left to the check that reports that.
+    A test set of a dataset the manifest lacks is left to the check that reports that; one of a user's file with
+    domains (``file``, ``domain_file``) to :func:`nlp_robustness.data.local_testsets.check_local_testsets`.
 
     Raises:
-        InputError: One line naming ``testsets.<name>.select[.<column>]``: ``select`` on a pair of files, an
-            unknown column, a column the dataset declares no values of, or a value it does not declare.
+        InputError: One line naming ``testsets.<name>.select[.<column>]``: ``select`` on a pair of files without
+            a domain file, an unknown column, a column the dataset declares no values of, or a value it does not declare.
     """
     for name, spec in testsets.items():
         select = spec.get("select")
         if not select:
             continue
         key = f"testsets.{name}.select"
+        if "file" in spec or "domain_file" in spec:
+            continue
         if "dataset" not in spec:
-            raise InputError(f"{key}: applies only to a test set of a manifest dataset (testsets.{name}.dataset)")
+            raise InputError(
+                f"{key}: applies only to a test set with domains: a manifest dataset (testsets.{name}.dataset), a WMT XML "
+                f"file (testsets.{name}.file, format: wmt-xml) or plain files with a domain file (testsets.{name}.domain_file)"
+            )
         dataset = manifest.datasets.get(spec["dataset"])
         if dataset is None:
             continue

@@ -13,8 +13,8 @@
 :func:`read_wmt_xml` reads one file with expat (so entities such as ``&amp;`` are decoded and every
 element's line is known) and checks the alignment a table of segments relies on: in every document
 the source, the chosen reference and every hypothesis have the same number of segments, numbered
-1..n in order (across the document's paragraphs); every document has a domain and the chosen
-reference; every system translates every document. Each error is an :class:`InputError` naming the
+1..n in order (across the document's paragraphs); every document has the chosen reference and (unless
+``require_domain`` is false, as for a user's own file) a domain; every system translates every document. Each error is an :class:`InputError` naming the
 file, the line, and the document (and system). Segment texts are stripped of leading and trailing
 whitespace, as the other XML format (``iwslt-xml``) is.
 
@@ -69,7 +69,8 @@ class WmtDocument:
 
     Attributes:
         doc_id: Its ``id``.
-        domain: Its ``domain`` (``news``, ``conversation``, ...).
+        domain: Its ``domain`` (``news``, ``conversation``, ...; "" when absent, which only a file read
+            with ``require_domain=False`` may have).
         origlang: Its ``origlang`` ("" when absent).
         line: The line of its ``<doc>`` tag.
         source: Its source segments, in order.
@@ -95,7 +96,7 @@ class WmtXmlFile:
         translator: The reference translator read (``"A"``).
         documents: In file order.
         systems: Every system, in the order of its first ``<hyp>``.
-        domains: Every domain, in the order of its first document.
+        domains: Every domain, in the order of its first document (a document without one adds none).
     """
 
     path: str
@@ -133,9 +134,10 @@ class WmtXmlFile:
 class _Reader:
     """Expat handlers that collect the documents of one file (see :func:`read_wmt_xml`)."""
 
-    def __init__(self, path: str, translator: str, parser: xml.parsers.expat.XMLParserType) -> None:
+    def __init__(self, path: str, translator: str, parser: xml.parsers.expat.XMLParserType, require_domain: bool = True) -> None:
         self.path = path
         self.translator = translator
+        self.require_domain = require_domain
         self.parser = parser
         self.documents: list[WmtDocument] = []
         self.systems: dict[str, None] = {}
@@ -158,7 +160,7 @@ class _Reader:
                 raise self._fail("<doc> without an id attribute")
             self._doc = {"id": attributes["id"], "line": line, **attributes}
             self._sides = []
-            if not attributes.get("domain"):
+            if self.require_domain and not attributes.get("domain"):
                 raise self._fail("<doc> without a domain attribute")
         elif name in _SIDES:
             if self._doc is None:
@@ -223,8 +225,9 @@ class _Reader:
                 if side.name in hypotheses:
                     raise self._fail(f"system {side.name!r} has two <hyp> blocks", side.line)
                 hypotheses[side.name] = tuple(side.segments)
-        domain = str(self._doc["domain"])
-        self.domains.setdefault(domain, None)
+        domain = str(self._doc.get("domain", ""))
+        if domain:
+            self.domains.setdefault(domain, None)
         for system in hypotheses:
             if system not in self.systems:
                 if self.documents:
@@ -244,22 +247,24 @@ class _Reader:
         )
 
 
-def read_wmt_xml(path: PathLike, translator: str = "A") -> WmtXmlFile:
+def read_wmt_xml(path: PathLike, translator: str = "A", require_domain: bool = True) -> WmtXmlFile:
     """Read and check one WMT XML file (see the module docstring).
 
     Args:
         path: The file.
         translator: The ``translator`` attribute of the ``<ref>`` to read.
+        require_domain: Refuse a document without a ``domain`` (a manifest dataset declares its domains); a
+            user's own file may lack them (its documents then have the domain "") unless a domain is selected.
 
     Raises:
         InputError: The file is missing, not well-formed XML, or not aligned: a document without an id
-            or a domain, without exactly one ``<src>`` or one reference of ``translator``, a source,
+            or (``require_domain``) a domain, without exactly one ``<src>`` or one reference of ``translator``, a source,
             reference or hypothesis whose segment count differs from the source's or whose ids are
             not 1..n in order, a system missing from some document; or the file has no document.
             Each names the file, the line and the document (and side).
     """
     parser = xml.parsers.expat.ParserCreate()
-    reader = _Reader(str(path), translator, parser)
+    reader = _Reader(str(path), translator, parser, require_domain)
     parser.StartElementHandler = reader.start
     parser.EndElementHandler = reader.end
     parser.CharacterDataHandler = reader.characters
@@ -281,6 +286,26 @@ def read_wmt_xml(path: PathLike, translator: str = "A") -> WmtXmlFile:
         systems=tuple(reader.systems),
         domains=tuple(reader.domains),
     )
+
+
+def reference_translators(path: PathLike) -> list[str]:
+    """The ``translator`` of every ``<ref>`` of a WMT XML file, in the order of their first appearance, without
+    checking anything else: to name the ones a file has when :func:`read_wmt_xml` found no reference of the one
+    asked for. A file that cannot be read or parsed has none."""
+    found: dict[str, None] = {}
+    parser = xml.parsers.expat.ParserCreate()
+
+    def start(name: str, attributes: dict[str, str]) -> None:
+        if name == "ref":
+            found.setdefault(attributes.get("translator", ""), None)
+
+    parser.StartElementHandler = start
+    try:
+        with open(path, "rb") as handle:
+            parser.ParseFile(handle)
+    except (OSError, xml.parsers.expat.ExpatError):
+        pass
+    return list(found)
 
 
 def wmt_xml_table(parsed: WmtXmlFile, systems: Sequence[str] | None = None) -> pd.DataFrame:

@@ -30,7 +30,7 @@ from nlp_robustness.outputs.table_writer import (
     latex_table,
     markdown_table,
 )
-from nlp_robustness.statistics.engine import csv_group, pool_label
+from nlp_robustness.statistics.engine import column_groups, csv_group, pool_label
 
 __all__ = ["BETWEEN_DOMAINS", "BETWEEN_NOTE", "BETWEEN_STATISTICS", "PAPER_TABLES", "STATISTICS", "csv_group", "has_between_domains",
            "interval_cells", "robustness_intervals", "robustness_table", "table_caption", "to_csv_text", "to_html_text", "to_latex_text", "to_markdown_text"]
@@ -60,13 +60,16 @@ PAPER_TABLES = {
 }
 
 
-def table_caption(branch: str, method: str, scores: str, pool: str, note: str = "", between_domains: bool = False) -> str:
+def table_caption(branch: str, method: str, scores: str, pool: str, note: str = "", between_domains: bool = False,
+                  leave_out: Sequence[str] | None = None) -> str:
     """Caption of a robustness table: what is scored, the method and its paper table (a branch without
-    one, e.g. ``human``, gets none), the column groups, what the Between domains part holds (when the
+    one, e.g. ``human``, gets none), the column groups (``leave_out``: the table's pools, naming the domains
+    left out; None: each ``pool`` in turn, unnamed), what the Between domains part holds (when the
     table has it: :func:`has_between_domains`), a note."""
     paper_table = PAPER_TABLES.get(branch, {}).get(method)
     reference = f" (paper Table {paper_table})" if paper_table else ""
-    caption = f"{scores}. {METHOD_DESCRIPTIONS[method]}{reference}. Column groups: the whole pool, then each {pool} left out in turn."
+    groups = f"the whole pool, then each {pool} left out in turn" if leave_out is None else column_groups(leave_out, pool)
+    caption = f"{scores}. {METHOD_DESCRIPTIONS[method]}{reference}. Column groups: {groups}."
     if between_domains:
         caption = f"{caption} {BETWEEN_NOTE}"
     return f"{caption} {note}" if note else caption

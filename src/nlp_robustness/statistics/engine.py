@@ -69,6 +69,7 @@ __all__ = [
     "UNIT_COLUMNS",
     "WHOLE_POOL",
     "block_positions",
+    "column_groups",
     "csv_group",
     "document_clusters",
     "draw_study_blocks",
@@ -113,6 +114,19 @@ def leave_out_labels(left_out: Sequence[str]) -> list[str]:
 def pool_label(left_out: str) -> str:
     """How a pool is named for a reader: ``whole pool`` or ``w/o <domain>``."""
     return "whole pool" if left_out == WHOLE_POOL else f"w/o {left_out}"
+
+
+def column_groups(pools: Sequence[str], domain: str) -> str:
+    """What a study table's column groups are, for its caption: ``pools`` are its pools (:func:`leave_out_labels`,
+    or only the domains left out), ``domain`` what its domains are called (``test set``, ``function``).
+
+    A caption says which domains are left out, so that a study that leaves out none (one test set, or
+    ``leave_out: []``) is not described as leaving each out in turn.
+    """
+    left_out = [pool for pool in pools if pool != WHOLE_POOL]
+    if not left_out:
+        return f"the whole pool only (no {domain} is left out)"
+    return f"the whole pool, then each {domain} left out in turn: {', '.join(left_out)}"
 
 
 def csv_group(left_out: str) -> str:

@@ -29,7 +29,8 @@ from typing import Any
 
 from nlp_robustness.errors import InputError
 
-__all__ = ["DEFAULT_STUDY", "bleu_tokenizer", "complete_mt_studies", "study_of_system", "testset_pairs", "testset_tokenizers"]
+__all__ = ["DEFAULT_STUDY", "bleu_tokenizer", "complete_mt_studies", "mt_study_warnings", "study_of_system", "testset_pairs",
+           "testset_tokenizers"]
 
 #: The name of the one study of a config without ``mt_studies``.
 DEFAULT_STUDY = "domains"
@@ -101,7 +102,8 @@ def complete_mt_studies(config: MutableMapping[str, Any],
     """Fill and check ``mt_studies`` in place (``dataset_languages``: manifest dataset -> (source, target)).
 
     Fills ``testsets`` (every test set), ``systems`` (every system that no other study names), ``leave_out``
-    (every test set of the study) and ``language_pair``; ``tokenize`` stays as given (null: the target
+    (every test set of the study; none for a study of one test set, where leaving it out would leave no pool)
+    and ``language_pair``; ``tokenize`` stays as given (null: the target
     language's default, :func:`bleu_tokenizer`).
 
     Raises:
@@ -122,7 +124,7 @@ def complete_mt_studies(config: MutableMapping[str, Any],
         study.setdefault("systems", list(unnamed))
         _check_names(study["testsets"], testsets, f"{key}.testsets", "a test set")
         _check_names(study["systems"], systems, f"{key}.systems", "a system")
-        study.setdefault("leave_out", list(study["testsets"]))
+        study.setdefault("leave_out", list(study["testsets"]) if len(study["testsets"]) > 1 else [])
         _check_names(study["leave_out"], study["testsets"], f"{key}.leave_out", "a test set of this study")
         if len(study["testsets"]) < 2 and study["leave_out"]:
             raise _error(f"{key}.leave_out", "leaving out the only test set leaves no pool")
@@ -140,6 +142,16 @@ def complete_mt_studies(config: MutableMapping[str, Any],
                 raise _error(f"{key}.systems", f"system {system} is also in study {earlier_system[1]} "
                                                f"({earlier_system[0]}); a system translates one language pair")
             _check_hypotheses(system, config["systems"][system], name, study["testsets"])
+
+
+def mt_study_warnings(config: Mapping[str, Any]) -> list[str]:
+    """One line per completed study of two test sets that leaves one out: each leave-one-out pool is then a
+    single domain, so those columns measure no spread across domains (only the whole pool compares domains)."""
+    return [
+        f"mt_studies.{name}: two test sets ({', '.join(study['testsets'])}), so leaving one out leaves a single domain and "
+        "the leave-one-out columns measure no spread across domains (leave_out: [] keeps the whole pool only)"
+        for name, study in config["mt_studies"].items() if len(study["testsets"]) == 2 and study["leave_out"]
+    ]
 
 
 def testset_tokenizers(config: Mapping[str, Any]) -> dict[str, str]:

@@ -22,7 +22,7 @@ from typing import Any
 
 from nlp_robustness.errors import InputError
 from nlp_robustness.perturbations.configuration import derived_testset, parts
-from nlp_robustness.statistics.engine import METHODS, leave_out_labels
+from nlp_robustness.statistics.engine import METHODS, column_groups, leave_out_labels
 from nlp_robustness.studies.metric_attacks import aggregation_of as metric_aggregation_of
 from nlp_robustness.studies.metric_attacks import conditions as metric_conditions
 from nlp_robustness.studies.metric_attacks import metric_variants
@@ -86,7 +86,7 @@ class RowStatistics:
 class StudyTable:
     """The paper-shaped tables (Tables 1-6 layout) of a group of rows: ``results/tables/<directory>/robustness_<method>.*``.
 
-    ``caption`` names a Jinja caption file under ``report/``, rendered with ``caption_variables`` and the method.
+    ``caption`` names a Jinja caption file under ``report/``, rendered with :meth:`caption_context` and the method.
     """
 
     directory: str
@@ -106,6 +106,11 @@ class StudyTable:
     #: row -> family: rows are compared within their family (empty: one family; :mod:`.statistics.comparisons`)
     families: dict[str, str] = field(default_factory=dict)
 
+    def caption_context(self) -> dict[str, str]:
+        """The caption's variables: ``caption_variables`` and ``column_groups``, the pools as the study has them
+        (the whole pool only, or the whole pool and the domains it leaves out, named)."""
+        return {**self.caption_variables, "column_groups": column_groups(self.leave_out, self.pool)}
+
 
 @dataclass(frozen=True)
 class GammaFigure:
@@ -119,6 +124,10 @@ class GammaFigure:
     caption_variables: dict[str, str]
     section: str
     subcategory: str
+
+    def caption_context(self) -> dict[str, str]:
+        """The caption's variables (``caption_variables``)."""
+        return dict(self.caption_variables)
 
 
 @dataclass

@@ -66,6 +66,9 @@ class SystemContext:
         derived_testsets: Every perturbed test set of the config.
         testset_datasets: Test set -> the manifest dataset it is made from (the test sets given as a
             dataset; a ``hypotheses`` system with ``submission`` reads its translations from that dataset).
+        local_testsets: Test set -> its config entry, for the test sets of a user's file with domains (a WMT XML
+            file, or plain text with a domain file; :mod:`nlp_robustness.data.local_testsets`): a submission is read
+            from the XML file, and a hypotheses file translates the whole file (the test set's lines picked by segment id).
     """
 
     manifest: Manifest
@@ -73,6 +76,7 @@ class SystemContext:
     max_segments: int | None
     derived_testsets: frozenset[str] = frozenset()
     testset_datasets: Mapping[str, str] = field(default_factory=dict)
+    local_testsets: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

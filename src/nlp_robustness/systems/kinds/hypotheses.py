@@ -6,12 +6,19 @@ a manifest dataset holds (``submission``), checked to align with the test set.
 system's output). Rows are matched by ``segment_id``, so a test set that selects a domain, drops segments
 or is cut to ``max_segments`` gets exactly its own segments' hypotheses. A perturbed test set has no
 submission: nobody translated its perturbed sources.
+
+A test set of a user's WMT XML file (``file``, ``format: wmt-xml``) holds its submissions itself: ``submission``
+reads the file's ``<hyp system>``, matched by segment id the same way. A hypotheses file of a test set of a
+user's file with domains (a WMT XML file, or plain text with a domain file) has one line per segment of the
+*whole* file; the test set's own lines are picked by segment id (:func:`hypotheses_by_segment_id`), so the same
+file serves each domain's test set.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +26,7 @@ from nlp_robustness.errors import InputError
 from nlp_robustness.systems.registry import JobNeeds, SystemContext, TranslationBatch, write_report, write_translations
 
 if TYPE_CHECKING:
+    from nlp_robustness.data.local_testsets import LocalFiles
     from nlp_robustness.data.manifest import Manifest
 
 RULE = "import_hypotheses"
@@ -41,21 +49,29 @@ def _submission_dataset(system: str, spec: Mapping[str, Any], testset: str, cont
             f"translated only the dataset's own sources); leave {system} out of that family's systems"
         )
     if testset not in context.testset_datasets:
-        raise InputError(f"{key}: test set {testset} is not made from a manifest dataset, so it has no submissions")
+        raise InputError(f"{key}: test set {testset} is not made from a manifest dataset or a WMT XML file, so it has no submissions")
     return context.testset_datasets[testset]
 
 
 def needs(system: str, spec: Mapping[str, Any], testsets: Sequence[str], context: SystemContext) -> JobNeeds:
     """With ``files``: the test set's file, and how many of its lines the test set takes (``max_segments``
     for a test set, whose file translates the whole test set; all of them for a perturbed one, whose
-    file has one line per kept row). With ``submission``: the parsed table of the test set's dataset and
-    the submission's name.
+    file has one line per kept row); for a test set of a user's file with domains, its provenance (the segments of
+    the whole file), its lines being picked by segment id. With ``submission``: the parsed table of the test set's
+    dataset and the submission's name, or the test set's WMT XML file, its translator and the submission's name.
 
     Raises:
         InputError: A submission asked to translate a perturbed test set or one not made from a manifest
             dataset (names ``systems.<system>.submission``).
     """
     (testset,) = testsets
+    local = context.local_testsets.get(testset)
+    if "submission" in spec and local is not None and "file" in local:
+        return JobNeeds(
+            inputs={"wmt_xml": local["file"]},
+            params={"submission": spec["submission"], "file": local["file"], "translator": local["translator"]},
+            threads=1, mem_mb=1000, runtime=10,
+        )
     if "submission" in spec:
         dataset = _submission_dataset(system, spec, testset, context)
         return JobNeeds(
@@ -65,6 +81,9 @@ def needs(system: str, spec: Mapping[str, Any], testsets: Sequence[str], context
             mem_mb=1000,
             runtime=10,
         )
+    if local is not None:  # one line per segment of the whole file: every test set of it picks its own
+        inputs = {"hypotheses": spec["files"][testset], "testset_provenance": TESTSET_PROVENANCE.format(testset=testset)}
+        return JobNeeds(inputs=inputs, params={"by_segment_id": True}, threads=1, mem_mb=1000, runtime=10)
     max_segments = None if testset in context.derived_testsets else context.max_segments
     inputs = {"hypotheses": spec["files"][testset]}
     if max_segments is not None:  # the file is checked against the whole test set, which only the provenance counts
@@ -100,6 +119,21 @@ def checked_hypotheses(lines: Sequence[str], path: str, testset: str, whole: int
     return list(lines[:max_segments] if max_segments is not None else lines)
 
 
+def hypotheses_by_segment_id(lines: Sequence[str], path: str, testset: str, whole: int, segment_ids: Sequence[str]) -> list[str]:
+    """The hypotheses of a test set's segments from a file of the whole file it was selected from: ``lines`` (one
+    per segment of the whole file of ``whole`` segments) checked against ``whole``, then line *i* for segment id *i*.
+
+    Raises:
+        InputError: The file's line count is not ``whole`` (names the file, both counts and the test set).
+    """
+    if len(lines) != whole:
+        raise InputError(
+            f"{path}: {len(lines)} lines but the file test set {testset} is read from has {whole} segments: a hypotheses "
+            f"file of a test set of a WMT XML file or with a domain file translates the whole file, one line per segment"
+        )
+    return [lines[int(segment) - 1] for segment in segment_ids]
+
+
 def submission_hypotheses(dataset_table: Any, testset_table: Any, submission: str, where: str) -> list[str]:
     """The submission's hypotheses of the test set's segments, in the test set's order, matched by ``segment_id``.
 
@@ -131,7 +165,9 @@ def submission_hypotheses(dataset_table: Any, testset_table: Any, submission: st
 
 def translate(batch: TranslationBatch) -> None:
     """Copy the hypotheses of the batch's one test set: a file's lines checked whole, then cut to ``max_segments``
-    (:func:`checked_hypotheses`), or a submission's segments of the test set.
+    (:func:`checked_hypotheses`) or, for a test set of a user's file with domains, picked by segment id
+    (:func:`hypotheses_by_segment_id`); or a submission's segments of the test set (from the dataset's table or the
+    test set's WMT XML file).
 
     Raises:
         InputError: A file whose line count differs from the whole test set's segment count, naming both; a
@@ -142,7 +178,20 @@ def translate(batch: TranslationBatch) -> None:
 
     (testset,), (testset_file,) = batch.testsets, batch.testset_files
     table = read_testset_table(testset_file)
-    if "submission" in batch.params:
+    if "submission" in batch.params and "file" in batch.params:  # a user's WMT XML file
+        from nlp_robustness.data.wmt_xml import read_wmt_xml, wmt_xml_table
+
+        xml_file = batch.inputs["wmt_xml"]
+        parsed = read_wmt_xml(xml_file, batch.params["translator"], require_domain=False)
+        hypotheses = submission_hypotheses(wmt_xml_table(parsed), table, batch.params["submission"], xml_file)
+        origin = {"file": batch.params["file"], "submission": batch.params["submission"]}
+    elif batch.params.get("by_segment_id"):
+        hypotheses_file = batch.inputs["hypotheses"]
+        with open(batch.inputs["testset_provenance"], encoding="utf-8") as handle:
+            whole = int(json.load(handle)["segments_read"])
+        hypotheses = hypotheses_by_segment_id(read_plain_lines(hypotheses_file), hypotheses_file, testset, whole, list(table["segment_id"]))
+        origin = {"hypotheses_file": hypotheses_file}
+    elif "submission" in batch.params:
         dataset_file = batch.inputs["dataset"]
         hypotheses = submission_hypotheses(
             read_table(dataset_file, TABLE_COLUMNS, "dataset table"), table, batch.params["submission"], dataset_file
@@ -167,10 +216,12 @@ def check_submissions(
     testsets: Sequence[str],
     testset_specs: Mapping[str, Mapping[str, Any]],
     manifest: Manifest,
+    local_files: LocalFiles | None = None,
 ) -> None:
     """Check, when the workflow is planned, that a ``submission`` system can translate ``testsets``: each is
     a configured test set made from a manifest dataset that declares that system (``systems`` of a
-    ``wmt-xml`` dataset). A system with ``files`` (or of another kind) passes.
+    ``wmt-xml`` dataset), or from a user's WMT XML file holding that system (read through ``local_files``, once;
+    a file that is not there is left to Snakemake). A system with ``files`` (or of another kind) passes.
 
     Args:
         system: Its name (``systems.<system>``).
@@ -191,9 +242,22 @@ def check_submissions(
                 f"{key}: test set {testset} is not a configured test set (a perturbed one?); a submission translates "
                 f"only the test sets made from its dataset"
             )
-        dataset_key = testset_specs[testset].get("dataset")
+        local = testset_specs[testset]
+        if "file" in local:
+            if local_files is None or not os.path.isfile(local["file"]):
+                continue
+            systems = local_files.wmt_xml(local["file"], local["translator"]).systems
+            if submission not in systems:
+                raise InputError(
+                    f"{key}: {submission!r} is not a system of {local['file']} (test set {testset}; its systems: "
+                    f"{', '.join(systems) or 'none'})"
+                )
+            continue
+        dataset_key = local.get("dataset")
         if dataset_key is None:
-            raise InputError(f"{key}: test set {testset} is a pair of files, not a manifest dataset, so it has no submissions")
+            raise InputError(
+                f"{key}: test set {testset} is a pair of files, not a manifest dataset or a WMT XML file, so it has no submissions"
+            )
         dataset = manifest.datasets.get(dataset_key)
         if dataset is None:
             continue  # an unknown dataset is reported by the check of testsets.<name>.dataset

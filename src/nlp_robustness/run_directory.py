@@ -1,0 +1,195 @@
+"""Where a config's results go: its run directory, and the config's paths rebased onto it.
+
+A config names its ``run_directory`` (relative to where snakemake is launched; default ``.``, the launch
+directory itself): the directory that holds its ``results/``, ``logs/``, ``resources/downloads/`` and
+Snakemake's own records (``.snakemake/``: metadata, locks, incomplete markers). The Snakefile switches to
+it with Snakemake's ``workdir:`` directive right after the config is read, so two configs of one checkout
+with different run directories never rerun or overwrite each other's jobs (README, "Several configs in one
+checkout"). ``snakemake --directory DIR`` takes precedence: Snakemake then ignores ``workdir:``, DIR is the
+run directory and ``run_directory`` is not used.
+
+A relative path the config gives (``mirror_dir``, a test set's files, a hypotheses file, a local Hugging
+Face model) means a file of the launch directory, as the user wrote it. Once the run directory is the
+working directory, :func:`rebase_paths` rewrites each one relative to the run directory, so it keeps naming
+the same file. The rewritten path is relative (``os.path.relpath``), not absolute: a checkout moved with its
+run directories keeps its params, so nothing reruns (tests/e2e/test_relocation.py). Absolute paths and
+``~`` paths are kept as written. Paths relative to the workflow directory (``dataset_manifest``,
+``download.checksum_lock``) are not touched.
+
+Which keys are paths is written once, in the schema (schemas/config.schema.yaml), as an annotation of the
+string's schema: ``x-path: working-directory`` (always a path), or ``x-path: model`` (a Hugging Face model:
+a hub id such as ``Helsinki-NLP/opus-mt-en-fr`` is kept, a local directory is rebased: one that exists, or
+a string starting with ``/``, ``.`` or ``~``, or with two or more ``/``). :func:`path_keys` finds them by
+walking the config with its schema, through ``$ref``, ``allOf``/``anyOf``/``oneOf`` and the ``then`` (or
+``else``) of each ``if`` the entry meets -- so a system's ``files`` are found under its kind's branch only.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, MutableMapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+__all__ = ["CONFIG_RECORD", "DEFAULT_RUN_DIRECTORY", "config_file_names", "other_config_warning", "path_keys", "rebase_path",
+           "rebase_paths", "record_config_files", "run_directory"]
+
+#: The run directory of a config without ``run_directory``: the launch directory.
+DEFAULT_RUN_DIRECTORY = "."
+
+#: The annotations of ``x-path``: a path relative to the working directory, or a model that may be one.
+PATH = "working-directory"
+MODEL = "model"
+
+KeyPath = tuple[str | int, ...]
+
+#: Where a run directory keeps the config files of its last run that had jobs (relative to it), one a line.
+CONFIG_RECORD = Path(".snakemake") / "nlp_robustness" / "config_files.txt"
+
+
+def run_directory(config: Mapping[str, Any]) -> str:
+    """The run directory a config names (``run_directory``; ``.`` when absent).
+
+    Read before the config is validated (the Snakefile switches to it first): a value that is not a
+    non-empty string gives ``.`` here, and validation then names the key.
+    """
+    value = config.get("run_directory", DEFAULT_RUN_DIRECTORY)
+    return value if isinstance(value, str) and value else DEFAULT_RUN_DIRECTORY
+
+
+def _resolve(schema: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, Any]:
+    while "$ref" in schema:
+        node: Any = root
+        for part in schema["$ref"].removeprefix("#/").split("/"):
+            node = node[part]
+        schema = node
+    return schema
+
+
+def _applicable(schema: Mapping[str, Any], value: Any, root: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """``schema`` and every subschema that applies to ``value`` as a whole: its combinators' branches, and
+    the ``then`` of each ``if`` that ``value`` meets (else its ``else``)."""
+    schema = _resolve(schema, root)
+    found = [schema]
+    for key in ("allOf", "anyOf", "oneOf"):
+        for branch in schema.get(key, []):
+            found += _applicable(branch, value, root)
+    if "if" in schema:
+        met = jsonschema.Draft202012Validator(_resolve(schema["if"], root)).is_valid(value)
+        branch = schema.get("then" if met else "else")
+        if branch is not None:
+            found += _applicable(branch, value, root)
+    return found
+
+
+def path_keys(config: Mapping[str, Any], schema: Mapping[str, Any]) -> dict[KeyPath, str]:
+    """Every string of ``config`` whose schema has an ``x-path`` annotation: its key path -> the annotation."""
+    found: dict[KeyPath, str] = {}
+
+    def walk(value: Any, subschema: Mapping[str, Any], where: KeyPath) -> None:
+        branches = _applicable(subschema, value, schema)
+        if isinstance(value, str):
+            marks = [branch["x-path"] for branch in branches if "x-path" in branch]
+            if marks:
+                found[where] = marks[0]
+        elif isinstance(value, Mapping):
+            properties: dict[str, list[Any]] = {}  # every branch's schema of a key (any may annotate it)
+            for branch in branches:
+                for key, property_schema in branch.get("properties", {}).items():
+                    properties.setdefault(key, []).append(property_schema)
+            additional = [branch["additionalProperties"] for branch in branches if isinstance(branch.get("additionalProperties"), Mapping)]
+            for key, item in value.items():
+                if key in properties:
+                    walk(item, {"allOf": properties[key]}, (*where, key))
+                elif additional:
+                    walk(item, additional[0], (*where, key))
+        elif isinstance(value, list):
+            items = next((branch["items"] for branch in branches if isinstance(branch.get("items"), Mapping)), None)
+            if items is not None:
+                for index, item in enumerate(value):
+                    walk(item, items, (*where, index))
+
+    walk(config, schema, ())
+    return found
+
+
+def _is_model_path(model: str, launch_directory: Path) -> bool:
+    """Whether a Hugging Face ``model`` string is a local directory, judged from the launch directory (the
+    schema's rule: it exists, or starts with /, ., ~, or has two or more /)."""
+    return model.startswith(("/", ".", "~")) or model.count("/") >= 2 or (launch_directory / model).is_dir()
+
+
+def rebase_path(path: str, launch_directory: str | Path, run_directory: str | Path) -> str:
+    """``path`` (relative to ``launch_directory``) relative to ``run_directory``; absolute and ``~`` paths as
+    they are. Both directories are absolute."""
+    if os.path.isabs(path) or path.startswith("~"):
+        return path
+    return os.path.relpath(os.path.join(launch_directory, path), run_directory)
+
+
+def rebase_paths(
+    config: MutableMapping[str, Any], schema: Mapping[str, Any], launch_directory: str | Path, run_directory: str | Path | None = None
+) -> dict[KeyPath, str]:
+    """Rewrite in place every path of ``config`` (:func:`path_keys`) given relative to ``launch_directory`` so
+    that it is relative to ``run_directory`` (default: the current directory, which ``workdir:`` made the run
+    directory). Nothing changes when the two are the same directory. Returns the rewritten keys -> their new paths.
+    """
+    launch = Path(launch_directory).resolve()
+    run = Path.cwd().resolve() if run_directory is None else Path(run_directory).resolve()
+    if launch == run:
+        return {}
+    rebased: dict[KeyPath, str] = {}
+    for where, mark in path_keys(config, schema).items():
+        *parents, last = where
+        container: Any = config
+        for key in parents:
+            container = container[key]
+        value = container[last]
+        if mark == MODEL:
+            if not _is_model_path(value, launch) or os.path.isabs(value) or value.startswith("~"):
+                continue
+            new = rebase_path(value, launch, run)
+            new = new if new.startswith(".") else f"./{new}"  # still read as a directory, never as a hub id
+        else:
+            new = rebase_path(value, launch, run)
+        if new != value:
+            container[last] = rebased[where] = new
+    return rebased
+
+
+def config_file_names(config_files: Iterable[str | Path], launch_directory: str | Path) -> list[str]:
+    """The config files a run reads (relative to ``launch_directory`` or absolute), relative to the current
+    directory, the run directory: as :data:`CONFIG_RECORD` holds them (a moved checkout keeps them)."""
+    return [os.path.relpath(os.path.join(launch_directory, path)) for path in config_files]
+
+
+def record_config_files(config_files: Sequence[str]) -> None:
+    """Write :data:`CONFIG_RECORD` in the current directory (the run directory) when a run starts its jobs."""
+    CONFIG_RECORD.parent.mkdir(parents=True, exist_ok=True)
+    CONFIG_RECORD.write_text("".join(f"{path}\n" for path in config_files), encoding="utf-8")
+
+
+def other_config_warning(config_files: Sequence[str], launch_directory: str | Path) -> str | None:
+    """One line to warn with when the current directory's (the run directory's) ``results/`` were made by a run
+    of other config files (:data:`CONFIG_RECORD`) than ``config_files`` (:func:`config_file_names`), whose jobs
+    would replace them; None otherwise (no results, no record, the same files). Paths in the line are relative
+    to ``launch_directory``, as the user typed them.
+
+    A warning, not an error: planning an edited config beside a run is what a dry run is for.
+    """
+    if not Path("results").is_dir() or not CONFIG_RECORD.is_file():
+        return None
+    recorded = CONFIG_RECORD.read_text(encoding="utf-8").splitlines()
+    if recorded == list(config_files):
+        return None
+
+    def named(paths: Sequence[str]) -> str:
+        return ", ".join(os.path.relpath(os.path.abspath(path), launch_directory) for path in paths) or "none"
+
+    return (
+        f"run directory {os.path.relpath(os.getcwd(), launch_directory)} holds the results of config file {named(recorded)}; "
+        f"this run reads {named(config_files)}, whose jobs replace them (give each config its own run_directory: "
+        'README, "Several configs in one checkout")'
+    )
