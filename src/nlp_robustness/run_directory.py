@@ -33,6 +33,8 @@ from typing import Any
 
 import jsonschema
 
+from nlp_robustness.errors import InputError
+
 __all__ = ["CONFIG_RECORD", "DEFAULT_RUN_DIRECTORY", "config_file_names", "other_config_warning", "path_keys", "rebase_path",
            "rebase_paths", "record_config_files", "run_directory"]
 
@@ -129,6 +131,16 @@ def rebase_path(path: str, launch_directory: str | Path, run_directory: str | Pa
     return os.path.relpath(os.path.join(launch_directory, path), run_directory)
 
 
+def _refuse_missing_input(where: KeyPath, path: str, launch_directory: Path) -> None:
+    """A test set's or hypotheses file that is missing, named as the user wrote it: rebased, Snakemake's
+    missing-input message would show it relative to the run directory (``../../data/...``), a path the user never wrote."""
+    relative = not (os.path.isabs(path) or path.startswith("~"))  # the others reach Snakemake as written
+    input_file = where[0] == "testsets" or (where[0] == "systems" and where[2:3] == ("files",))  # not a cache to make
+    if relative and input_file and not (launch_directory / path).exists():
+        key = ".".join(str(part) for part in where)
+        raise InputError(f"{key}: {path} does not exist (relative to {launch_directory}, where snakemake was launched)")
+
+
 def rebase_paths(
     config: MutableMapping[str, Any], schema: Mapping[str, Any], launch_directory: str | Path, run_directory: str | Path | None = None
 ) -> dict[KeyPath, str]:
@@ -153,6 +165,7 @@ def rebase_paths(
             new = rebase_path(value, launch, run)
             new = new if new.startswith(".") else f"./{new}"  # still read as a directory, never as a hub id
         else:
+            _refuse_missing_input(where, value, launch)
             new = rebase_path(value, launch, run)
         if new != value:
             container[last] = rebased[where] = new

@@ -375,3 +375,16 @@ def test_human_schema_names_the_key(edit, key: str) -> None:
     with pytest.raises(InputError) as error:
         validate_config(config_with(lambda c: edit(c["human"])), SCHEMA)
     assert f"'{key}'" in str(error.value)
+
+
+def test_the_readmes_minimal_config_is_valid_and_complete() -> None:
+    """The config README's "Bring your own data" asks a user to paste is valid and, with the schema's defaults,
+    complete: the keys it leaves out are the ones the README says have defaults."""
+    readme = (REPOSITORY / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Bring your own data"):]
+    block = section[section.index("```yaml\n") + len("```yaml\n"): section.index("```\n", section.index("```yaml\n") + 8)]
+    pasted = yaml.safe_load(block)
+    assert set(pasted) == {"run_directory", "testsets", "systems", "mt_studies"}
+    config = filled(pasted)
+    assert config["metrics"] == ["bleu", "chrf"] and config["uncertainty"]["resamples"] == 1000
+    assert all(set(spec["files"]) == set(pasted["testsets"]) for spec in config["systems"].values())

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from nlp_robustness.errors import InputError
 from nlp_robustness.run_directory import (
     config_file_names,
     other_config_warning,
@@ -70,6 +71,9 @@ def test_the_schema_marks_every_path_and_only_paths() -> None:
 
 def test_relative_paths_are_rebased_onto_the_run_directory_and_stay_relative(tmp_path: Path) -> None:
     (tmp_path / "marian").mkdir()  # a bare name that is a directory of the launch directory: a local model
+    for name in ("data/own.en", "data/own.fr", "data/own.domains", "outputs/own.txt"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).touch()
     config = _config()
     rebased = rebase_paths(config, SCHEMA, tmp_path, tmp_path / "runs" / "b")
     assert config["mirror_dir"] == "../../../shared/data"
@@ -94,6 +98,15 @@ def test_relative_paths_are_rebased_onto_the_run_directory_and_stay_relative(tmp
         for key in where:
             written = written[key]
         assert os.path.normpath(tmp_path / "runs" / "b" / path) == os.path.normpath(tmp_path / written)
+
+
+def test_a_missing_input_file_is_named_as_written_not_rebased(tmp_path: Path) -> None:
+    config = {"testsets": {"own": {"source": "data/own.en", "reference": "data/own.fr", "format": "plain", "domain": "own"}},
+              "systems": {}}
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "own.en").touch()
+    with pytest.raises(InputError, match=r"^testsets\.own\.reference: data/own\.fr does not exist \(relative to .*, where snakemake was launched\)$"):
+        rebase_paths(config, SCHEMA, tmp_path, tmp_path / "runs" / "b")
 
 
 def test_a_model_path_below_the_run_directory_is_still_read_as_a_directory(tmp_path: Path) -> None:

@@ -76,8 +76,12 @@ def _language_pair(name: str, study: Mapping[str, Any], testset_specs: Mapping[s
     if len(pairs) > 1:
         raise _error(f"{key}.testsets", f"the test sets are of different language pairs ({', '.join(pairs)}); a study has one")
     if not pairs:
+        # the implicit study of a config without mt_studies: say where the key goes
+        where = ""
+        if name == DEFAULT_STUDY:
+            where = f" (a config without mt_studies has one study, {name}: mt_studies: {{{name}: {{language_pair: en-fr}}}})"
         raise _error(f"{key}.language_pair", "no test set of the study is a manifest dataset, so the pair cannot be "
-                                             "inferred: give it (e.g. en-fr)")
+                                             f"inferred: give it (e.g. en-fr){where}")
     return pairs[0]
 
 
