@@ -210,11 +210,13 @@ def final_outputs():
     studies = STUDY_PLAN.outputs()  # every study's robustness tables and gamma figures
     testset_means = [f"results/tables/{mt_study_directory(study, metric)}/testset_means.{extension}"
                      for study in MT_STUDIES for metric in METRICS for extension in ("csv", "html")]
+    corpus_tables = [f"results/tables/{study}/corpus_{table}.{extension}" for study in MT_STUDIES
+                     for table in ("scores", "comparisons") for extension in ("csv", "md", "html")] if CORPUS_TABLE_METRICS else []
     datasets = expand("results/datasets/{dataset}.tsv", dataset=ACQUIRED_DATASETS)
     dataset_summary = expand("results/tables/datasets.{extension}", extension=["csv", "md", "html"]) if ACQUIRED_DATASETS else []
     models = expand("results/tables/models.{extension}", extension=["csv", "md", "html"]) if INHOUSE_MODELS else []
     return (
-        studies + testset_means + datasets + dataset_summary + models
+        studies + testset_means + corpus_tables + datasets + dataset_summary + models
         + sentiment_outputs() + human_outputs() + perturbation_outputs() + metric_robustness_outputs()
         + natural_robustness_outputs() + profile_outputs() + benchmark_outputs()
     )
@@ -229,6 +231,15 @@ def mt_study_score_tables(study):
     """The sentence score tables of every system of an MT study, by system and test set (config order)."""
     spec = MT_STUDIES[study]
     return {system: study_score_files(system, spec["testsets"]) for system in spec["systems"]}
+
+
+def mt_study_corpus_inputs(wildcards):
+    """The test sets and every system's translations of an MT study (system-major), the corpus_scores job's input."""
+    spec = MT_STUDIES[wildcards.mt_study]
+    return {
+        "testsets": [f"results/testsets/{testset}.tsv" for testset in spec["testsets"]],
+        "translations": [f"results/translations/{system}/{testset}.txt" for system in spec["systems"] for testset in spec["testsets"]],
+    }
 
 
 def mt_study_score_files(wildcards):

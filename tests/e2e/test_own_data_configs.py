@@ -88,6 +88,8 @@ def test_wmt_xml_then_plain_text_then_wmt_xml_again_in_one_checkout(checkout: Pa
     assert not (checkout / "results").exists() and (run_a / ".snakemake" / "metadata").is_dir()
     pool = pd.read_csv(run_a / "results" / "tables" / XML_STUDY / "bleu" / "robustness_pool.csv", index_col="system")
     assert list(pool.index) == ["LT22", "Online-A", "Online-B", "Online-G", "Online-W", "Online-Y"]
+    corpus = pd.read_csv(run_a / "results" / "tables" / XML_STUDY / "corpus_scores.csv")
+    assert set(corpus["pool"]) == {"conversation", "ecommerce", "news", "social", "all"} and len(corpus) == 5 * 6
     news = _table(run_a / "results" / "testsets" / "news.tsv")
     assert len(news) == 15 and (news["doc_id"] != "").all()
     before = _files(run_a)

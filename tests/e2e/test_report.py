@@ -88,6 +88,7 @@ def test_snakemake_report_bundles_tables_and_figures(made_report: subprocess.Com
     listed = [
         *(f"results/tables/paper/{metric}/robustness_{method}.html" for metric in ("bleu", "chrf") for method in methods),
         "results/tables/paper/bleu/testset_means.html", "results/tables/paper/chrf/testset_means.html",
+        *(f"results/tables/{study}/corpus_{table}.html" for study in ("paper", "wmt22-de-fr") for table in ("scores", "comparisons")),
         "results/tables/datasets.html", "results/tables/models.html",
         *(f"results/tables/sentiment/robustness_{method}.html" for method in methods), "results/tables/sentiment/accuracy.html",
         *(f"results/tables/human/{score}/robustness_{method}.html" for score in ("human", "bleu", "chrf") for method in methods),
@@ -116,7 +117,7 @@ def test_snakemake_report_bundles_tables_and_figures(made_report: subprocess.Com
     reported = {path: (section, subsection) for section, subsections in categories.items()
                 for subsection, paths in subsections.items() for path in paths}
     assert all(path.endswith((".html", ".png")) for path in reported), sorted(reported)
-    assert set(categories[DOMAINS]) == {f"{study}: {metric}" for study in ("paper", "wmt22-de-fr") for metric in ("bleu", "chrf")}
+    assert set(categories[DOMAINS]) == {f"{study}: {metric}" for study in ("paper", "wmt22-de-fr") for metric in ("bleu", "chrf", "corpus scores")}
     assert reported["results/tables/paper/chrf/testset_means.html"] == (DOMAINS, "paper: chrf")
     assert reported["results/tables/datasets.html"][0] == reported["results/tables/models.html"][0] == DATA
     assert reported["results/tables/human/bleu/robustness_pool.html"] == (HUMAN, "scored by bleu")

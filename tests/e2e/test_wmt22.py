@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+import sacrebleu
 from sacrebleu.metrics import BLEU
 
 from tests.e2e.workflow_runner import small_config
@@ -87,3 +88,30 @@ def test_the_wmt22_study_recomputes_from_the_xml(finished_run: Path, mirror_dir:
     # the study is its own profile group, ranked on quality, the paper's measures and the between-domain SD
     profile = pd.read_csv(finished_run / "results/tables/profile/mt-wmt22-de-fr.csv")
     assert set(profile["system"]) == set(study["systems"])
+
+
+def test_the_corpus_table_recomputes_with_sacrebleu_from_the_xml(finished_run: Path, mirror_dir: Path) -> None:
+    """Corpus BLEU and chrF of every system per domain and on the pool: sacrebleu's corpus_bleu/corpus_chrf of the
+    XML's first max_segments segments of each domain; intervals contain the score; the comparisons name every pair."""
+    config = small_config(mirror_dir)
+    study = config["mt_studies"][STUDY]
+    limit = config["max_segments"]
+    submissions = {name: config["systems"][name]["submission"] for name in study["systems"]}
+    xml = _segments_by_domain(mirror_dir / "wmt22-general-defr-frde/xml/wmttest2022.de-fr.all.xml", list(submissions.values()))
+    testsets = {name: config["testsets"][name]["select"]["domain"] for name in study["testsets"]}
+    scores = pd.read_csv(finished_run / f"results/tables/{STUDY}/corpus_scores.csv").set_index(["pool", "system"])
+    for system, submission in submissions.items():
+        pooled_hypotheses, pooled_references = [], []
+        for testset, domain in testsets.items():
+            references, hypotheses = xml[domain]["reference"][:limit], xml[domain][submission][:limit]
+            pooled_hypotheses += hypotheses
+            pooled_references += references
+            row = scores.loc[(testset, system)]
+            assert row["bleu"] == pytest.approx(sacrebleu.corpus_bleu(hypotheses, [references]).score, abs=1e-9)
+            assert row["chrf"] == pytest.approx(sacrebleu.corpus_chrf(hypotheses, [references]).score, abs=1e-9)
+            assert row["segments"] == limit and row["documents"] == len(set(xml[domain]["document"][:limit]))
+        row = scores.loc[("all", system)]
+        assert row["bleu"] == pytest.approx(sacrebleu.corpus_bleu(pooled_hypotheses, [pooled_references]).score, abs=1e-9)
+        assert row["bleu_lo"] <= row["bleu"] <= row["bleu_hi"] and row["bleu_signature"].startswith("nrefs:1|case:mixed|eff:no|tok:13a")
+    comparisons = pd.read_csv(finished_run / f"results/tables/{STUDY}/corpus_comparisons.csv")
+    assert len(comparisons) == 15 * (len(testsets) + 1) * 2 and set(comparisons["pairs"]) == {15}

@@ -411,7 +411,7 @@ def test_changing_one_system_reruns_only_its_jobs(finished_run: Path) -> None:
         "translate_apertium": 4, **{f"translate_apertium_{family}": 1 for family in families},
         "score_sentences": 4, "score_sentences_word_order": 1, "score_sentences_character_attacks": 1,
         "robustness_statistics": 10, "robustness_tables": 27, "robustness_comparisons": 9,
-        "testset_means": 2, "gamma_curves": 9, "perturbation_scores_word_order": 1, "perturbation_scores_character_attacks": 1,
+        "testset_means": 2, "corpus_scores": 1, "gamma_curves": 9, "perturbation_scores_word_order": 1, "perturbation_scores_character_attacks": 1,
         "perturbation_tables": 6, "perturbation_figures": 6, "natural_responses_mt": 1, "natural_robustness_scores": 1,
         "natural_robustness_tables": 1, "natural_robustness_figure": 1, "all": 1})
     for rule in ("translate_apertium", *(f"translate_apertium_{family}" for family in families), "score_sentences",
@@ -433,7 +433,7 @@ def test_adding_a_testset_reruns_its_jobs_and_the_pooled_ones(finished_run: Path
     assert {rule: len(items) for rule, items in jobs.items()} == with_profile({
         "prepare_testset": 1, "translate_apertium": 2, "translate_fairseq": 1, "translate_huggingface": 1, "score_sentences": 4,
         "study_blocks": 1, "robustness_statistics": 8, "robustness_tables": 6, "robustness_comparisons": 2, "testset_means": 2,
-        "gamma_curves": 2, "all": 1})
+        "corpus_scores": 1, "gamma_curves": 2, "all": 1})
     # only the new test set is translated and scored; the other test sets' translations stand
     for rule in ("prepare_testset", "translate_apertium", "translate_fairseq", "translate_huggingface", "score_sentences"):
         assert {job["testset"] for job in jobs[rule]} == {"tatoeba"}

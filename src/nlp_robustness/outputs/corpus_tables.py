@@ -1,0 +1,51 @@
+"""The corpus-score and corpus-comparison tables of an MT study (CSV, Markdown, HTML)."""
+
+from __future__ import annotations
+
+import os
+
+import pandas as pd
+
+from nlp_robustness.outputs.table_writer import csv_text, markdown_table, write_html_table, write_text
+from nlp_robustness.statistics.corpus_uncertainty import POOL
+
+PathLike = str | os.PathLike[str]
+
+
+def _pool_name(pool: str) -> str:
+    return "whole pool" if pool == POOL else pool
+
+
+def scores_caption(study: str, scores: pd.DataFrame, metrics: list[str], confidence: float, resamples: int) -> str:
+    """What the corpus-score table holds, with each metric's sacrebleu signature."""
+    signatures = "; ".join(f"{metric}: {scores[f'{metric}_signature'].iloc[0]}" for metric in metrics)
+    return (
+        f"Study {study}: corpus-level scores (sacrebleu, the numbers WMT findings and leaderboards report), per test set and "
+        f"on the whole pool, with {confidence:.0%} intervals from {resamples} bootstrap resamples of whole documents within "
+        f"each test set (segments where a test set has no document ids). Signatures: {signatures}."
+    )
+
+
+def comparisons_caption(study: str, confidence: float) -> str:
+    """How to read the corpus-comparison table."""
+    return (
+        f"Study {study}: paired bootstrap tests of corpus scores, every pair of systems on every pool and metric "
+        f"(d = a - b; t = d / SE against Student's t with B - 1 df); p_holm is Holm-adjusted over the pairs of one pool and "
+        f"metric; lo/hi is the Holm-adjusted {confidence:.0%} interval (it excludes 0 exactly when the pair is separated), "
+        "lo_unadjusted/hi_unadjusted the interval of the pair alone."
+    )
+
+
+def write_corpus_tables(scores: pd.DataFrame, comparisons: pd.DataFrame, study: str, metrics: list[str], confidence: float,
+                        resamples: int, scores_paths: dict[str, PathLike], comparisons_paths: dict[str, PathLike]) -> None:
+    """Write both tables as csv/md/html (paths keyed by extension), each file atomically."""
+    caption = scores_caption(study, scores, metrics, confidence, resamples)
+    write_text(csv_text(scores), scores_paths["csv"])
+    shown = scores.drop(columns=[f"{metric}_signature" for metric in metrics]).assign(pool=scores["pool"].map(_pool_name))
+    write_text(markdown_table(shown, caption=caption, decimals=2), scores_paths["md"])
+    write_html_table(shown, scores_paths["html"], caption, decimals=2)
+    caption = comparisons_caption(study, confidence)
+    write_text(csv_text(comparisons), comparisons_paths["csv"])
+    shown = comparisons.assign(pool=comparisons["pool"].map(_pool_name))
+    write_text(markdown_table(shown, caption=caption, decimals=3), comparisons_paths["md"])
+    write_html_table(shown, comparisons_paths["html"], caption, decimals=3)
