@@ -60,13 +60,19 @@ def _between_sd(domains: list[dict[str, np.ndarray]]) -> float:
     return math.sqrt(max(0.0, (msa - mse - k2 * document_variance) / k3))
 
 
-def test_the_wmt22_study_recomputes_from_the_xml(finished_run: Path, mirror_dir: Path) -> None:
+def _small_run_study(mirror_dir: Path) -> tuple[dict, int, dict[str, str], dict[str, str], dict[str, dict[str, list[str]]]]:
+    """The small config's WMT22 de-fr study: its spec, max_segments, system -> submission, test set -> domain, and
+    the XML's segments by domain (:func:`_segments_by_domain`)."""
     config = small_config(mirror_dir)
     study = config["mt_studies"][STUDY]
-    limit = config["max_segments"]
     submissions = {name: config["systems"][name]["submission"] for name in study["systems"]}
     xml = _segments_by_domain(mirror_dir / "wmt22-general-defr-frde/xml/wmttest2022.de-fr.all.xml", list(submissions.values()))
     testsets = {name: config["testsets"][name]["select"]["domain"] for name in study["testsets"]}
+    return study, config["max_segments"], submissions, testsets, xml
+
+
+def test_the_wmt22_study_recomputes_from_the_xml(finished_run: Path, mirror_dir: Path) -> None:
+    study, limit, submissions, testsets, xml = _small_run_study(mirror_dir)
     means = pd.read_csv(finished_run / f"results/tables/{STUDY}/bleu/testset_means.csv", index_col="system")
     pool = pd.read_csv(finished_run / f"results/tables/{STUDY}/bleu/robustness_pool.csv", index_col="system")
     bleu = BLEU(effective_order=True)
@@ -93,12 +99,7 @@ def test_the_wmt22_study_recomputes_from_the_xml(finished_run: Path, mirror_dir:
 def test_the_corpus_table_recomputes_with_sacrebleu_from_the_xml(finished_run: Path, mirror_dir: Path) -> None:
     """Corpus BLEU and chrF of every system per domain and on the pool: sacrebleu's corpus_bleu/corpus_chrf of the
     XML's first max_segments segments of each domain; intervals contain the score; the comparisons name every pair."""
-    config = small_config(mirror_dir)
-    study = config["mt_studies"][STUDY]
-    limit = config["max_segments"]
-    submissions = {name: config["systems"][name]["submission"] for name in study["systems"]}
-    xml = _segments_by_domain(mirror_dir / "wmt22-general-defr-frde/xml/wmttest2022.de-fr.all.xml", list(submissions.values()))
-    testsets = {name: config["testsets"][name]["select"]["domain"] for name in study["testsets"]}
+    study, limit, submissions, testsets, xml = _small_run_study(mirror_dir)
     scores = pd.read_csv(finished_run / f"results/tables/{STUDY}/corpus_scores.csv").set_index(["pool", "system"])
     for system, submission in submissions.items():
         pooled_hypotheses, pooled_references = [], []
