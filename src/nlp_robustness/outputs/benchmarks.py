@@ -88,7 +88,7 @@ RULE_BRANCHES: dict[str, str] = {
     **dict.fromkeys(("fairseq_training_data", "fairseq_train", "fairseq_dev_scores", "fairseq_model_summary"), TRANSLATION),
     "score_sentences": SCORING,
     **dict.fromkeys(("study_blocks", "robustness_statistics", "robustness_tables", "robustness_comparisons", "gamma_curves",
-                     "testset_means"), ROBUSTNESS),
+                     "testset_means", "corpus_scores"), ROBUSTNESS),
     **dict.fromkeys(("perturbation_sample", "parse_perturbation_sample", "perturb_testset",
                      "perturbation_tables", "perturbation_similarity", "perturbation_figures", "perturbation_attack_rates"),
                     PERTURBATIONS),

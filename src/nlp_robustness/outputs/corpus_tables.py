@@ -6,8 +6,10 @@ import os
 
 import pandas as pd
 
+from nlp_robustness.outputs.comparisons import FIRM_RESAMPLES
 from nlp_robustness.outputs.table_writer import csv_text, markdown_table, write_html_table, write_text
 from nlp_robustness.statistics.corpus_uncertainty import POOL
+from nlp_robustness.statistics.uncertainty import se_precision
 
 PathLike = str | os.PathLike[str]
 
@@ -26,13 +28,17 @@ def scores_caption(study: str, scores: pd.DataFrame, metrics: list[str], confide
     )
 
 
-def comparisons_caption(study: str, confidence: float) -> str:
-    """How to read the corpus-comparison table."""
+def comparisons_caption(study: str, confidence: float, resamples: int) -> str:
+    """How to read the corpus-comparison table; below :data:`~nlp_robustness.outputs.comparisons.FIRM_RESAMPLES`
+    replicates it warns, as the study comparisons do, that the SEs behind the p-values are imprecise."""
+    warning = (f" Warning (uncertainty.resamples = {resamples}): the SEs behind these p-values are known to "
+               f"+/- {se_precision(resamples):.0%} only; verdicts near the level may flip. Use at least {FIRM_RESAMPLES} "
+               "replicates for firm verdicts." if resamples < FIRM_RESAMPLES else "")
     return (
         f"Study {study}: paired bootstrap tests of corpus scores, every pair of systems on every pool and metric "
         f"(d = a - b; t = d / SE against Student's t with B - 1 df); p_holm is Holm-adjusted over the pairs of one pool and "
         f"metric; lo/hi is the Holm-adjusted {confidence:.0%} interval (it excludes 0 exactly when the pair is separated), "
-        "lo_unadjusted/hi_unadjusted the interval of the pair alone."
+        f"lo_unadjusted/hi_unadjusted the interval of the pair alone ({resamples} paired resamples).{warning}"
     )
 
 
@@ -44,7 +50,7 @@ def write_corpus_tables(scores: pd.DataFrame, comparisons: pd.DataFrame, study: 
     shown = scores.drop(columns=[f"{metric}_signature" for metric in metrics]).assign(pool=scores["pool"].map(_pool_name))
     write_text(markdown_table(shown, caption=caption, decimals=2), scores_paths["md"])
     write_html_table(shown, scores_paths["html"], caption, decimals=2)
-    caption = comparisons_caption(study, confidence)
+    caption = comparisons_caption(study, confidence, resamples)
     write_text(csv_text(comparisons), comparisons_paths["csv"])
     shown = comparisons.assign(pool=comparisons["pool"].map(_pool_name))
     write_text(markdown_table(shown, caption=caption, decimals=3), comparisons_paths["md"])

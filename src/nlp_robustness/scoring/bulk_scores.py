@@ -3,7 +3,9 @@
 :func:`sentence_bleu_many` and :func:`sentence_chrf_many` score every hypothesis against its single reference
 and return the same float64 values as ``sacrebleu.sentence_bleu(h, [r], ...)`` and
 ``sacrebleu.sentence_chrf(h, [r], ...)`` with the same keyword settings (so the metric signature is
-sacrebleu's own), several times faster than the per-sentence loop.
+sacrebleu's own), several times faster than the per-sentence loop. :func:`corpus_statistics_many` gives the same
+integer statistics in sacrebleu's per-segment layout, for corpus scores re-summed over bootstrap replicates
+(nlp_robustness.scoring.corpus_scores).
 
 How, and why the floats are the same:
 
@@ -51,7 +53,7 @@ from sacrebleu.metrics.helpers import extract_all_char_ngrams, extract_all_word_
 from nlp_robustness.errors import InputError
 from nlp_robustness.scoring.bulk_ngrams import character_ids, clipped_matches, distinct_ids, gather_runs, symbol_ids
 
-__all__ = ["PARALLEL_MIN_PAIRS", "PART_PAIRS", "check_pairs", "sentence_bleu_many", "sentence_chrf_many"]
+__all__ = ["PARALLEL_MIN_PAIRS", "PART_PAIRS", "check_pairs", "corpus_statistics_many", "sentence_bleu_many", "sentence_chrf_many"]
 
 #: Below this many pairs ``processes`` is ignored (starting workers costs more than it saves).
 PARALLEL_MIN_PAIRS = 20_000
@@ -185,12 +187,9 @@ def _word_matches(hypothesis: str, reference: str, order: int) -> list[int]:
     return matches
 
 
-def _bleu_part(hypotheses: Sequence[str], references: Sequence[str], options: dict[str, Any]) -> NDArray[np.float64]:
-    tokenize = options["tokenize"]
-    metric = BLEU(
-        lowercase=options["lowercase"], tokenize=tokenize, smooth_method=options["smooth_method"],
-        smooth_value=options["smooth_value"], effective_order=options["use_effective_order"],
-    )
+def _bleu_counts(hypotheses: Sequence[str], references: Sequence[str], metric: BLEU, tokenize: str) -> NDArray[np.int64]:
+    """Per pair ``(sys_len, ref_len, matches of orders 1..4)``: every BLEU statistic but the totals, which are
+    ``max(sys_len - n + 1, 0)``."""
     hyp, hyp_lengths, ref, ref_lengths = _bleu_token_ids(hypotheses, references, metric, tokenize)
 
     def one_pair(index: int) -> list[int]:
@@ -199,8 +198,17 @@ def _bleu_part(hypotheses: Sequence[str], references: Sequence[str], options: di
         )
 
     matches = clipped_matches(hyp, hyp_lengths, ref, ref_lengths, BLEU_ORDER, one_pair)
+    return np.column_stack((hyp_lengths, ref_lengths, matches)).astype(np.int64)
+
+
+def _bleu_part(hypotheses: Sequence[str], references: Sequence[str], options: dict[str, Any]) -> NDArray[np.float64]:
+    tokenize = options["tokenize"]
+    metric = BLEU(
+        lowercase=options["lowercase"], tokenize=tokenize, smooth_method=options["smooth_method"],
+        smooth_value=options["smooth_value"], effective_order=options["use_effective_order"],
+    )
     # The score is a function of (sys_len, ref_len, matches): compute it once per distinct row.
-    rows, inverse = _distinct_rows(np.column_stack((hyp_lengths, ref_lengths, matches)))
+    rows, inverse = _distinct_rows(_bleu_counts(hypotheses, references, metric, tokenize))
     scores = np.empty(len(rows), dtype=np.float64)
     for index, (sys_len, ref_len, *correct) in enumerate(rows.tolist()):
         total = [max(sys_len - n, 0) for n in range(BLEU_ORDER)]
@@ -212,13 +220,9 @@ def _bleu_part(hypotheses: Sequence[str], references: Sequence[str], options: di
     return scores[inverse]
 
 
-def _chrf_part(hypotheses: Sequence[str], references: Sequence[str], options: dict[str, Any]) -> NDArray[np.float64]:
-    metric = CHRF(
-        char_order=options["char_order"], word_order=options["word_order"], beta=options["beta"],
-        whitespace=not options["remove_whitespace"], eps_smoothing=options["eps_smoothing"],
-    )
-    if metric.word_order > 0:
-        return np.array([metric.sentence_score(h, [r]).score for h, r in zip(hypotheses, references)], dtype=np.float64)
+def _chrf_counts(hypotheses: Sequence[str], references: Sequence[str], metric: CHRF) -> NDArray[np.int64]:
+    """Per pair ``(hyp_len, ref_len, matches of orders 1..char_order)`` in characters (chrF without word n-grams):
+    every chrF statistic, the n-gram counts being ``max(length - n + 1, 0)``."""
     order = metric.char_order
     lines, which = distinct_ids([*hypotheses, *references])
     ids, lengths = character_ids(lines if metric.whitespace else ["".join(line.split()) for line in lines])
@@ -233,7 +237,18 @@ def _chrf_part(hypotheses: Sequence[str], references: Sequence[str], options: di
         return [CHRF._get_match_statistics(h, r)[2] for h, r in zip(hyp_ngrams, ref_ngrams)]
 
     matches = clipped_matches(hyp, hyp_lengths, ref, ref_lengths, order, one_pair)
-    rows, inverse = _distinct_rows(np.column_stack((hyp_lengths, ref_lengths, matches)))
+    return np.column_stack((hyp_lengths, ref_lengths, matches)).astype(np.int64)
+
+
+def _chrf_part(hypotheses: Sequence[str], references: Sequence[str], options: dict[str, Any]) -> NDArray[np.float64]:
+    metric = CHRF(
+        char_order=options["char_order"], word_order=options["word_order"], beta=options["beta"],
+        whitespace=not options["remove_whitespace"], eps_smoothing=options["eps_smoothing"],
+    )
+    if metric.word_order > 0:
+        return np.array([metric.sentence_score(h, [r]).score for h, r in zip(hypotheses, references)], dtype=np.float64)
+    order = metric.char_order
+    rows, inverse = _distinct_rows(_chrf_counts(hypotheses, references, metric))
     scores = np.empty(len(rows), dtype=np.float64)
     for index, (hyp_len, ref_len, *match) in enumerate(rows.tolist()):
         statistics: list[int] = []
@@ -327,3 +342,44 @@ def sentence_chrf_many(
     }
     return _score("chrf", hypotheses, references, options, processes)
 
+
+def corpus_statistics_many(hypotheses: Sequence[str], references: Sequence[str], metric: BLEU | CHRF) -> NDArray[np.int64] | None:
+    """sacrebleu's per-segment sufficient statistics of ``metric`` (a corpus-level BLEU or chrF object), equal to
+    ``metric._extract_corpus_statistics(hypotheses, [references])`` (tested): BLEU ``[sys_len, ref_len, correct_1..4,
+    total_1..4]``, chrF ``[hyp, ref, match]`` per character order (no hypothesis n-grams counted for an order the
+    reference has none of, as ``CHRF._get_match_statistics``). The corpus score re-sums them (the bootstrap of
+    nlp_robustness.statistics.corpus_uncertainty re-sums them per replicate).
+
+    None where this path does not apply (chrF++ or lowercased chrF, BLEU with another n-gram order): the caller
+    takes sacrebleu's own extraction. Inputs are processed in parts of at most :data:`PART_PAIRS` pairs.
+
+    Raises:
+        InputError: Length mismatch or a non-string segment.
+    """
+    check_pairs(hypotheses, references)
+    hypotheses, references = list(hypotheses), list(references)
+    if isinstance(metric, BLEU):
+        if metric.max_ngram_order != BLEU_ORDER:
+            return None
+        tokenize = metric.tokenizer.signature()
+        if tokenize not in BLEU.TOKENIZERS:
+            return None
+    elif isinstance(metric, CHRF):
+        if metric.word_order > 0 or metric.lowercase:
+            return None
+    else:
+        return None
+    parts = []
+    for start in range(0, len(hypotheses), PART_PAIRS):
+        part = (hypotheses[start : start + PART_PAIRS], references[start : start + PART_PAIRS])
+        parts.append(_bleu_counts(*part, metric, tokenize) if isinstance(metric, BLEU) else _chrf_counts(*part, metric))
+    n_orders = BLEU_ORDER if isinstance(metric, BLEU) else metric.char_order
+    counts = np.concatenate(parts) if parts else np.zeros((0, 2 + n_orders), dtype=np.int64)
+    lengths, matches = counts[:, :2], counts[:, 2:]
+    shifts = np.arange(n_orders)  # an order-n n-gram count of a length-L segment is max(L - n + 1, 0)
+    if isinstance(metric, BLEU):
+        totals = np.maximum(lengths[:, :1] - shifts, 0)
+        return np.column_stack((lengths, matches, totals))
+    reference_counts = np.maximum(lengths[:, 1:2] - shifts, 0)
+    hypothesis_counts = np.where(reference_counts > 0, np.maximum(lengths[:, :1] - shifts, 0), 0)
+    return np.stack((hypothesis_counts, reference_counts, matches), axis=2).reshape(len(counts), -1)

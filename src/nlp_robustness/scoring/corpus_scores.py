@@ -4,7 +4,9 @@ A corpus score is not a mean of sentence scores: sacrebleu sums every segment's 
 reference lengths, matching and total n-grams of orders 1-4; chrF: matching, hypothesis and reference character
 n-grams of orders 1-6) and computes the score once from the sums. Keeping the per-segment statistics
 (:func:`segment_statistics`) lets a bootstrap re-sum them for any resample of documents and score each resample
-(:func:`scores_of_totals`) without re-tokenising a segment, and the score of the full sums equals
+(:func:`scores_of_totals`) without re-tokenising a segment; they are extracted by
+:func:`nlp_robustness.scoring.bulk_scores.corpus_statistics_many` (the same integers as sacrebleu's
+``_extract_corpus_statistics``, several times faster), and the score of the full sums equals
 ``sacrebleu.corpus_bleu``/``corpus_chrf`` exactly (tested). The metric objects are the workflow's corpus-level ones
 (:func:`nlp_robustness.scoring.sentence_scores.metric_signature` with ``corpus=True`` gives their signatures):
 BLEU with the test set's tokenizer, sacrebleu's defaults otherwise.
@@ -18,6 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from nlp_robustness.errors import InputError
+from nlp_robustness.scoring.bulk_scores import corpus_statistics_many
 from nlp_robustness.scoring.sentence_scores import _scorer, check_pairs, metric_signature
 
 #: The metrics with a corpus-level score made of summed segment statistics.
@@ -40,7 +43,11 @@ def segment_statistics(hypotheses: Sequence[str], references: Sequence[str], met
     if not hypotheses:
         raise InputError("hypotheses: no segments to compute a corpus score on")
     scorer = _corpus_metric(metric, tokenize)
-    return np.asarray(scorer._extract_corpus_statistics(list(hypotheses), [list(references)]), dtype=np.float64)
+    # the bulk path (several times faster; equal to sacrebleu's extraction, tested), else sacrebleu's own
+    statistics = corpus_statistics_many(hypotheses, references, scorer)
+    if statistics is None:
+        statistics = scorer._extract_corpus_statistics(list(hypotheses), [list(references)])
+    return np.asarray(statistics, dtype=np.float64)
 
 
 def scores_of_totals(totals: NDArray[np.float64], metric: str, tokenize: str | None = None) -> NDArray[np.float64]:
