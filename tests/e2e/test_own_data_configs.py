@@ -17,7 +17,7 @@ from __future__ import annotations
 import copy
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -80,9 +80,7 @@ def test_the_worked_configs_differ_from_the_repositorys_only_by_the_slice() -> N
         assert written["run_directory"] == f"runs/{name}"
 
 
-def test_wmt_xml_then_plain_text_then_wmt_xml_again_in_one_checkout(
-    checkout: Path, wait_for_finished_run: Callable[[], Path]
-) -> None:
+def test_wmt_xml_then_plain_text_then_wmt_xml_again_in_one_checkout(checkout: Path) -> None:
     xml_config = _write(checkout, "wmt-xml", _sliced("wmt-xml"))
     first = _snakemake(checkout, xml_config)
     assert first.returncode == 0, first.stdout[-5000:]
@@ -116,17 +114,6 @@ def test_wmt_xml_then_plain_text_then_wmt_xml_again_in_one_checkout(
         for system in ("Online-B", "Online-W", "LT22"):
             xml_scores, plain_scores = (_table(run / "results" / "scores" / system / f"{domain}.tsv") for run in (run_a, run_b))
             pd.testing.assert_frame_equal(plain_scores, xml_scores)
-
-    # the local XML route prepares and scores exactly what the manifest route (the shared run's defr-* test sets and
-    # systems, 40 segments a domain, from the same file through resources/datasets.yaml) does, segment ids included
-    finished_run = wait_for_finished_run()
-    for domain in ("conversation", "news", "social"):
-        manifest = _table(finished_run / "results" / "testsets" / f"defr-{domain}.tsv").head(15)
-        pd.testing.assert_frame_equal(_table(run_a / "results" / "testsets" / f"{domain}.tsv"), manifest)
-        for system in ("Online-B", "LT22"):
-            ours = _table(run_a / "results" / "scores" / system / f"{domain}.tsv")
-            manifest_scores = _table(finished_run / "results" / "scores" / f"defr-{system}" / f"defr-{domain}.tsv").head(15)
-            pd.testing.assert_frame_equal(ours, manifest_scores[ours.columns])  # the shared run also scores levenshtein
 
     again = _snakemake(checkout, xml_config, "--dry-run")
     assert again.returncode == 0 and "Nothing to be done" in again.stdout, again.stdout[-3000:]
