@@ -42,16 +42,17 @@ def comparisons_caption(study: str, confidence: float, resamples: int) -> str:
     )
 
 
+def _write_table(table: pd.DataFrame, shown: pd.DataFrame, caption: str, paths: dict[str, PathLike], decimals: int) -> None:
+    """``table`` as CSV, ``shown`` (its printed form) as Markdown and HTML, each file atomically."""
+    write_text(csv_text(table), paths["csv"])
+    write_text(markdown_table(shown, caption=caption, decimals=decimals), paths["md"])
+    write_html_table(shown, paths["html"], caption, decimals=decimals)
+
+
 def write_corpus_tables(scores: pd.DataFrame, comparisons: pd.DataFrame, study: str, metrics: list[str], confidence: float,
                         resamples: int, scores_paths: dict[str, PathLike], comparisons_paths: dict[str, PathLike]) -> None:
     """Write both tables as csv/md/html (paths keyed by extension), each file atomically."""
-    caption = scores_caption(study, scores, metrics, confidence, resamples)
-    write_text(csv_text(scores), scores_paths["csv"])
     shown = scores.drop(columns=[f"{metric}_signature" for metric in metrics]).assign(pool=scores["pool"].map(_pool_name))
-    write_text(markdown_table(shown, caption=caption, decimals=2), scores_paths["md"])
-    write_html_table(shown, scores_paths["html"], caption, decimals=2)
-    caption = comparisons_caption(study, confidence, resamples)
-    write_text(csv_text(comparisons), comparisons_paths["csv"])
+    _write_table(scores, shown, scores_caption(study, scores, metrics, confidence, resamples), scores_paths, 2)
     shown = comparisons.assign(pool=comparisons["pool"].map(_pool_name))
-    write_text(markdown_table(shown, caption=caption, decimals=3), comparisons_paths["md"])
-    write_html_table(shown, comparisons_paths["html"], caption, decimals=3)
+    _write_table(comparisons, shown, comparisons_caption(study, confidence, resamples), comparisons_paths, 3)

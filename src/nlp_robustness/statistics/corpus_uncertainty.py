@@ -47,6 +47,7 @@ from nlp_robustness.statistics.uncertainty import (
     holm,
     interval,
     resample_weights,
+    stratum_sizes,
 )
 
 #: The pool label of a study's whole pool (every test set) in the corpus tables.
@@ -92,11 +93,6 @@ def _clusters(testset: str, doc_ids: Sequence[str]) -> list[str]:
     return [f"{testset}\x1f{doc}" if doc else f"{testset}\x1f#{position}" for position, doc in enumerate(doc_ids)]
 
 
-def _documents(doc_ids: Sequence[str]) -> int:
-    """The clusters of a test set: its documents, a segment without one counting as one."""
-    return len({doc for doc in doc_ids if doc}) + sum(1 for doc in doc_ids if not doc)
-
-
 def corpus_bootstrap(study: StudyCorpus, *, resamples: int, seed: int, confidence: float, name: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The corpus-score table and the paired-comparison table of one MT study.
 
@@ -137,7 +133,8 @@ def corpus_bootstrap(study: StudyCorpus, *, resamples: int, seed: int, confidenc
         values = stacked[(system, metric)][slices[pool]]
         estimates[key] = float(scores_of_totals(values.sum(axis=0), metric, study.tokenize)[0])
         replicates[key] = scores_of_totals(np.concatenate(chunks), metric, study.tokenize)
-    documents = {testset: _documents(study.doc_ids[testset]) for testset in testsets}
+    # the clusters of each test set (its documents, a segment without one counting as one): the design's strata
+    documents = dict(zip(testsets, (int(size) for size in stratum_sizes(design)), strict=True))
     documents[POOL] = sum(documents.values())
     signatures = {metric: corpus_signature(metric, study.tokenize) for metric in metrics}
     rows = []
