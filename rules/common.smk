@@ -124,8 +124,8 @@ METRIC_CONDITIONS = metric_conditions(METRIC_ROBUSTNESS) if METRIC_ROBUSTNESS el
 METRIC_LEVELS = metric_levels_of(METRIC_ROBUSTNESS) if METRIC_ROBUSTNESS else {}
 METRIC_VARIANTS = metric_variants(METRIC_ROBUSTNESS) if METRIC_ROBUSTNESS else []
 # The human-judgement branch (optional): systems scored by humans on several domains.
-HUMAN = config.get("human")
-HUMAN_DOMAINS = list(HUMAN["domains"]) if HUMAN else []
+HUMAN_STUDIES = config["human_studies"]
+HUMAN_DOMAINS = sorted({domain for spec in HUMAN_STUDIES.values() for domain in spec["domains"]})
 HUMAN_SCORES = ["human", *METRICS]
 # Where every manifest dataset is read from (mirror or downloads), decided now so that a dry run
 # shows every download; any manifest dataset can be requested as results/datasets/<key>.tsv.
@@ -181,6 +181,7 @@ wildcard_constraints:
     classifier=_alternation(SENTIMENT_CLASSIFIERS),
     sentiment_model=_alternation(SENTIMENT_MODELS),
     human_domain=_alternation(HUMAN_DOMAINS),
+    human_study=_alternation(HUMAN_STUDIES),
     wmt19_pair=_alternation(WMT19_PAIRS),
     condition=_alternation(METRIC_CONDITIONS),
     level=_alternation(METRIC_LEVELS),

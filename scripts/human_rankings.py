@@ -1,4 +1,4 @@
-"""Tables 7 and 8 analogs: rankings by BLEU/chrF and by humans, pairwise consistency verdicts, agreement."""
+"""Tables 7 and 8 of one human study: rankings with rank intervals, paired verdicts per system pair, agreement (tau)."""
 
 import logging
 import sys
@@ -10,24 +10,30 @@ import pandas as pd  # noqa: E402
 
 from nlp_robustness.fileio import atomic_write  # noqa: E402
 from nlp_robustness.outputs.table_writer import markdown_table, write_html_table  # noqa: E402
+from nlp_robustness.statistics.pool_uncertainty import read_replicates  # noqa: E402
 from nlp_robustness.studies.human import ranking_tables  # noqa: E402
+
+job = snakemake.params.job
+
 
 def read_tables(paths):
     """score -> system -> table, from score -> system -> path."""
-    return {score: {system: pd.read_csv(path, sep="\t", keep_default_na=False) for system, path in by_system.items()}
+    return {score: {system: pd.read_csv(path, sep="\t", keep_default_na=False, dtype={"left_out": str}) for system, path in by_system.items()}
             for score, by_system in paths.items()}
 
 
-summaries, gammas = read_tables(snakemake.params.summaries), read_tables(snakemake.params.gamma)
+summaries, gammas = read_tables(job["summaries"]), read_tables(job["gamma"])
+replicates = {score: {system: read_replicates(path)[0] for system, path in by_system.items()} for score, by_system in job["replicates"].items()}
+comparisons = {score: pd.read_csv(path, keep_default_na=False, dtype={"left_out": str}) for score, path in job["comparisons"].items()}
 metrics = [score for score in summaries if score != "human"]
-rankings, pairwise, agreement = ranking_tables(summaries, gammas, metrics, snakemake.params.ranking, snakemake.params.seed)
-# CSV at full precision; Markdown and HTML rounded for reading.
+rankings, pairwise, agreement = ranking_tables(summaries, gammas, replicates, comparisons, metrics, snakemake.params.ranking,
+                                               snakemake.params.seed, snakemake.params.uncertainty["confidence"])
+study = snakemake.wildcards.human_study
 output = snakemake.output
-for table, name, title, markdown_decimals in (
-    (rankings, "rankings", "Rankings by mean, COV and gamma of BLEU, chrF and human scores (paper Table 7 analog)", 6),
-    (pairwise, "pairwise", "Every pair of systems: the more consistent by each measure, agreement with humans (paper Table 8 analog)",
-     None),
-    (agreement, "agreement", "Agreement of each automatic ranking with a human ranking", 4),
+for table, name, title, markdown_decimals in (  # CSV at full precision; Markdown and HTML rounded for reading
+    (rankings, "rankings", f"{study}: rankings by mean, COV, gamma and between-domain SD of each score, with rank intervals (paper Table 7)", 4),
+    (pairwise, "pairwise", f"{study}: every pair of systems, the more consistent by each measure and the paired verdicts (paper Table 8)", None),
+    (agreement, "agreement", f"{study}: agreement of each automatic ranking with a human one (Kendall tau with bootstrap interval)", 3),
 ):
     with atomic_write(output[name]) as handle:
         table.to_csv(handle, index=False, lineterminator="\n")

@@ -12,6 +12,7 @@ depend on another key. The functions below that take a config expect it filled.
 from __future__ import annotations
 
 import copy
+import os
 import json
 from collections.abc import Mapping, MutableMapping, Sequence
 from pathlib import Path
@@ -95,9 +96,11 @@ def validate_config(config: Mapping[str, Any], schema_path: str | Path) -> None:
         raise InputError(f"invalid configuration at key 'testsets.{WHOLE_POOL}': the name is reserved")
     # the grids a config writes (a default grid, filled in later, is valid)
     grids = [("robustness.epsilon", config["robustness"]["epsilon"])] if "epsilon" in config.get("robustness", {}) else []
-    for branch in ("sentiment", "human"):
-        if "epsilon" in config.get(branch, {}):
-            grids.append((f"{branch}.epsilon", config[branch]["epsilon"]))
+    if "epsilon" in config.get("sentiment", {}):
+        grids.append(("sentiment.epsilon", config["sentiment"]["epsilon"]))
+    for study, spec in config.get("human_studies", {}).items():
+        if "epsilon" in spec:
+            grids.append((f"human_studies.{study}.epsilon", spec["epsilon"]))
     for key, epsilon in grids:
         if epsilon["stop"] < epsilon["start"]:
             raise InputError(f"invalid configuration at key '{key}.stop': must be >= start")
@@ -126,13 +129,14 @@ def training_datasets(config: Mapping[str, Any]) -> list[str]:
 def fill_dependent_defaults(config: MutableMapping[str, Any]) -> None:
     """Fill in the defaults that depend on another key, which a schema ``default`` cannot state.
 
-    ``sentiment.epsilon`` and ``human.epsilon`` (the epsilon grids of those branches) default to
+    ``sentiment.epsilon`` and ``human_studies.<study>.epsilon`` (the epsilon grids of those branches) default to
     ``robustness.epsilon``, the MT grid. Run after the schema's own defaults are filled
     (``snakemake.utils.validate(config, schema, set_default=True)``); edits ``config`` in place.
     """
-    for branch in ("sentiment", "human"):
-        if branch in config:
-            config[branch].setdefault("epsilon", copy.deepcopy(config["robustness"]["epsilon"]))
+    if "sentiment" in config:
+        config["sentiment"].setdefault("epsilon", copy.deepcopy(config["robustness"]["epsilon"]))
+    for spec in config.get("human_studies", {}).values():
+        spec.setdefault("epsilon", copy.deepcopy(config["robustness"]["epsilon"]))
 
 
 def acquired_datasets(config: Mapping[str, Any]) -> list[str]:
@@ -279,39 +283,61 @@ def validate_sentiment_models(config: Mapping[str, Any]) -> None:
             )
 
 
-def validate_human_references(config: Mapping[str, Any], downloads: Iterable[str], manifest: str) -> None:
-    """Check the human section: downloads of the manifest, outputs for every system, gamma_at complete.
+def validate_human_studies(config: Mapping[str, Any], downloads: Iterable[str], manifest: str) -> None:
+    """Check the human studies: their files (downloads of the manifest or existing files), outputs for every
+    system, gamma_at complete. What needs the files' contents is checked where they are read
+    (:func:`nlp_robustness.studies.human.check_da_study`).
 
     Raises:
-        InputError: Naming the config key, e.g. ``human.domains.news.outputs`` or ``human.ranking.gamma_at``.
+        InputError: Naming the config key, e.g. ``human_studies.wmt21-mqm.domains.news.outputs`` or
+            ``human_studies.wmt22-de-en.ranking.gamma_at``.
     """
-    section = config.get("human")
-    if section is None:
-        return
     known = set(downloads)
-    systems = list(section["systems"])
-    for domain, spec in section["domains"].items():
-        if domain == WHOLE_POOL:
-            raise InputError(f"invalid configuration at key 'human.domains.{domain}': the name is reserved")
-        references = [(key, spec[key]) for key in ("scores", "source", "reference", "errors") if key in spec]
-        references += [(f"outputs.{system}", download) for system, download in spec.get("outputs", {}).items()]
-        for key, download in references:
-            if download not in known:
-                raise InputError(
-                    f"invalid configuration at key 'human.domains.{domain}.{key}': '{download}' is not a download of {manifest}"
-                )
-        if "outputs" in spec:
-            missing = [system for system in systems if system not in spec["outputs"]]
-            unknown = [system for system in spec["outputs"] if system not in systems]
-            if missing or unknown:
-                detail = f"no output for {', '.join(missing)}" if missing else f"unknown system(s) {', '.join(unknown)}"
-                raise InputError(f"invalid configuration at key 'human.domains.{domain}.outputs': {detail} (human.systems)")
-    ranking = section["ranking"]
-    if ranking["gamma"] == "at":
-        needed = ["human", *config["metrics"]]
-        missing = [score for score in needed if score not in ranking.get("gamma_at", {})]
-        if missing:
-            raise InputError(f"invalid configuration at key 'human.ranking.gamma_at': no epsilon for {', '.join(missing)}")
+
+    def check_file(key: str, value: str) -> None:
+        if value not in known and not os.path.isfile(value):
+            raise InputError(f"invalid configuration at key '{key}': '{value}' is neither a download of {manifest} "
+                             f"nor an existing file (relative to {os.getcwd()})")
+
+    for study, spec in config.get("human_studies", {}).items():
+        where = f"human_studies.{study}"
+        systems = list(spec["systems"])
+        if spec["format"] == "mqm":
+            for domain, files in spec["domains"].items():
+                if domain == WHOLE_POOL:
+                    raise InputError(f"invalid configuration at key '{where}.domains.{domain}': the name is reserved")
+                references = [(key, files[key]) for key in ("scores", "source", "reference", "errors") if key in files]
+                references += [(f"outputs.{system}", download) for system, download in files.get("outputs", {}).items()]
+                for key, download in references:
+                    if download not in known:
+                        raise InputError(
+                            f"invalid configuration at key '{where}.domains.{domain}.{key}': '{download}' is not a download of {manifest}"
+                        )
+                if "outputs" in files:
+                    missing = [system for system in systems if system not in files["outputs"]]
+                    unknown = [system for system in files["outputs"] if system not in systems]
+                    if missing or unknown:
+                        detail = f"no output for {', '.join(missing)}" if missing else f"unknown system(s) {', '.join(unknown)}"
+                        raise InputError(f"invalid configuration at key '{where}.domains.{domain}.outputs': {detail} ({where}.systems)")
+        else:
+            if WHOLE_POOL in spec["domains"]:
+                raise InputError(f"invalid configuration at key '{where}.domains': the name {WHOLE_POOL!r} is reserved")
+            for key in ("scores", "system_scores", "domain_file", "source", "reference"):
+                if key in spec:
+                    check_file(f"{where}.{key}", spec[key])
+            for system, value in {**spec["systems"], **spec["rated_references"]}.items():
+                group = "systems" if system in spec["systems"] else "rated_references"
+                check_file(f"{where}.{group}.{system}", value)
+            both = set(spec["systems"]) & set(spec["rated_references"])
+            if both:
+                raise InputError(f"invalid configuration at key '{where}.rated_references': {', '.join(sorted(both))} "
+                                 f"is also in {where}.systems")
+        ranking = spec["ranking"]
+        if ranking["gamma"] == "at":
+            needed = ["human", *config["metrics"]]
+            missing = [score for score in needed if score not in ranking.get("gamma_at", {})]
+            if missing:
+                raise InputError(f"invalid configuration at key '{where}.ranking.gamma_at': no epsilon for {', '.join(missing)}")
 
 
 def _key_text(key: Any) -> str:

@@ -32,7 +32,7 @@ from nlp_robustness.config import (
     fill_dependent_defaults,
     validate_config,
     validate_dataset_references,
-    validate_human_references,
+    validate_human_studies,
     validate_sentiment_references,
     validate_system_references,
 )
@@ -49,7 +49,7 @@ from nlp_robustness.studies.natural_robustness import complete_natural_robustnes
 from nlp_robustness.studies.profile import complete_profile
 from nlp_robustness.systems.kinds.hypotheses import check_submissions
 
-__all__ = ["canonical_config", "canonical_number", "check_mirror_dir", "fill_schema_defaults", "prepare_config"]
+__all__ = ["canonical_config", "canonical_number", "check_human_files", "check_mirror_dir", "fill_schema_defaults", "prepare_config"]
 
 
 def _load_schema(schema_path: str | Path) -> dict[str, Any]:
@@ -162,6 +162,26 @@ def check_mirror_dir(mirror_dir: str | None) -> None:
     )
 
 
+def check_human_files(config: Mapping[str, Any], manifest: Manifest) -> None:
+    """Check every WMT DA study's files against each other (:func:`.studies.human.check_da_study`) where they can be
+    read now: a file path, or a download the mirror holds; a download still to fetch is checked by its job."""
+    studies = {name: spec for name, spec in config.get("human_studies", {}).items() if spec["format"] == "wmt-da"}
+    if not studies:
+        return
+    from nlp_robustness.data.acquisition import mirror_download_file
+    from nlp_robustness.studies.human import check_da_study
+
+    def readable(value: str) -> str | None:
+        if value in manifest.downloads:
+            return mirror_download_file(manifest.downloads[value], config["mirror_dir"])
+        return value if Path(value).is_file() else None
+
+    for name, spec in studies.items():
+        values = [spec[key] for key in ("scores", "domain_file", "source")]
+        values += [*spec["systems"].values(), *spec["rated_references"].values()]
+        check_da_study(spec, f"human_studies.{name}", {value: readable(value) for value in values})
+
+
 def prepare_config(config: MutableMapping[str, Any], workflow_dir: str | Path, configfiles: Iterable[str | Path] = (),
                    launch_directory: str | Path | None = None) -> Manifest:
     """Check, complete and canonicalise ``config`` in place; load and check the manifest it names.
@@ -204,7 +224,8 @@ def prepare_config(config: MutableMapping[str, Any], workflow_dir: str | Path, c
     validate_sentiment_references(
         config, {key: dataset.domains for key, dataset in manifest.datasets.items()}, dataset_kinds, config["dataset_manifest"]
     )
-    validate_human_references(config, manifest.downloads, config["dataset_manifest"])
+    validate_human_studies(config, manifest.downloads, config["dataset_manifest"])
+    check_human_files(config, manifest)  # a DA study's files against each other, where they are on disk already
     complete_metric_robustness(config, list(manifest.downloads))  # attacks, pairs, layers, conditions checked
     # a bad test-set or hypotheses file (unequal lines, invalid UTF-8, an empty line) fails now, before any job
     check_text_files(config["testsets"], config["systems"], config["max_segments"],

@@ -15,7 +15,7 @@ from nlp_robustness.config import (
     training_datasets,
     validate_config,
     validate_dataset_references,
-    validate_human_references,
+    validate_human_studies,
     validate_sentiment_references,
     validate_system_references,
 )
@@ -55,7 +55,8 @@ SYSTEM_KINDS = {rule["if"]["properties"]["kind"]["const"]: rule["then"]
 def test_default_config_is_valid() -> None:
     validate_config(DEFAULT, SCHEMA)
     assert mt_leave_out({"leave_out": DEFAULT["mt_studies"]["paper"]["testsets"]}) == ["none", "wmt14", "wmt15", "iwslt17", "bio18"]
-    assert human_leave_out(DEFAULT) == ["none", "news", "ted"]
+    assert human_leave_out(DEFAULT["human_studies"]["wmt21-mqm"]) == ["none", "news", "ted"]
+    assert human_leave_out(DEFAULT["human_studies"]["wmt22-ja-en"]) == ["none", "conversation", "ecommerce", "news", "social"]
 
 
 @pytest.mark.parametrize(
@@ -329,51 +330,74 @@ def test_classifier_settings_match_the_schema_defaults() -> None:
 # human judgements
 # --------------------------------------------------------------------------------------------
 
-HUMAN_DOWNLOADS = [download for spec in DEFAULT["human"]["domains"].values()
+MQM = DEFAULT["human_studies"]["wmt21-mqm"]
+DA = DEFAULT["human_studies"]["wmt22-de-en"]
+HUMAN_DOWNLOADS = [download for spec in MQM["domains"].values()
                    for download in [spec["scores"], *(spec[key] for key in ("source", "reference", "errors") if key in spec),
                                     *spec.get("outputs", {}).values()]]
+HUMAN_DOWNLOADS += [DA[key] for key in ("scores", "system_scores", "domain_file", "source", "reference")]
+HUMAN_DOWNLOADS += [*DA["systems"].values(), *DA["rated_references"].values()]
 
 
-def test_human_section_of_the_default_config() -> None:
-    validate_human_references(filled(DEFAULT), HUMAN_DOWNLOADS, "datasets.yaml")
-    section = filled(DEFAULT)["human"]
+def _human(study: str, edit):
+    return config_with(lambda c: (c["human_studies"].pop("wmt22-ja-en"), edit(c["human_studies"][study])))
+
+
+def test_human_studies_of_the_default_config() -> None:
+    config = filled(_human("wmt21-mqm", lambda h: None))
+    validate_human_studies(config, HUMAN_DOWNLOADS, "datasets.yaml")
+    section = config["human_studies"]["wmt21-mqm"]
     assert section["ranking"] == {"gamma": "area", "permutations": 100000}
     assert section["epsilon"] == {"start": 0.1, "stop": 25, "step": 0.1}
-    bare = filled(config_with(lambda c: (c["human"].pop("epsilon"), c["human"].pop("ranking"))))["human"]
-    assert bare["ranking"] == schema_defaults(SCHEMA_TREE["properties"]["human"]["properties"]["ranking"])
+    bare = filled(_human("wmt21-mqm", lambda h: (h.pop("epsilon"), h.pop("ranking"))))["human_studies"]["wmt21-mqm"]
     assert bare["ranking"] == {"gamma": "area", "permutations": 100000}
     assert bare["epsilon"] == DEFAULT["robustness"]["epsilon"]  # the MT grid unless given
-    assert "human" not in filled(config_with(lambda c: c.pop("human")))
+    da = config["human_studies"]["wmt22-de-en"]
+    assert (da["score"], da["drop_placeholders"], da["all_segments"], da["ignore_systems"]) == ("z", True, True, [])
+    assert filled(config_with(lambda c: c.pop("human_studies")))["human_studies"] == {}
 
 
 @pytest.mark.parametrize(
-    ("edit", "message"),
+    ("study", "edit", "message"),
     [
-        (lambda h: h["domains"]["news"].update(scores="mqm-2021"), "'human.domains.news.scores': 'mqm-2021' is not a download"),
-        (lambda h: h["domains"]["news"]["outputs"].pop("UEdin"), "'human.domains.news.outputs': no output for UEdin"),
-        (lambda h: h["domains"]["news"]["outputs"].update(Lingua="wmt21-newstest2021-ende-src"), "unknown system(s) Lingua"),
-        (lambda h: h["ranking"].update(gamma="at", gamma_at={"human": 2, "bleu": 10}), "'human.ranking.gamma_at': no epsilon for chrf"),
-        (lambda h: h["domains"].update(none=h["domains"]["ted"]), "'human.domains.none': the name is reserved"),
+        ("wmt21-mqm", lambda h: h["domains"]["news"].update(scores="mqm-2021"),
+         "'human_studies.wmt21-mqm.domains.news.scores': 'mqm-2021' is not a download"),
+        ("wmt21-mqm", lambda h: h["domains"]["news"]["outputs"].pop("UEdin"),
+         "'human_studies.wmt21-mqm.domains.news.outputs': no output for UEdin"),
+        ("wmt21-mqm", lambda h: h["domains"]["news"]["outputs"].update(Lingua="wmt21-newstest2021-ende-src"), "unknown system(s) Lingua"),
+        ("wmt21-mqm", lambda h: h["ranking"].update(gamma="at", gamma_at={"human": 2, "bleu": 10}),
+         "'human_studies.wmt21-mqm.ranking.gamma_at': no epsilon for chrf"),
+        ("wmt21-mqm", lambda h: h["domains"].update(none=h["domains"]["ted"]), "'human_studies.wmt21-mqm.domains.none': the name is reserved"),
+        ("wmt22-de-en", lambda h: h.update(scores="no/such/file.csv"),
+         "'human_studies.wmt22-de-en.scores': 'no/such/file.csv' is neither a download of datasets.yaml nor an existing file"),
+        ("wmt22-de-en", lambda h: h["systems"].update(PROMT="promt.txt"), "'human_studies.wmt22-de-en.systems.PROMT': 'promt.txt'"),
+        ("wmt22-de-en", lambda h: h["rated_references"].update(PROMT=h["systems"]["PROMT"]),
+         "'human_studies.wmt22-de-en.rated_references': PROMT is also in human_studies.wmt22-de-en.systems"),
+        ("wmt22-de-en", lambda h: h.update(domains=["news", "none"]), "'human_studies.wmt22-de-en.domains': the name 'none' is reserved"),
     ],
 )
-def test_human_references_name_their_key(edit, message: str) -> None:
+def test_human_studies_name_their_key(study: str, edit, message: str) -> None:
     with pytest.raises(InputError) as error:
-        validate_human_references(config_with(lambda c: edit(c["human"])), HUMAN_DOWNLOADS, "datasets.yaml")
+        validate_human_studies(filled(_human(study, edit)), HUMAN_DOWNLOADS, "datasets.yaml")
     assert message in str(error.value)
 
 
 @pytest.mark.parametrize(
-    ("edit", "key"),
+    ("study", "edit", "key"),
     [
-        (lambda h: h["domains"]["ted"].update(source="x"), "human.domains.ted"),
-        (lambda h: h["domains"]["news"].pop("reference"), "human.domains.news"),
-        (lambda h: h["ranking"].update(gamma="median"), "human.ranking.gamma"),
-        (lambda h: h.update(systems={"only": "one"}), "human.systems"),
+        ("wmt21-mqm", lambda h: h["domains"]["ted"].update(source="x"), "human_studies.wmt21-mqm.domains.ted"),
+        ("wmt21-mqm", lambda h: h["domains"]["news"].pop("reference"), "human_studies.wmt21-mqm.domains.news"),
+        ("wmt21-mqm", lambda h: h["ranking"].update(gamma="median"), "human_studies.wmt21-mqm.ranking.gamma"),
+        ("wmt21-mqm", lambda h: h.update(systems={"only": "one"}), "human_studies.wmt21-mqm.systems"),
+        ("wmt22-de-en", lambda h: h.pop("domain_file"), "human_studies.wmt22-de-en"),
+        ("wmt22-de-en", lambda h: h.update(score="zz"), "human_studies.wmt22-de-en.score"),
+        ("wmt22-de-en", lambda h: h.update(domains=["news"]), "human_studies.wmt22-de-en.domains"),
+        ("wmt22-de-en", lambda h: h.update(colour="blue"), "human_studies.wmt22-de-en"),
     ],
 )
-def test_human_schema_names_the_key(edit, key: str) -> None:
+def test_human_schema_names_the_key(study: str, edit, key: str) -> None:
     with pytest.raises(InputError) as error:
-        validate_config(config_with(lambda c: edit(c["human"])), SCHEMA)
+        validate_config(_human(study, edit), SCHEMA)
     assert f"'{key}'" in str(error.value)
 
 

@@ -16,8 +16,8 @@ from scipy import stats
 from nlp_robustness.errors import InputError
 from nlp_robustness.fileio import read_text_lines
 from nlp_robustness.data.mqm import error_file_texts, read_mqm_error_texts, read_mqm_segment_scores
-from nlp_robustness.statistics.rankings import agreement_table, kendall_tau, pairwise_table, rank_values
-from nlp_robustness.studies.human import domain_segments, gamma_name, gamma_summary
+from nlp_robustness.statistics.rankings import agreement_table, kendall_tau, rank_values
+from nlp_robustness.studies.human import domain_segments, gamma_name, gamma_summary, ranking_tables
 from tests.paths import MIRROR, REPOSITORY
 
 HUMANEVAL = MIRROR / "wmt21-news-humaneval"
@@ -47,7 +47,7 @@ def test_real_segment_counts() -> None:
 
 @needs_mirror
 def test_every_configured_system_is_mapped_in_both_domains() -> None:
-    mapping = DEFAULT["human"]["systems"]
+    mapping = DEFAULT["human_studies"]["wmt21-mqm"]["systems"]
     news, ted = read_mqm_segment_scores(str(NEWS_SCORES)), read_mqm_segment_scores(str(TED_SCORES))
     texts = read_mqm_error_texts(str(TED_ERRORS))
     for frame in (news, ted, texts):
@@ -223,10 +223,58 @@ def test_kendall_tau_matches_scipy_and_an_exhaustive_permutation_count() -> None
     assert np.isnan(kendall_tau([1, 2], [2, 1], 100, 0)[1])
 
 
-def test_pairwise_verdicts() -> None:
-    consistency = {"cov_bleu": {"A": 0.5, "B": 0.7, "C": 0.5}, "gamma_human": {"A": 0.2, "B": 0.1, "C": 0.3}}
-    table = pairwise_table(consistency, "gamma_human")
-    assert table[["system_a", "system_b"]].values.tolist() == [["A", "B"], ["A", "C"], ["B", "C"]]
-    assert table["more_consistent_by_cov_bleu"].tolist() == ["A", "tie", "C"]
-    assert table["more_consistent_by_gamma_human"].tolist() == ["B", "A", "B"]
-    assert table["cov_bleu_agrees"].tolist() == [False, False, False]
+def _synthetic_study(noise: float):
+    """Three systems scored by bleu and human: whole-pool summaries, paired replicates around them, and the paired
+    verdicts a comparisons table would hold."""
+    rng = np.random.default_rng(0)
+    point = {  # statistic -> score -> system -> value
+        "mean": {"bleu": {"A": 30.0, "B": 20.0, "C": 25.0}, "human": {"A": 0.1, "B": -0.2, "C": 0.0}},
+        "cov": {"bleu": {"A": 0.5, "B": 0.7, "C": 0.6}, "human": {"A": 9.0, "B": -3.0, "C": 50.0}},
+        "gamma_area": {"bleu": {"A": 0.2, "B": 0.4, "C": 0.3}, "human": {"A": 0.3, "B": 0.1, "C": 0.2}},
+        "between_sd": {"bleu": {"A": 1.0, "B": 3.0, "C": 2.0}, "human": {"A": 0.05, "B": 0.02, "C": 0.04}},
+    }
+    summaries, replicates = {}, {}
+    for score in ("bleu", "human"):
+        summaries[score] = {s: pd.DataFrame({"left_out": ["none"], "method": ["pool"],
+                                             **{stat: [point[stat][score][s]] for stat in point}}) for s in "ABC"}
+        replicates[score] = {s: {"none": {stat: point[stat][score][s] + noise * rng.standard_normal(200) for stat in point}}
+                             for s in "ABC"}
+    rows = [("bleu", "gamma_area", "A", "B", "more consistent"), ("bleu", "gamma_area", "A", "C", "not distinguishable"),
+            ("bleu", "gamma_area", "B", "C", "less consistent"), ("bleu", "cov", "A", "B", "more consistent"),
+            ("bleu", "cov", "A", "C", "not distinguishable"), ("bleu", "cov", "B", "C", "not distinguishable"),
+            ("human", "gamma_area", "A", "B", "less consistent"), ("human", "gamma_area", "A", "C", "less consistent"),
+            ("human", "gamma_area", "B", "C", "more consistent")]
+    comparisons = {score: pd.DataFrame([{"left_out": "none", "statistic": stat, "row_a": a, "row_b": b, "verdict": v}
+                                        for sc, stat, a, b, v in rows if sc == score]) for score in ("bleu", "human")}
+    ranking = {"gamma": "area", "permutations": 1000}
+    return summaries, replicates, comparisons, ranking
+
+
+def test_tables_7_and_8_from_paired_replicates_and_verdicts() -> None:
+    summaries, replicates, comparisons, ranking = _synthetic_study(noise=1e-9)
+    table, pairwise, agreement = ranking_tables(summaries, {}, replicates, comparisons, ["bleu"], ranking, 0, 0.95)
+    table = table.set_index("system")
+    # Table 7: ranks (1 = best / most consistent) with rank intervals; noise-free replicates pin every rank
+    assert table["mean_bleu_rank"].tolist() == [1, 3, 2] and table["mean_gamma_human_rank"].tolist() == [3, 1, 2]
+    assert table["between_sd_human_rank"].tolist() == [3, 1, 2] and "cov_human" not in table
+    assert (table["mean_gamma_bleu_rank_lo"] == table["mean_gamma_bleu_rank"]).all()
+    assert (table["mean_gamma_bleu_rank_hi"] == table["mean_gamma_bleu_rank"]).all()
+    # Table 8: a side agrees or disagrees with people only where both verdicts separate the pair
+    pairs = pairwise.set_index(["system_a", "system_b"])
+    assert pairs.loc[("A", "B"), "mean_gamma_bleu_verdict"] == "A" and pairs.loc[("A", "B"), "mean_gamma_human_verdict"] == "B"
+    assert pairs["mean_gamma_bleu_vs_people"].tolist() == ["disagree", "undetermined", "disagree"]
+    assert pairs["cov_bleu_vs_people"].tolist() == ["disagree", "undetermined", "undetermined"]
+    assert pairs["mean_gamma_bleu_point_agrees"].tolist() == [False, False, False]
+    rows = agreement.set_index(["ranking", "reference"])
+    gamma = rows.loc[("mean_gamma_bleu", "mean_gamma_human")]
+    assert (gamma["pairs_agree"], gamma["pairs_disagree"], gamma["pairs_undetermined"]) == (0, 2, 1)
+    assert gamma["kendall_tau"] == pytest.approx(-1.0) and gamma["tau_lo"] == gamma["tau_hi"] == pytest.approx(-1.0)
+    assert np.isnan(rows.loc[("mean_bleu", "mean_human"), "pairs_agree"])
+
+
+def test_noisy_replicates_widen_rank_and_tau_intervals() -> None:
+    summaries, replicates, comparisons, ranking = _synthetic_study(noise=1.0)
+    table, _, agreement = ranking_tables(summaries, {}, replicates, comparisons, ["bleu"], ranking, 0, 0.95)
+    assert (table["mean_gamma_human_rank_lo"] == 1).all() and (table["mean_gamma_human_rank_hi"] == 3).all()
+    gamma = agreement.set_index("ranking").loc["mean_gamma_bleu"]
+    assert gamma["tau_hi"] - gamma["tau_lo"] > 0.5  # three systems whose values the noise reorders: tau is not determined

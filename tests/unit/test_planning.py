@@ -96,10 +96,15 @@ def test_canonical_config_sorts_records_and_unordered_maps_only() -> None:
     assert canonical == config  # the same values
 
 
+HUMAN_TABLES = [f"human/{study}/{score}" for study in ("wmt21-mqm", "wmt22-de-en", "wmt22-ja-en") for score in ("human", "bleu", "chrf")]
+HUMAN_TABLES += [f"human/{study}/{metric}-all" for study in ("wmt22-de-en", "wmt22-ja-en") for metric in ("bleu", "chrf")]
+
+
 def test_the_study_plan_of_the_default_config_keeps_every_branchs_paths() -> None:
     config = _prepared(DEFAULT_CONFIG)
     plan = study_plan(config, _sections(config))
-    assert list(plan.studies) == ["domains/paper", "domains/wmt22-de-fr", "domains/wmt22-fr-de", "sentiment", "human", "perturbations/word_order", "perturbations/character_attacks",
+    assert list(plan.studies) == ["domains/paper", "domains/wmt22-de-fr", "domains/wmt22-fr-de", "sentiment", "human/wmt21-mqm", "human/wmt22-de-en",
+                                  "human/wmt22-de-en/all", "human/wmt22-ja-en", "human/wmt22-ja-en/all", "perturbations/word_order", "perturbations/character_attacks",
                                   "perturbations/natural", "perturbations/paraphrase", "perturbations/structure", "metric_attacks",
                                   "natural_robustness/mt", "natural_robustness/sentiment"]
     systems = config["mt_studies"]["paper"]["systems"]
@@ -110,12 +115,17 @@ def test_the_study_plan_of_the_default_config_keeps_every_branchs_paths() -> Non
     assert wmt22["language_pair"] == "de-fr" and len(wmt22["systems"]) == 6 and len(config["mt_studies"]["wmt22-fr-de"]["systems"]) == 7
     assert plan.table_summaries("sentiment") == {
         domain: f"results/sentiment/robustness/{domain}.summary.tsv" for domain in config["sentiment"]["training"]["domains"]}
-    assert set(plan.tables) == {f"{study}/{metric}" for study in config["mt_studies"] for metric in ("bleu", "chrf")} | {"sentiment", "human/human", "human/bleu", "human/chrf",
+    assert set(plan.tables) == {f"{study}/{metric}" for study in config["mt_studies"] for metric in ("bleu", "chrf")} | {"sentiment", *HUMAN_TABLES,
                                 "perturbations/word_order/bleu", "perturbations/word_order/chrf",
                                 "perturbations/word_order/levenshtein", "perturbations/character_attacks/bleu",
                                 "perturbations/character_attacks/chrf", "perturbations/character_attacks/levenshtein",
                                 "metric_robustness", "natural_robustness"} - _families_without_reports(config)
-    assert set(plan.gamma_figures) == (set(plan.tables) - {"human/bleu", "human/chrf", "human/human"}) | {"human"}
+    human_studies = {f"human/{study}" for study in config["human_studies"]}
+    assert set(plan.gamma_figures) == (set(plan.tables) - set(HUMAN_TABLES)) | human_studies
+    da = plan.statistics_job("human/wmt22-ja-en/robustness/human/NT5")
+    assert da["unit_files"]["news"] == "results/human/wmt22-ja-en/segments/news.tsv" and da["options"] == {"format": "wmt-da"}
+    assert da["epsilon"] == config["human_studies"]["wmt22-ja-en"]["epsilon"] and da["label"] == "human/wmt22-ja-en"
+    assert list(plan.table_summaries("human/wmt22-de-en/bleu"))[-1] == "HUMAN-B"  # the rated reference joins as a row
     # the job of one MT row: its score tables by test set, the study's pools and the metric's epsilon grid
     job = plan.statistics_job("robustness/paper/bleu/apertium-en-es-fr")
     paper = config["mt_studies"]["paper"]["testsets"]

@@ -69,9 +69,9 @@ def _gamma_curves(config: dict) -> dict[str, dict[str, str]]:
               for metric in config["metrics"]}
     if "sentiment" in config:
         curves["sentiment"] = {domain: f"results/sentiment/robustness/{domain}.gamma.tsv" for domain in config["sentiment"]["training"]["domains"]}
-    if "human" in config:
+    for study, spec in config.get("human_studies", {}).items():
         for score in ["human", *config["metrics"]]:
-            curves[f"human/{score}"] = {name: f"results/human/robustness/{score}/{name}.gamma.tsv" for name in config["human"]["systems"]}
+            curves[f"human/{study}/{score}"] = {name: f"results/human/{study}/robustness/{score}/{name}.gamma.tsv" for name in spec["systems"]}
     return curves
 
 
@@ -108,9 +108,9 @@ def test_the_plan_has_a_group_per_branch_configured() -> None:
         "var_bleu_pool", "between_sd_bleu", "between_share_bleu", "beta1_bleu", "beta2_bleu", "beta2_minus_beta1_bleu", "drop_visual-p0.1_bleu", "drop_intrude-p0.1_bleu",
         "natural_exact", "natural_chrf",
     ]
-    human = {"systems": {"A": "A", "B": "B"}}
+    human = {"wmt21": {"format": "mqm", "systems": {"A": "A", "B": "B"}}}
     sentiment = {"training": {"domains": ["books", "dvd"]}}
-    plan = _plan(_config(human=human, sentiment=sentiment))
+    plan = _plan(_config(human_studies=human, sentiment=sentiment))
     assert [group["name"] for group in plan["groups"]] == ["mt", "sentiment", "wmt21"]
     wmt21 = [measure["key"] for measure in plan["groups"][2]["measures"]]
     # the MQM score's COV is left out: its means are negative

@@ -22,7 +22,8 @@ def test_small_config_is_complete_in_itself() -> None:
     validate(copy.deepcopy(config), str(REPOSITORY / "schemas" / "config.schema.yaml"))  # every required key
     assert config["max_segments"] == 40 and list(config["testsets"])[:4] == ["wmt14", "wmt15", "iwslt17", "bio18"]
     assert list(config["mt_studies"]) == ["paper", "wmt22-de-fr"]
-    assert {"sentiment", "human"} <= set(config)  # both branches run
+    assert {"sentiment", "human_studies"} <= set(config)  # both branches run
+    assert list(config["human_studies"]) == ["wmt21-mqm", "wmt22-de-en", "wmt22-ja-en"]
 
 
 def test_small_config_is_the_default_config_made_small() -> None:
@@ -42,6 +43,7 @@ def test_small_config_is_the_default_config_made_small() -> None:
         if key.endswith("-dim") or key.endswith("-layers"):
             training["train_args"][key] = value
     small["max_segments"] = default["max_segments"]
+    assert small["human_studies"]["wmt22-ja-en"].pop("all_segments") is False
     word_order, default_word_order = small["perturbations"]["families"]["word_order"], default["perturbations"]["families"]["word_order"]
     assert word_order["sample_size"] == 12 and len(word_order["functions"]) == 6
     assert all(default_word_order["functions"][name] == settings for name, settings in word_order["functions"].items())

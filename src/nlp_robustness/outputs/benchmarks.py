@@ -98,7 +98,7 @@ RULE_BRANCHES: dict[str, str] = {
                      "natural_responses_sentiment", "natural_responses_sentiment_model", "natural_robustness_scores",
                      "natural_robustness_tables", "natural_robustness_figure"), NATURAL),
     **dict.fromkeys(("sentiment_train", "sentiment_evaluate", "sentiment_evaluate_model", "sentiment_accuracy_table"), SENTIMENT),
-    **dict.fromkeys(("human_segments", "human_rankings"), HUMAN),
+    **dict.fromkeys(("human_mqm_segments", "human_da_segments", "human_domain_means", "human_rankings"), HUMAN),
     **dict.fromkeys(("robustness_profile", "robustness_profile_figure", "robustness_profile_overview",
                      "robustness_profile_report", "benchmark_summary"), PROFILE),
 }

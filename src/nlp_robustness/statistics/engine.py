@@ -436,6 +436,19 @@ def document_clusters(pool: pd.DataFrame) -> NDArray[np.object_] | None:
     return keys.to_numpy(dtype=object)
 
 
+def _universe(documents: pd.DataFrame | None, members: Sequence[str]) -> tuple[NDArray[np.object_], NDArray[np.int64]] | None:
+    """The documents of a pool's domains as cluster keys of :func:`document_clusters` with their domain codes
+    (None without a universe)."""
+    if documents is None:
+        return None
+    keys, strata = [], []
+    for code, domain in enumerate(members):
+        names = sorted(set(documents.loc[documents["domain"] == domain, "document"].astype(str)))
+        keys += [f"{domain}\x1f{name}" for name in names]
+        strata += [code] * len(names)
+    return np.asarray(keys, dtype=object), np.asarray(strata, dtype=np.int64)
+
+
 def _codes(frame: pd.DataFrame, members: Sequence[str]) -> NDArray[np.int64]:
     return frame["domain"].map({domain: index for index, domain in enumerate(members)}).to_numpy(dtype=np.int64)
 
@@ -465,6 +478,7 @@ def evaluate_study(
     crossed_units: bool = False,
     replicate_units: pd.DataFrame | None = None,
     seed_labels: Sequence[str] = (),
+    document_universe: pd.DataFrame | None = None,
 ) -> StudyEvaluation:
     """Metrics I-III of one row of a study on every pool (``leave_out``: :func:`leave_out_labels`) and method.
 
@@ -484,6 +498,9 @@ def evaluate_study(
     ``replicate_units`` (columns ``domain, unit_id, cluster, score``): finer units whose domain means are
     the domain values of ``units``, resampled by ``cluster`` instead (a study whose units are aggregates).
     ``seed_labels`` (with the left-out label) seed the replicates: the study's name, never the row's.
+    ``document_universe`` (columns ``domain, document``): every document the study's rows are resampled over, for
+    studies whose rows are measured on different units of the same documents (each system rated on its own
+    segments): every row then draws the same documents, so paired comparisons and rank intervals hold.
 
     Raises:
         InputError: A pool or block sample has fewer than two values, a block unit is not in the pool,
@@ -528,7 +545,8 @@ def evaluate_study(
             else:
                 drawn, clusters = pool_replicates(scores, codes, len(members), pool["unit_id"].to_numpy() if crossed_units else documents,
                                         aggregation, epsilons, uncertainty, [*seed_labels, left_out],
-                                        variance_components and len(members) > 1)
+                                        variance_components and len(members) > 1,
+                                        _universe(document_universe, members) if documents is not None else None)
             replicates[left_out] = {name: values for name, values in drawn.items() if name != "gamma"}
             estimates = {"mean": statistics.mean, "variance": statistics.variance, "cov": statistics.cov,
                          "gamma_area": float(whole_gamma.mean()), **between}

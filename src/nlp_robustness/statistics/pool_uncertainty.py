@@ -81,6 +81,7 @@ def pool_replicates(
     options: UncertaintyOptions,
     labels: Sequence[str],
     variance_components: bool = False,
+    universe: tuple[NDArray, NDArray[np.int64]] | None = None,
 ) -> tuple[dict[str, NDArray[np.float64]], int]:
     """Bootstrap replicates of one pool's statistics: ``mean, variance, cov, gamma_area`` (B,), ``gamma`` (B, G)
     and, with ``variance_components``, the between-domain columns (B,).
@@ -90,9 +91,11 @@ def pool_replicates(
     scores are the sample) or ``domain`` (the domain means are); ``labels`` seed the replicates with
     ``options.seed`` (the same labels for every row of a study make their replicates paired). ``clusters``
     nested in the domains (documents) make the decomposition the nested one (module docstring).
+    ``universe``: the clusters to draw from, with their domain codes (:func:`.uncertainty.cluster_design`), so rows
+    rated on different units of the same documents draw the same documents.
     Also returns the clusters drawn in the smallest stratum (the n of :func:`.uncertainty.expansion`).
     """
-    design = cluster_design(codes, clusters, options.resample_domains)
+    design = cluster_design(codes, clusters, options.resample_domains, universe)
     documents = (clusters is not None and bool(np.all(design.stratum_of_cluster[design.cluster_of_unit] == codes))
                  and design.n_clusters < design.n_units)
     between = between_applies(variance_components, n_domains)

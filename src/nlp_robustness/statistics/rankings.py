@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["agreement_table", "kendall_tau", "pairwise_table", "rank_values"]
+__all__ = ["agreement_table", "kendall_tau", "rank_values"]
 
 
 def rank_values(values: Mapping[str, float], higher_is_better: bool) -> dict[str, int]:
@@ -97,25 +97,4 @@ def agreement_table(
             "position_agreement": 100.0 * float(same_position), "pairwise_agreement": 100.0 * float(np.mean(pairs)),
             "kendall_tau": tau, "p_value": p_value,
         })
-    return pd.DataFrame(rows)
-
-
-def pairwise_table(
-    consistency: Mapping[str, Mapping[str, float]], reference: str
-) -> pd.DataFrame:
-    """Table 8 analog: for every system pair, which system is more consistent by each statistic, and whether
-    each agrees with ``reference``. ``consistency`` maps a statistic's name to system -> value (lower = more
-    consistent); equal values say ``tie``."""
-    systems = list(consistency[reference])
-    rows = []
-    for a, b in itertools.combinations(systems, 2):
-        row: dict[str, Any] = {"system_a": a, "system_b": b}
-        verdicts = {}
-        for name, values in consistency.items():
-            verdicts[name] = "tie" if values[a] == values[b] else (a if values[a] < values[b] else b)
-            row[f"more_consistent_by_{name}"] = verdicts[name]
-        for name in consistency:
-            if name != reference:
-                row[f"{name}_agrees"] = verdicts[name] == verdicts[reference]
-        rows.append(row)
     return pd.DataFrame(rows)

@@ -144,15 +144,22 @@ def label_codes(labels: ArrayLike) -> NDArray[np.int64]:
     return np.unique(values, return_inverse=True)[1].reshape(-1).astype(np.int64)
 
 
-def cluster_design(domains: ArrayLike, clusters: ArrayLike | None = None, resample_domains: bool = False) -> ResamplingDesign:
+def cluster_design(domains: ArrayLike, clusters: ArrayLike | None = None, resample_domains: bool = False,
+                   universe: tuple[ArrayLike, ArrayLike] | None = None) -> ResamplingDesign:
     """The design of a study's units: ``domains`` one label per unit; ``clusters`` one id per unit shared by
     the units that are resampled together (None: every unit its own cluster, stratified by domain).
 
     With ``clusters`` given, a cluster whose units all lie in one domain is stratified by that domain; ids
     spanning domains are drawn over the whole study (one stratum), as described in the module docstring.
 
+    ``universe`` (cluster ids, the domain code of each; clusters nested in domains): the clusters drawn from,
+    in this order, including clusters none of these units lie in. Rows of a study measured on different units
+    of the same clusters (systems each rated on its own segments of the same documents) then draw the same
+    clusters in every replicate, so their replicates stay paired; an empty cluster drawn adds no unit.
+
     Raises:
-        ValueError: lengths differ, or ids span domains while ``resample_domains`` asks for domain strata.
+        ValueError: lengths differ, ids span domains while ``resample_domains`` asks for domain strata, or a
+            unit's cluster is not in ``universe`` or lies in another domain there.
     """
     domain_labels = np.asarray(domains)
     domain_codes = label_codes(domain_labels)
@@ -161,6 +168,16 @@ def cluster_design(domains: ArrayLike, clusters: ArrayLike | None = None, resamp
     cluster_labels = np.asarray(clusters)
     if cluster_labels.shape != domain_labels.shape:
         raise ValueError(f"{cluster_labels.size} cluster ids for {domain_labels.size} units")
+    if universe is not None:
+        keys, strata = np.asarray(universe[0]), np.asarray(universe[1], dtype=np.int64)
+        position = {key: index for index, key in enumerate(keys.tolist())}
+        missing = [key for key in dict.fromkeys(cluster_labels.tolist()) if key not in position]
+        if missing:
+            raise ValueError(f"cluster {missing[0]!r} of a unit is not in the universe of clusters")
+        cluster_codes = np.fromiter((position[key] for key in cluster_labels.tolist()), dtype=np.int64, count=cluster_labels.size)
+        if not np.array_equal(strata[cluster_codes], domain_codes):
+            raise ValueError("a unit's cluster lies in another domain in the universe of clusters")
+        return ResamplingDesign(cluster_codes, strata, resample_domains)
     cluster_codes = label_codes(cluster_labels)
     n_clusters = int(cluster_codes.max()) + 1 if cluster_codes.size else 0
     first_domain = np.full(n_clusters, -1, dtype=np.int64)

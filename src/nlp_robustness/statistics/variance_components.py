@@ -112,7 +112,7 @@ def nested_components(weights: NDArray[np.float64], sizes: NDArray[np.float64], 
         domain_sums = (weights * sums) @ indicator
         total_units = domain_units.sum(axis=1)
         total_sum = domain_sums.sum(axis=1)
-        documents = weights.sum(axis=1)
+        documents = weights @ (sizes > 0).astype(np.float64)  # drawn documents with units (an empty one adds none)
         between_domains = np.nansum(np.where(domain_units > 0, domain_sums**2 / domain_units, 0.0), axis=1)
         documents_square = weights @ per_document
         sum_squares_a = between_domains - total_sum**2 / total_units

@@ -27,17 +27,21 @@ Choices (documented in the README, tested in tests/unit/test_human.py):
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import NDArray
 
 from nlp_robustness.errors import InputError
 from nlp_robustness.statistics.engine import WHOLE_POOL, units_from_tables
-from nlp_robustness.statistics.rankings import agreement_table, pairwise_table, rank_values
+from nlp_robustness.statistics.rankings import agreement_table, rank_values
+from nlp_robustness.studies.profile_uncertainty import replicate_ranks, replicate_taus
 
-__all__ = ["crossed_units", "has_variance_components", "replicate_units", 
+__all__ = ["crossed_units", "document_universe", "has_variance_components", "replicate_units", 
     "SEGMENT_COLUMNS",
     "domain_segments",
     "gamma_name",
@@ -49,29 +53,30 @@ __all__ = ["crossed_units", "has_variance_components", "replicate_units",
     "units_of_system",
 ]
 
-#: Columns of a domain's segment table (one row per system and rated segment).
-SEGMENT_COLUMNS = ("system", "segment_id", "source", "reference", "hypothesis", "human")
+#: Columns of a domain's segment table (one row per system and rated segment); ``document`` is "" for MQM.
+SEGMENT_COLUMNS = ("system", "segment_id", "document", "source", "reference", "hypothesis", "human")
 
 
 def read_segments(path: str, columns: Sequence[str] | None = None) -> pd.DataFrame:
-    """A domain's segment table (written by the ``human_segments`` rule), or some of its columns."""
+    """A domain's segment table (written by the ``human_*_segments`` rules), or some of its columns."""
     return pd.read_csv(path, sep="\t", usecols=list(columns) if columns else None,
-                       dtype={"system": str, "segment_id": str}, keep_default_na=False)
+                       dtype={"system": str, "segment_id": str, "document": str}, keep_default_na=False)
 
 
 def units_of_system(segments: Mapping[str, pd.DataFrame], system: str, score: str | None = None) -> pd.DataFrame:
     """The study's units of one system: its rated segments in every domain (domain order of ``segments``),
-    scored by ``score`` (``human`` or a metric; None: keys only). All systems share the same units."""
+    scored by ``score`` (``human`` or a metric; None: keys only), with their documents."""
     return units_from_tables(
         {domain: frame[frame["system"] == system].reset_index(drop=True) for domain, frame in segments.items()},
-        "segment_id", score,
+        "segment_id", score, document_column="document",
     )
 
 
 def crossed_units(options: Mapping[str, Any]) -> bool:
     """Whether a unit id names the same item in every domain, so the bootstrap resamples ids across domains.
 
-    A rated segment belongs to one domain: segments are resampled within their domain.
+    A rated segment belongs to one domain: segments are resampled within their domain (by document when the
+    segment table has documents).
     """
     return False
 
@@ -91,16 +96,39 @@ def has_variance_components(options: Mapping[str, Any]) -> bool:
 
 
 def unit_keys(files: Mapping[str, str], domains: Sequence[str], options: Mapping[str, Any]) -> pd.DataFrame:
-    """The study's unit keys from the domains' segment tables (domain -> path): the first system's segments,
-    which are every system's."""
-    segments = {domain: read_segments(path, ["system", "segment_id"]) for domain, path in files.items()}
-    first = next(iter(segments.values()))["system"].iloc[0]
-    return units_of_system(segments, first)
+    """The unit keys the bagging blocks are drawn over: the segments *every* system of the study was rated on
+    (all of a system's segments under MQM, where the tables hold only those), so every row is measured on the
+    same blocks (a DA system is rated on its own ~85 % of the segments; the blocks use their intersection)."""
+    frames = {}
+    for domain, path in files.items():
+        table = read_segments(path, ["system", "segment_id", "document"])
+        systems = table["system"].nunique()
+        counts = table.groupby("segment_id", sort=False)["system"].transform("nunique")
+        shared = table[counts == systems].drop_duplicates("segment_id")
+        if shared.empty:
+            raise InputError(f"{path}: no segment of domain {domain} is rated for every system, so no bagging block "
+                             "can be drawn that every system is measured on")
+        frames[domain] = shared.reset_index(drop=True)
+    return units_from_tables(frames, "segment_id")
+
+
+def document_universe(files: Mapping[str, str], domains: Sequence[str], options: Mapping[str, Any]) -> pd.DataFrame | None:
+    """The documents every row's bootstrap draws (columns ``domain, document``): those any system was rated on,
+    so systems rated on different segments of the same documents are resampled alike (paired); None when the
+    segments have no documents (MQM)."""
+    frames = []
+    for domain, path in files.items():
+        documents = read_segments(path, ["document"])["document"]
+        if (documents == "").all():
+            return None
+        frames.append(pd.DataFrame({"domain": domain, "document": sorted(set(documents))}))
+    return pd.concat(frames, ignore_index=True)
 
 
 def units(files: Mapping[str, str], domains: Sequence[str], row: str, score: str, options: Mapping[str, Any]) -> pd.DataFrame:
     """The units of system ``row`` scored by ``score``, from the domains' segment tables (domain -> path)."""
-    return units_of_system({domain: read_segments(path, ["system", "segment_id", score]) for domain, path in files.items()}, row, score)
+    return units_of_system({domain: read_segments(path, ["system", "segment_id", "document", score])
+                            for domain, path in files.items()}, row, score)
 
 
 def domain_segments(
@@ -156,6 +184,7 @@ def domain_segments(
         frames.append(pd.DataFrame({
             "system": name,
             "segment_id": segments,
+            "document": "",
             "source": [text_of(source, segment, "the source") for segment in segments],
             "reference": [text_of(reference, segment, "the reference") for segment in segments],
             "hypothesis": [text_of(outputs[name], segment, f"the output of {name}") for segment in segments],
@@ -185,56 +214,300 @@ def gamma_name(score: str, summary: str) -> str:
     return f"mean_gamma_{score}" if summary == "area" else f"gamma_at_{score}"
 
 
+#: Consistency statistics of Table 7 (summary/replicate column -> measure prefix); lower = more consistent.
+CONSISTENCY_STATISTICS = {"cov": "cov", "gamma_area": "gamma", "between_sd": "between_sd"}
+#: Table 8's pair outcomes: both sides distinguishable and alike, both distinguishable and opposite, otherwise.
+PAIR_OUTCOMES = ("agree", "disagree", "undetermined")
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One ranking of Table 7: ``score`` (``human`` or a metric), ``statistic`` (a summary column), its name and
+    whether higher values rank first."""
+
+    name: str
+    score: str
+    statistic: str
+    higher_is_better: bool
+
+
+def measures(metrics: Sequence[str], ranking: Mapping[str, Any]) -> list[Measure]:
+    """Table 7's rankings: mean, COV (metrics only: a human mean near or below 0 makes COV meaningless), gamma
+    (:func:`gamma_name`) and between-domain SD of every score; the human ones last."""
+    listed = []
+    for score in [*metrics, "human"]:
+        listed.append(Measure(f"mean_{score}", score, "mean", True))
+        if score != "human":
+            listed.append(Measure(f"cov_{score}", score, "cov", False))
+        listed.append(Measure(gamma_name(score, ranking["gamma"]), score, "gamma_area", False))
+        listed.append(Measure(f"between_sd_{score}", score, "between_sd", False))
+    return listed
+
+
+def _whole_pool(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame[(frame["left_out"].astype(str) == WHOLE_POOL) & (frame["method"] == "pool")]
+
+
+def measure_values(measure: Measure, summaries: Mapping[str, Mapping[str, pd.DataFrame]],
+                   gammas: Mapping[str, Mapping[str, pd.DataFrame]], ranking: Mapping[str, Any]) -> dict[str, float]:
+    """Every system's whole-pool value of one measure (gamma "at": read off its gamma curve)."""
+    systems = list(summaries[measure.score])
+    if measure.statistic == "gamma_area" and ranking["gamma"] == "at":
+        return {s: gamma_summary(_whole_pool(gammas[measure.score][s]), "at", ranking["gamma_at"][measure.score]) for s in systems}
+    return {s: float(_whole_pool(summaries[measure.score][s])[measure.statistic].iloc[0]) for s in systems}
+
+
+def measure_replicates(measure: Measure, replicates: Mapping[str, Mapping[str, Mapping[str, NDArray[np.float64]]]],
+                       systems: Sequence[str], ranking: Mapping[str, Any]) -> NDArray[np.float64] | None:
+    """The whole-pool bootstrap replicates of one measure, (B, systems), paired across systems and scores (the
+    engine draws the same documents for every row of a study); None for gamma "at" (no replicates of it)."""
+    if measure.statistic == "gamma_area" and ranking["gamma"] == "at":
+        return None
+    return np.column_stack([replicates[measure.score][s][WHOLE_POOL][measure.statistic] for s in systems])
+
+
 def ranking_tables(
     summaries: Mapping[str, Mapping[str, pd.DataFrame]],
     gammas: Mapping[str, Mapping[str, pd.DataFrame]],
+    replicates: Mapping[str, Mapping[str, Mapping[str, Mapping[str, NDArray[np.float64]]]]],
+    comparisons: Mapping[str, pd.DataFrame],
     metrics: Sequence[str],
     ranking: Mapping[str, Any],
     seed: int,
+    confidence: float,
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """Tables 7 and 8 analogs and the agreement table, from every score's per-system summary and gamma tables.
+    """Tables 7 and 8 and the agreement table of one human study.
 
-    ``summaries[score][system]`` and ``gammas[score][system]`` are the engine's outputs (the whole pool,
-    method ``pool``, is used); ``score`` is ``human`` or a metric.
+    ``summaries[score][system]``, ``gammas[score][system]``: the engine's whole-pool tables; ``replicates[score][system]``:
+    its replicates (left-out label -> statistic -> array); ``comparisons[score]``: the paired comparisons of the
+    score's table (:mod:`.statistics.comparisons`, Holm over the pairs).
 
-    Rankings: ``mean_<score>`` (higher is better), ``cov_<metric>`` and the gamma summary of each score
-    (:func:`gamma_name`; lower is more consistent); the human references are ``mean_human`` and the human
-    gamma summary.
+    * **Table 7** (``rankings``): every system's value, rank (1 = best or most consistent; ties share the better
+      rank) and ``confidence`` rank interval (percentiles of its rank in the paired replicates) by each measure.
+    * **Table 8** (``pairwise``): for every pair, the more consistent system by COV and gamma of each metric and by
+      gamma of the human score (the paper's people), each as a point order and as the paired verdict (Holm); a
+      metric side *agrees* or *disagrees* with people only where both verdicts separate the pair, else the pair
+      is *undetermined* for it.
+    * **Agreement** (``agreement``): each automatic ranking against a human one: position and pairwise agreement,
+      Kendall tau-b with its permutation p-value and a ``confidence`` bootstrap interval (tau in every paired
+      replicate: documents resampled within domains, the same resamples for every system and score).
     """
-    def whole_pool(frame: pd.DataFrame) -> pd.DataFrame:
-        return frame[(frame["left_out"] == WHOLE_POOL) & (frame["method"] == "pool")]
-
-    def gamma_value(score: str, frame: pd.DataFrame) -> float:
-        return gamma_summary(whole_pool(frame), ranking["gamma"], ranking.get("gamma_at", {}).get(score))
-
-    def gamma_of(score: str) -> str:
-        return gamma_name(score, ranking["gamma"])
-
     systems = list(summaries["human"])
-    rankings: dict[str, tuple[dict[str, float], bool]] = {}
-    for score in [*metrics, "human"]:
-        rankings[f"mean_{score}"] = ({s: float(whole_pool(summaries[score][s])["mean"].iloc[0]) for s in systems}, True)
-        if score != "human":  # the human score's mean is negative: its COV does not rank consistency
-            rankings[f"cov_{score}"] = ({s: float(whole_pool(summaries[score][s])["cov"].iloc[0]) for s in systems}, False)
-        rankings[gamma_of(score)] = ({s: gamma_value(score, gammas[score][s]) for s in systems}, False)
+    listed = measures(metrics, ranking)
+    values = {m.name: measure_values(m, summaries, gammas, ranking) for m in listed}
+    draws = {m.name: measure_replicates(m, replicates, systems, ranking) for m in listed}
+    tail = (1 - confidence) / 2
 
     table = pd.DataFrame({"system": systems})
-    for name, (values, higher) in rankings.items():
-        ranks = rank_values(values, higher)
-        table[name] = [values[s] for s in systems]
-        table[f"{name}_rank"] = [ranks[s] for s in systems]
+    for m in listed:
+        ranks = rank_values(values[m.name], m.higher_is_better)
+        table[m.name] = [values[m.name][s] for s in systems]
+        table[f"{m.name}_rank"] = [ranks[s] for s in systems]
+        if draws[m.name] is None:
+            table[f"{m.name}_rank_lo"] = table[f"{m.name}_rank_hi"] = np.nan
+            continue
+        replicate_rank = replicate_ranks(draws[m.name], m.higher_is_better)
+        table[f"{m.name}_rank_lo"] = np.floor(np.quantile(replicate_rank, tail, axis=0))
+        table[f"{m.name}_rank_hi"] = np.ceil(np.quantile(replicate_rank, 1 - tail, axis=0))
 
-    human_gamma = gamma_of("human")
-    comparisons = []
-    for metric in metrics:
-        comparisons += [(f"mean_{metric}", "mean_human"), (f"mean_{metric}", human_gamma),
-                        (f"cov_{metric}", human_gamma), (gamma_of(metric), human_gamma)]
-    comparisons.append(("mean_human", human_gamma))
-    agreement = agreement_table(rankings, comparisons, n_resamples=int(ranking["permutations"]), seed=seed)
+    human_gamma = gamma_name("human", ranking["gamma"])
+    pairs = []
+    sides = [(f"cov_{metric}", metric, "cov") for metric in metrics] + [
+        (gamma_name(metric, ranking["gamma"]), metric, "gamma_area") for metric in metrics] + [(human_gamma, "human", "gamma_area")]
+    verdicts = {(name, score, statistic): _pair_verdicts(comparisons[score], statistic) for name, score, statistic in sides}
+    for a, b in itertools.combinations(systems, 2):
+        row: dict[str, Any] = {"system_a": a, "system_b": b}
+        said = {}
+        for name, score, statistic in sides:
+            point = values[name]
+            row[f"{name}_more_consistent"] = "tie" if point[a] == point[b] else (a if point[a] < point[b] else b)
+            verdict_text = verdicts[(name, score, statistic)].get((a, b), "not compared")
+            said[name] = a if verdict_text == "more consistent" else b if verdict_text == "less consistent" else None
+            row[f"{name}_verdict"] = said[name] or "not distinguishable"
+        for name, _score, _statistic in sides[:-1]:
+            row[f"{name}_point_agrees"] = row[f"{name}_more_consistent"] == row[f"{human_gamma}_more_consistent"]
+            if said[name] is None or said[human_gamma] is None:
+                row[f"{name}_vs_people"] = PAIR_OUTCOMES[2]
+            else:
+                row[f"{name}_vs_people"] = PAIR_OUTCOMES[0] if said[name] == said[human_gamma] else PAIR_OUTCOMES[1]
+        pairs.append(row)
+    pairwise = pd.DataFrame(pairs)
 
-    consistency = {}
+    comparisons_list = []
     for metric in metrics:
-        consistency[f"cov_{metric}"] = rankings[f"cov_{metric}"][0]
-        consistency[gamma_of(metric)] = rankings[gamma_of(metric)][0]
-    consistency[human_gamma] = rankings[human_gamma][0]
-    return table, pairwise_table(consistency, human_gamma), agreement
+        comparisons_list += [(f"cov_{metric}", human_gamma), (gamma_name(metric, ranking["gamma"]), human_gamma),
+                             (f"between_sd_{metric}", "between_sd_human"), (f"mean_{metric}", "mean_human")]
+    comparisons_list.append(("mean_human", human_gamma))
+    rankings_by_name = {m.name: (values[m.name], m.higher_is_better) for m in listed}
+    agreement = agreement_table(rankings_by_name, comparisons_list, n_resamples=int(ranking["permutations"]), seed=seed)
+    low, high = [], []
+    orientation = {m.name: (1.0 if m.higher_is_better else -1.0) for m in listed}
+    for name, reference in comparisons_list:
+        if draws[name] is None or draws[reference] is None:
+            low.append(np.nan), high.append(np.nan)
+            continue
+        taus = replicate_taus(orientation[name] * draws[name], orientation[reference] * draws[reference])
+        finite = taus[np.isfinite(taus)]
+        low.append(float(np.quantile(finite, tail)) if finite.size else np.nan)
+        high.append(float(np.quantile(finite, 1 - tail)) if finite.size else np.nan)
+    agreement["tau_lo"], agreement["tau_hi"] = low, high
+    if len(pairwise):
+        outcome_columns = [column for column in pairwise.columns if column.endswith("_vs_people")]
+        counts = {column[: -len("_vs_people")]: pairwise[column].value_counts() for column in outcome_columns}
+        for outcome in PAIR_OUTCOMES:
+            agreement[f"pairs_{outcome}"] = [int(counts[name].get(outcome, 0)) if name in counts and reference == human_gamma else np.nan
+                                             for name, reference in comparisons_list]
+    return table, pairwise, agreement
+
+
+def _pair_verdicts(comparisons: pd.DataFrame, statistic: str) -> dict[tuple[str, str], str]:
+    """(row a, row b) -> the paired verdict of a against b on the whole pool (both orders)."""
+    selected = comparisons[(comparisons["left_out"].astype(str) == WHOLE_POOL) & (comparisons["statistic"] == statistic)]
+    flipped = {"more consistent": "less consistent", "less consistent": "more consistent"}
+    found = {}
+    for record in selected.itertuples(index=False):
+        found[(record.row_a, record.row_b)] = record.verdict
+        found[(record.row_b, record.row_a)] = flipped.get(record.verdict, record.verdict)
+    return found
+
+
+# --- WMT direct assessment (DA) studies -----------------------------------------------------------------------
+
+#: Columns of a DA study's every-segment table of a domain (all lines, scored by the metrics only).
+ALL_SEGMENT_COLUMNS = ("system", "segment_id", "document", "reference", "hypothesis")
+
+
+def check_da_rows(scores: pd.DataFrame, rows: Sequence[str], ignored: Sequence[str], score_file: str, where: str) -> None:
+    """Every system of the DA file is a row of the study or ignored on purpose, and every row has DA rows.
+
+    Raises:
+        InputError: A DA system has no output file (the score file's line is named), or a configured row has no
+            DA scores (the DA systems are listed).
+    """
+    known = set(rows) | set(ignored)
+    stray = scores[~scores["name"].isin(known)]
+    if not stray.empty:
+        first = stray.iloc[0]
+        raise InputError(
+            f"{score_file}: line {int(first['line'])}: system {first['system']!r} ({where}) has no output file: give it "
+            f"in {where}.systems (or rated_references), or list {first['name']!r} in {where}.ignore_systems")
+    rated = set(scores["name"])
+    missing = [row for row in rows if row not in rated]
+    if missing:
+        raise InputError(f"{where}.systems: {', '.join(missing)} has no rows in {score_file} "
+                         f"(its systems, without the .k suffix: {', '.join(sorted(rated))})")
+
+
+def da_domain_tables(
+    scores: pd.DataFrame,
+    domains: pd.DataFrame,
+    outputs: Mapping[str, Sequence[str]],
+    reference: Sequence[str],
+    source: Sequence[str],
+    domain: str,
+    score: str,
+    drop_placeholders: bool,
+    where: str,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """One domain of a DA study: its rated-segment table (:data:`SEGMENT_COLUMNS`: every row's own rated
+    segments, placeholders dropped if asked) and its every-segment table (:data:`ALL_SEGMENT_COLUMNS`).
+
+    ``scores``: :func:`.data.wmt_da.rated_segments` (DA rows with ``line``, ``domain``, ``document``); ``domains``:
+    :func:`.data.wmt_da.read_line_domains`; ``outputs``: row name -> its output lines (one per source line);
+    ``score``: ``z`` or ``raw``. A segment id is the source line number (1-based), so rows and tables agree.
+
+    Raises:
+        InputError: An output has another number of lines than the source, or ``domain`` is not a domain of
+            the domain file (its domains are listed).
+    """
+    known = sorted(set(domains["domain"]))
+    if domain not in known:
+        raise InputError(f"{where}.domains: {domain!r} is not a domain of the domain file (its domains: {', '.join(known)})")
+    for row, lines in outputs.items():
+        if len(lines) != len(source):
+            raise InputError(f"{where}: the output of {row} has {len(lines)} lines, the source {len(source)}")
+    lines = domains[domains["domain"] == domain].sort_values("line")
+    every = []
+    for row, hypotheses in outputs.items():
+        every.append(pd.DataFrame({
+            "system": row, "segment_id": (lines["line"] + 1).astype(str).to_numpy(), "document": lines["document"].to_numpy(),
+            "reference": [reference[line] for line in lines["line"]], "hypothesis": [hypotheses[line] for line in lines["line"]],
+        }))
+    all_segments = pd.concat(every, ignore_index=True)[list(ALL_SEGMENT_COLUMNS)]
+    selected = scores[(scores["domain"] == domain) & scores["name"].isin(list(outputs))]
+    if drop_placeholders:
+        selected = selected[~selected["placeholder"]]
+    rated = []
+    for row, hypotheses in outputs.items():
+        own = selected[selected["name"] == row].sort_values("line")
+        rated.append(pd.DataFrame({
+            "system": row, "segment_id": (own["line"] + 1).astype(str).to_numpy(), "document": own["document"].to_numpy(),
+            "source": [source[line] for line in own["line"]], "reference": [reference[line] for line in own["line"]],
+            "hypothesis": [hypotheses[line] for line in own["line"]], "human": own[score].to_numpy(dtype=np.float64),
+        }))
+    return pd.concat(rated, ignore_index=True)[list(SEGMENT_COLUMNS)], all_segments
+
+
+def da_domain_means(scores: pd.DataFrame, segments: Mapping[str, pd.DataFrame], rows: Sequence[str], metrics: Sequence[str],
+                    system_scores: pd.DataFrame | None) -> pd.DataFrame:
+    """Per row of a DA study: the organisers' system z and raw (plain means over *all* its DA rows, placeholders
+    included, as the organisers compute them), the published values beside them when given, and per domain the
+    rated segments, mean human score and mean metric scores on them (placeholders dropped as in the tables).
+
+    ``segments``: domain -> rated-segment table with the metric columns.
+    """
+    table = []
+    for row in rows:
+        own = scores[scores["name"] == row]
+        entry: dict[str, Any] = {"system": row, "da_rows": len(own), "ratings": int(own["ratings"].sum()),
+                                 "z_all_rows": float(own["z"].mean()), "raw_all_rows": float(own["raw"].mean()),
+                                 "placeholder_rows": int(own["placeholder"].sum())}
+        if system_scores is not None:
+            published = system_scores[system_scores["name"] == row]
+            entry["z_published"] = float(published["z"].iloc[0]) if len(published) else np.nan
+            entry["raw_published"] = float(published["raw"].iloc[0]) if len(published) else np.nan
+        for domain, frame in segments.items():
+            mine = frame[frame["system"] == row]
+            entry[f"{domain}_segments"] = len(mine)
+            entry[f"{domain}_human"] = float(mine["human"].mean())
+            for metric in metrics:
+                entry[f"{domain}_{metric}"] = float(mine[metric].mean())
+        table.append(entry)
+    return pd.DataFrame(table)
+
+
+def check_da_study(spec: Mapping[str, Any], where: str, path_of: Mapping[str, str | None]) -> None:
+    """Check a DA study's files against each other before any job: the score file's columns, the domain file's
+    length and domains, every DA system with an output, every segment id inside the test set, every output as long
+    as the source. ``path_of``: each file value -> a readable path, or None where it is read only later (a download
+    not fetched yet; the ``human_da_segments`` job then makes the same checks).
+
+    Raises:
+        InputError: As :func:`check_da_rows`, :func:`.data.wmt_da.rated_segments` and the readers name them.
+    """
+    from nlp_robustness.data.wmt_da import rated_segments, read_da_segment_scores, read_line_domains
+    from nlp_robustness.fileio import read_text_lines
+
+    paths = {key: path_of.get(spec[key]) for key in ("scores", "domain_file", "source")}
+    if paths["scores"] is not None:
+        scores = read_da_segment_scores(paths["scores"])
+        check_da_rows(scores, [*spec["systems"], *spec.get("rated_references", {})], spec.get("ignore_systems", []),
+                      paths["scores"], where)
+    if paths["source"] is None:
+        return
+    source = read_text_lines(paths["source"])
+    for group in ("systems", "rated_references"):
+        for row, value in spec.get(group, {}).items():
+            path = path_of.get(value)
+            if path is not None and len(lines := read_text_lines(path)) != len(source):
+                raise InputError(f"{where}.{group}.{row}: {path} has {len(lines)} lines, but the source {paths['source']} has "
+                                 f"{len(source)}: an output has one line per source line")
+    if paths["domain_file"] is None:
+        return
+    domains = read_line_domains(paths["domain_file"], source)
+    known = sorted(set(domains["domain"]))
+    unknown = [domain for domain in spec["domains"] if domain not in known]
+    if unknown:
+        raise InputError(f"{where}.domains: {unknown[0]!r} is not a domain of {paths['domain_file']} (its domains: {', '.join(known)})")
+    if paths["scores"] is not None:
+        rated_segments(scores, domains, where)

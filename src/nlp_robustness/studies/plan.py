@@ -31,7 +31,7 @@ from nlp_robustness.studies.registry import study_module
 from nlp_robustness.studies.sentiment import aggregation_of as sentiment_aggregation_of
 from nlp_robustness.studies.sentiment import sentiment_classifiers, sentiment_models
 
-__all__ = ["human_leave_out", "mt_leave_out", "mt_study_directory", "sentiment_leave_out", "mt_score_files", "pair_score_files", "review_response_files", "BlockSet", "GammaFigure", "RowStatistics", "Study", "StudyPlan", "StudyTable", "study_plan", "METRIC_AGREEMENT"]
+__all__ = ["human_leave_out", "human_rows", "human_score_label", "mt_leave_out", "mt_study_directory", "sentiment_leave_out", "mt_score_files", "pair_score_files", "review_response_files", "BlockSet", "GammaFigure", "RowStatistics", "Study", "StudyPlan", "StudyTable", "study_plan", "METRIC_AGREEMENT"]
 
 #: The DARR agreement units of the metric-robustness study (written by its ``metric_tau`` rule).
 METRIC_AGREEMENT = "results/metric_robustness/agreement.tsv"
@@ -233,13 +233,25 @@ def sentiment_leave_out(config: Mapping[str, Any]) -> list[str]:
     return [] if section is None else leave_out_labels(section["leave_out"])
 
 
-def human_leave_out(config: Mapping[str, Any]) -> list[str]:
-    """Pools of the human study: the whole pool, then every domain in turn when there are several."""
-    section = config.get("human")
-    if section is None:
-        return []
-    domains = list(section["domains"])
+def human_leave_out(study: Mapping[str, Any]) -> list[str]:
+    """Pools of a human study (an entry of ``human_studies``): the whole pool, then every domain in turn when
+    there are several."""
+    domains = list(study["domains"])
     return leave_out_labels(domains if len(domains) > 1 else [])
+
+
+def human_rows(study: Mapping[str, Any]) -> list[str]:
+    """The rows of a human study's tables: its systems, then the rated references that join as rows (wmt-da)."""
+    return [*study["systems"], *study.get("rated_references", {})] if study["format"] == "wmt-da" else list(study["systems"])
+
+
+def human_score_label(study: Mapping[str, Any]) -> str:
+    """What a human study's human score is, for table captions."""
+    if study["format"] == "mqm":
+        return "Segment MQM score (0 = perfect, higher = better; COV < 0 as the mean is negative)"
+    if study["score"] == "z":
+        return "Segment DA z score (rater-standardised direct assessment; higher = better; its mean is near 0, so COV means nothing)"
+    return "Segment DA raw score (0-100 direct assessment; higher = better)"
 
 
 def mt_score_files(system: str, testsets: Sequence[str]) -> dict[str, str]:
@@ -307,26 +319,43 @@ def _sentiment(plan: StudyPlan, config: Mapping[str, Any], sections: Mapping[str
 
 
 def _human(plan: StudyPlan, config: Mapping[str, Any], sections: Mapping[str, str]) -> None:
-    section = config.get("human")
-    if not section:
-        return
-    domains = list(section["domains"])
-    files = {domain: f"results/human/segments/{domain}.tsv" for domain in domains}
-    plan.studies["human"] = Study("human", "human", domains, human_leave_out(config), "unit", ["human"], {}, dict(config["robustness"]["bagging"]))
-    plan.block_sets["human"] = BlockSet("human", "human", files)
-    for score in ["human", *config["metrics"]]:
-        epsilon = section["epsilon"] if score == "human" else config["robustness"]["epsilon"]
-        stems = plan.add_rows("human", "human", score, {system: files for system in section["systems"]},
-                               f"human/robustness/{score}/{{row}}", epsilon, "system")
-        scores = ("Segment MQM score (0 = perfect, higher = better; COV < 0 as the mean is negative)" if score == "human"
-                  else f"Sentence {score} on the human-rated segments")
-        plan.tables[f"human/{score}"] = StudyTable(
-            f"human/{score}", stems, "system", human_leave_out(config), "human", scores, "domain", "",
-            f"human-{score}", 3, "human_robustness_table", {"human_score": score}, sections["human"], f"scored by {score}")
-        if score == "human":  # paper Figure 5: gamma on human scores only
-            plan.gamma_figures["human"] = GammaFigure(
-                "human", stems, "MQM", "segment MQM scores (0 = perfect) on the pooled domains", "human_gamma_curves", {},
-                sections["human"], "scored by human")
+    for name, spec in config.get("human_studies", {}).items():
+        domains, leave_out, rows = list(spec["domains"]), human_leave_out(spec), human_rows(spec)
+        description = spec.get("description", name)
+        study = f"human/{name}"
+        files = {domain: f"results/human/{name}/segments/{domain}.tsv" for domain in domains}
+        options = {"format": spec["format"]}
+        bagging = dict(config["robustness"]["bagging"])
+        plan.studies[study] = Study(study, "human", domains, leave_out, "unit", ["human", name], options, bagging)
+        plan.block_sets[study] = BlockSet(study, study, files)
+        human_unit = "MQM" if spec["format"] == "mqm" else f"DA {spec['score']}"
+        for score in ["human", *config["metrics"]]:
+            epsilon = spec["epsilon"] if score == "human" else config["robustness"]["epsilon"]
+            stems = plan.add_rows(study, study, score, {row: files for row in rows},
+                                  f"human/{name}/robustness/{score}/{{row}}", epsilon, "system")
+            scores = human_score_label(spec) if score == "human" else f"Sentence {score} on the human-rated segments"
+            plan.tables[f"{study}/{score}"] = StudyTable(
+                f"{study}/{score}", stems, "system", leave_out, "human", scores, "domain", "",
+                f"human-{name}-{score}", 3, "human_robustness_table",
+                {"human_score": score if score != "human" else human_unit, "study_description": description},
+                sections["human"], f"{name}: scored by {score}")
+            if score == "human":  # paper Figure 5: gamma on human scores only
+                plan.gamma_figures[study] = GammaFigure(
+                    study, stems, human_unit, f"segment {human_unit} scores on the pooled domains", "human_gamma_curves",
+                    {"study_description": description, "human_unit": human_unit}, sections["human"], f"{name}: scored by human")
+        if spec["format"] == "wmt-da" and spec["all_segments"]:
+            every = f"{study}/all"
+            all_files = {domain: f"results/human/{name}/all_segments/{domain}.tsv" for domain in domains}
+            plan.studies[every] = Study(every, "human", domains, leave_out, "unit", ["human", name, "all"], options, bagging)
+            plan.block_sets[every] = BlockSet(every, every, all_files)
+            for score in config["metrics"]:
+                stems = plan.add_rows(every, every, score, {row: all_files for row in rows},
+                                      f"human/{name}/robustness/{score}-all/{{row}}", config["robustness"]["epsilon"], "system")
+                plan.tables[f"{study}/{score}-all"] = StudyTable(
+                    f"{study}/{score}-all", stems, "system", leave_out, "human", f"Sentence {score} on every segment of each domain",
+                    "domain", "", f"human-{name}-{score}-all", 3, "human_robustness_table",
+                    {"human_score": f"{score} (every segment, rated or not)", "study_description": description},
+                    sections["human"], f"{name}: scored by {score}, every segment")
 
 
 def _perturbations(plan: StudyPlan, config: Mapping[str, Any], sections: Mapping[str, str]) -> None:

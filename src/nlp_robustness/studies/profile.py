@@ -14,13 +14,14 @@ Groups of systems are the rows that share axes:
   under each function (character attacks at each p, paper 002); the Natural Robustness score with its
   interval (paper 001, both same-response criteria).
 * **Sentiment classifiers**: mean accuracy, consistency across test domains, Natural Robustness (same label).
-* **WMT'21 systems** (``human``): mean human (MQM) score and mean metric score; consistency across news and
-  TED of the human score (gamma-area only: MQM means are negative, so their COV does not measure spread)
+* **Each human study** (``human_studies``; group named after the study): mean human score (MQM, DA z) and mean metric
+  score; consistency across its domains of the human score (gamma-area and between-domain SD only: MQM and DA z means
+  are negative or near 0, so their COV does not measure spread)
   and of the metric (COV and gamma-area).
 
 Readings chosen where the sources leave room (documented in the README, tested):
 
-* *gamma-area* is the mean of gamma over the branch's epsilon grid (as ``human.ranking.gamma: area``); lower
+* *gamma-area* is the mean of gamma over the branch's epsilon grid (as ``human_studies.<study>.ranking.gamma: area``); lower
   = more consistent, like COV. It compares systems within a column only (the grid is the branch's).
 * *mean beta1 (beta2)* of a family weights every function equally: the mean of the per-function means of
   the branch's means table (functions that kept no segment are skipped).
@@ -50,6 +51,7 @@ from nlp_robustness.display_names import METHOD_NAMES, family_name, metric_name
 from nlp_robustness.errors import InputError
 from nlp_robustness.statistics.engine import WHOLE_POOL, csv_group, read_summary
 from nlp_robustness.statistics.rankings import kendall_tau, rank_values
+from nlp_robustness.studies.plan import human_rows
 from nlp_robustness.studies.profile_uncertainty import axis_intervals, axis_rows, axis_tau_intervals, rank_intervals
 from nlp_robustness.studies.sentiment import sentiment_classifiers
 
@@ -259,21 +261,21 @@ def profile_plan(config: Mapping[str, Any], gamma_curves: Mapping[str, Mapping[s
         groups.append({"name": "sentiment", "label": "Sentiment classifiers", "scores": "accuracy in %", "systems": classifiers,
                        "measures": measures})
 
-    human = config.get("human")
-    if human:
-        names = list(human["systems"])
+    for study, spec in config.get("human_studies", {}).items():  # a human axis for the systems of each human study
+        names = human_rows(spec)
+        human_label = "MQM" if spec["format"] == "mqm" else f"DA {spec['score']}"
         measures = []
-        for score, label in (("human", "MQM"), (metric, display)):
+        for score, label in (("human", human_label), (metric, display)):
             measures.append(_measure(
                 f"mean_{score}", "quality", f"mean {label}", score, "quality", "higher",
-                {"kind": "table_column", "path": f"results/tables/human/{score}/robustness_pool.csv", "column": f"{csv_group(WHOLE_POOL)}_Mean",
-                 **_replicates(gamma_curves[f"human/{score}"], "mean")}))
-        for score, label in (("human", "MQM"), (metric, display)):
+                {"kind": "table_column", "path": f"results/tables/human/{study}/{score}/robustness_pool.csv",
+                 "column": f"{csv_group(WHOLE_POOL)}_Mean", **_replicates(gamma_curves[f"human/{study}/{score}"], "mean")}))
+        for score, label in (("human", human_label), (metric, display)):
             measures += _consistency(
-                f"{'human' if score == 'human' else 'metric'}_", score, label, f"results/tables/human/{score}",
-                gamma_curves[f"human/{score}"], with_cov=score != "human")
-        groups.append({"name": "wmt21", "label": "WMT'21 systems (human judgements)", "scores": f"MQM and sentence {display}",
-                       "systems": names, "measures": measures})
+                f"{'human' if score == 'human' else 'metric'}_", score, label, f"results/tables/human/{study}/{score}",
+                gamma_curves[f"human/{study}/{score}"], with_cov=score != "human")
+        groups.append({"name": study, "label": f"{spec.get('description', study)} (human judgements)",
+                       "scores": f"{human_label} and sentence {display}", "systems": names, "measures": measures})
     return {"metric": metric, "groups": groups}
 
 

@@ -44,7 +44,7 @@ from nlp_robustness.statistics.engine import WHOLE_POOL
 from nlp_robustness.statistics.pool_uncertainty import read_replicates
 from nlp_robustness.statistics.uncertainty import holm
 
-__all__ = ["axis_intervals", "axis_rows", "axis_tau_intervals", "rank_intervals", "replicate_ranks", "separated_systems"]
+__all__ = ["axis_intervals", "axis_rows", "axis_tau_intervals", "rank_intervals", "replicate_ranks", "replicate_taus", "separated_systems"]
 
 Draws = Mapping[tuple[str, str], Mapping[str, NDArray[np.float64]]]
 
@@ -244,14 +244,14 @@ def axis_tau_intervals(profile: pd.DataFrame, axes_kendall: pd.DataFrame, draws:
                 continue
             x = np.column_stack([axis_ranks[first][system] for system in shared])
             y = np.column_stack([axis_ranks[second][system] for system in shared])
-            taus = _taus(x, y)
+            taus = replicate_taus(x, y)
             taus = taus[np.isfinite(taus)]
             if taus.size >= 2:
                 result.loc[index, ["tau_lo", "tau_hi"]] = np.quantile(taus, [tail, 1 - tail])
     return result
 
 
-def _taus(x: NDArray[np.float64], y: NDArray[np.float64]) -> NDArray[np.float64]:
+def replicate_taus(x: NDArray[np.float64], y: NDArray[np.float64]) -> NDArray[np.float64]:
     """Kendall's tau-b of every row of ``x`` and ``y`` (B, n), as scipy.stats.kendalltau computes it: the
     concordance sum over sqrt(pairs untied in x * pairs untied in y); NaN for a constant row."""
     left, right = np.triu_indices(x.shape[1], k=1)

@@ -15,6 +15,9 @@ or by role; ``options`` are the study's settings from the config):
 * ``replicate_units(files, domains, row, score, options)``: finer units (``domain, unit_id, cluster, score``)
   whose domain means are the study's domain values, resampled by ``cluster`` in their place (the metric
   study's judgements behind each condition's tau), or None: the study's own units are resampled.
+* optionally ``document_universe(files, domains, options)``: the documents (``domain, document``) every row's
+  bootstrap draws, for a study whose rows are measured on different units of the same documents (the human
+  study: each system rated on its own segments), so the rows stay paired.
 
 A new study writes such a module and adds one line here; the
 rule ``study_blocks``, the script ``robustness_statistics.py``, the engine and the table writers serve

@@ -1,4 +1,4 @@
-"""One human-judgement domain: rated segments of every system with human score, sentence BLEU and chrF."""
+"""One domain of an MQM human-judgement study: rated segments of every system with human score, sentence BLEU and chrF."""
 
 import logging
 import sys
@@ -11,7 +11,7 @@ from nlp_robustness.data.mqm import error_file_texts, read_mqm_error_texts, read
 from nlp_robustness.studies.human import SEGMENT_COLUMNS, domain_segments  # noqa: E402
 from nlp_robustness.scoring.sentence_scores import sentence_scores  # noqa: E402
 
-domain = snakemake.wildcards.human_domain
+domain = f"{snakemake.wildcards.human_study}, {snakemake.wildcards.human_domain}"
 systems = snakemake.params.systems
 scores = read_mqm_segment_scores(snakemake.input.scores)
 if snakemake.params.reference_system is not None:
