@@ -71,7 +71,7 @@ def test_the_default_config_is_read_without_configfile(tmp_path: Path, mirror_di
     assert result.returncode == 0, result.stdout[-5000:]
     jobs = _planned(result.stdout)
     assert _systems(jobs) == set(DEFAULT_CONFIG["systems"])
-    assert "sentiment_train" in jobs and "human_segments" in jobs
+    assert "sentiment_train" in jobs and "human_mqm_segments" in jobs and "human_da_segments" in jobs
 
 
 def test_paper_config_replaces_the_default(tmp_path: Path, mirror_dir: Path) -> None:

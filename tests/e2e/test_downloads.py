@@ -103,7 +103,7 @@ def _config(manifest: Path | None, workdir: Path, mirror_dir: Path | None, **dow
     config["mt_studies"] = {"paper": {"leave_out": list(TESTSETS)}}  # every test set and system
     config["extra_datasets"] = ["amazon-sentiment-acl"]
     # the human-judgement files are plain downloads copied from the mirror (test_workflow runs them)
-    config.pop("human")
+    config.pop("human_studies")
     return config
 
 
@@ -292,10 +292,10 @@ def test_paper_config_dry_runs_offline_and_lists_every_dataset(tmp_path: Path, m
     assert _jobs(output, "prepare_dataset", "dataset") == every_dataset
     # what the mirror lacks is downloaded; what it holds is not, except the human-judgement files, which
     # are fetched from the mirror's copy (checksummed) into resources/downloads/
-    human = {download for spec in paper["human"]["domains"].values()
+    human = {download for spec in paper["human_studies"]["wmt21-mqm"]["domains"].values()
              for download in [spec["scores"], *(spec[key] for key in ("source", "reference", "errors") if key in spec),
                               *spec.get("outputs", {}).values()]}
-    assert len(human) == 13
+    assert len(human) == 13 and list(paper["human_studies"]) == ["wmt21-mqm"]
     fetched = _jobs(output, "fetch_download", "download")
     # metric robustness: WMT19 references and outputs of 3 pairs (37 files), the DARR judgements (the
     # mirror's recovered substitute) and the two Zeroe attack resources; Zeroe's natural typos (natural

@@ -65,7 +65,7 @@ def fairseq_config(mirror_dir: Path, systems: dict[str, Any], manifest: Path | N
     config["robustness"]["bagging"]["blocks"] = 10  # a pool needs at least as many units as blocks (25 here)
     # a --configfile is the whole config: these tests need the MT branch only (the shared small run has the
     # ConvS2S translate perturbed test sets; the metric branch has no MT system)
-    for branch in ("sentiment", "human", "perturbations", "metric_robustness", "natural_robustness", "robustness_profile"):
+    for branch in ("sentiment", "human_studies", "perturbations", "metric_robustness", "natural_robustness", "robustness_profile"):
         config.pop(branch, None)
     if manifest is not None:
         config["dataset_manifest"] = str(manifest)

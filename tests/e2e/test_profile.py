@@ -75,8 +75,8 @@ def test_the_profile_table_recomputes_from_the_branch_tables(finished_run: Path)
     sentiment = _csv(finished_run / "results/tables/sentiment/robustness_design_bagging.csv").set_index("classifier (training domain or model)")
     cov = profile[(profile["group"] == "sentiment") & (profile["measure"] == "cov_accuracy_design_bagging")]
     assert dict(zip(cov["system"], cov["value"])) == pytest.approx(sentiment["whole_pool_COV"].to_dict())
-    human = _csv(finished_run / "results/tables/human/human/robustness_pool.csv").set_index("system")
-    mqm = profile[(profile["group"] == "wmt21") & (profile["measure"] == "mean_human")]
+    human = _csv(finished_run / "results/tables/human/wmt21-mqm/human/robustness_pool.csv").set_index("system")
+    mqm = profile[(profile["group"] == "wmt21-mqm") & (profile["measure"] == "mean_human")]
     assert dict(zip(mqm["system"], mqm["value"])) == pytest.approx(human["whole_pool_Mean"].to_dict())
 
 

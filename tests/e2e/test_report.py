@@ -31,6 +31,8 @@ from nlp_robustness.report_check import CHROMEDRIVER, CHROMIUM, WINDOW_SIZE, Rep
 from nlp_robustness.studies.plan import study_plan
 from tests.e2e.workflow_runner import REPOSITORY, run_workflow
 
+HUMAN_STUDIES = ("wmt21-mqm", "wmt22-de-en", "wmt22-ja-en")
+
 pytestmark = [pytest.mark.e2e, pytest.mark.apertium]
 needs_chromium = pytest.mark.skipif(
     not (CHROMIUM.is_file() and CHROMEDRIVER.is_file()),
@@ -91,18 +93,22 @@ def test_snakemake_report_bundles_tables_and_figures(made_report: subprocess.Com
         *(f"results/tables/{study}/corpus_{table}.html" for study in ("paper", "wmt22-de-fr") for table in ("scores", "comparisons")),
         "results/tables/datasets.html", "results/tables/models.html",
         *(f"results/tables/sentiment/robustness_{method}.html" for method in methods), "results/tables/sentiment/accuracy.html",
-        *(f"results/tables/human/{score}/robustness_{method}.html" for score in ("human", "bleu", "chrf") for method in methods),
-        *(f"results/tables/human/{table}.html" for table in ("rankings", "pairwise", "agreement")),
-        *(f"results/figures/{branch}/gamma_curves.png" for branch in ("paper/bleu", "paper/chrf", "sentiment", "human")),
+        *(f"results/tables/human/{study}/{score}/robustness_{method}.html" for study in HUMAN_STUDIES
+          for score in ("human", "bleu", "chrf") for method in methods),
+        *(f"results/tables/human/{study}/{table}.html" for study in HUMAN_STUDIES for table in ("rankings", "pairwise", "agreement")),
+        *(f"results/tables/human/{study}/domain_means.html" for study in HUMAN_STUDIES[1:]),
+        "results/tables/human/wmt22-de-en/bleu-all/robustness_pool.html",
+        *(f"results/figures/{branch}/gamma_curves.png" for branch in ("paper/bleu", "paper/chrf", "sentiment",
+                                                                       *(f"human/{study}" for study in HUMAN_STUDIES))),
         *(f"results/tables/perturbations/word_order/{metric}/{table}.html" for metric in ("bleu", "chrf", "levenshtein")
           for table in ("means", "robustness_pool")),
         *(f"results/figures/perturbations/word_order/bleu/{figure}.png"
           for figure in ("robust_vs_faithful", "beta_heatmaps", "scores_vs_alpha_and_length", "function_similarity", "gamma_curves")),
         *(f"results/tables/natural_robustness/{table}.html" for table in ("scores", "perturbation_changes", "robustness_pool")),
         *(f"results/figures/natural_robustness/{figure}.png" for figure in ("scores", "gamma_curves")),
-        *(f"results/tables/profile/{group}{table}.html" for group in ("mt", "mt-wmt22-de-fr", "sentiment", "wmt21")
+        *(f"results/tables/profile/{group}{table}.html" for group in ("mt", "mt-wmt22-de-fr", "sentiment", *HUMAN_STUDIES)
           for table in ("", "_kendall")),
-        *(f"results/figures/profile/{figure}.png" for figure in ("mt", "mt-wmt22-de-fr", "sentiment", "wmt21", "overview")),
+        *(f"results/figures/profile/{figure}.png" for figure in ("mt", "mt-wmt22-de-fr", "sentiment", *HUMAN_STUDIES, "overview")),
     ]
     for path in listed:
         assert path in html, path
@@ -120,7 +126,8 @@ def test_snakemake_report_bundles_tables_and_figures(made_report: subprocess.Com
     assert set(categories[DOMAINS]) == {f"{study}: {metric}" for study in ("paper", "wmt22-de-fr") for metric in ("bleu", "chrf", "corpus scores")}
     assert reported["results/tables/paper/chrf/testset_means.html"] == (DOMAINS, "paper: chrf")
     assert reported["results/tables/datasets.html"][0] == reported["results/tables/models.html"][0] == DATA
-    assert reported["results/tables/human/bleu/robustness_pool.html"] == (HUMAN, "scored by bleu")
+    assert reported["results/tables/human/wmt21-mqm/bleu/robustness_pool.html"] == (HUMAN, "wmt21-mqm: scored by bleu")
+    assert reported["results/tables/human/wmt22-ja-en/rankings.html"] == (HUMAN, "wmt22-ja-en: rankings")
     assert reported["results/tables/perturbations/word_order/levenshtein/means.html"] == (WORD_ORDER, "levenshtein")
     assert reported["results/figures/natural_robustness/gamma_curves.png"][0] == NATURAL
     assert reported["results/figures/sentiment/gamma_curves.png"][0] == SENTIMENT

@@ -65,7 +65,7 @@ def small_real_config(mirror_dir: Path) -> dict:
     config["extra_datasets"] = []
     # the perturbation and metric-robustness branches' rules are plain rules too; every sbatch job starts a
     # Snakemake, and their ~90 jobs would double this test's time
-    for branch in ("sentiment", "human", "perturbations", "metric_robustness", "natural_robustness", "robustness_profile"):
+    for branch in ("sentiment", "human_studies", "perturbations", "metric_robustness", "natural_robustness", "robustness_profile"):
         config.pop(branch)
     return config
 

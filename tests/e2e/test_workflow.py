@@ -208,7 +208,7 @@ HUMAN_SYSTEMS = ["Facebook-AI", "HuaweiTSC", "NVIDIA-NeMo", "Online-W", "UEdin",
 
 
 def human_segments(workdir: Path, domain: str) -> pd.DataFrame:
-    return pd.read_csv(workdir / f"results/human/segments/{domain}.tsv", sep="\t", keep_default_na=False,
+    return pd.read_csv(workdir / f"results/human/wmt21-mqm/segments/{domain}.tsv", sep="\t", keep_default_na=False,
                        dtype={"segment_id": str})
 
 
@@ -235,34 +235,34 @@ def test_human_rankings_and_agreement_follow_the_segment_scores(finished_run: Pa
     from scipy import stats
 
     pooled = pd.concat([human_segments(finished_run, "news"), human_segments(finished_run, "ted")])
-    rankings = pd.read_csv(finished_run / "results/tables/human/rankings.csv", index_col="system")
+    rankings = pd.read_csv(finished_run / "results/tables/human/wmt21-mqm/rankings.csv", index_col="system")
     assert list(rankings.index) == HUMAN_SYSTEMS
     means = pooled.groupby("system")[["bleu", "human"]].mean()
     for system in HUMAN_SYSTEMS:
         assert rankings.at[system, "mean_bleu"] == pytest.approx(means.at[system, "bleu"], abs=1e-5)
         assert rankings.at[system, "mean_human"] == pytest.approx(means.at[system, "human"], abs=1e-5)
-        gamma = pd.read_csv(finished_run / f"results/human/robustness/human/{system}.gamma.tsv",
+        gamma = pd.read_csv(finished_run / f"results/human/wmt21-mqm/robustness/human/{system}.gamma.tsv",
                             sep="\t", keep_default_na=False)
         whole = gamma[(gamma["left_out"] == "none") & (gamma["method"] == "pool")]
         assert rankings.at[system, "mean_gamma_human"] == pytest.approx(whole["gamma"].mean(), rel=1e-12)
     assert rankings["mean_bleu_rank"].tolist() == stats.rankdata(-rankings["mean_bleu"], method="min").astype(int).tolist()
     assert rankings["mean_gamma_human_rank"].tolist() == stats.rankdata(rankings["mean_gamma_human"], method="min").astype(int).tolist()
-    agreement = pd.read_csv(finished_run / "results/tables/human/agreement.csv").set_index(["ranking", "reference"])
+    agreement = pd.read_csv(finished_run / "results/tables/human/wmt21-mqm/agreement.csv").set_index(["ranking", "reference"])
     row = agreement.loc[("mean_bleu", "mean_human")]
     assert row["kendall_tau"] == pytest.approx(stats.kendalltau(rankings["mean_bleu"], rankings["mean_human"]).statistic, abs=1e-4)
     assert row["position_agreement"] == pytest.approx(100 * np.mean(rankings["mean_bleu_rank"] == rankings["mean_human_rank"]))
     assert 0 <= row["p_value"] <= 1
-    pairwise = pd.read_csv(finished_run / "results/tables/human/pairwise.csv")
+    pairwise = pd.read_csv(finished_run / "results/tables/human/wmt21-mqm/pairwise.csv")
     assert len(pairwise) == 28
-    agrees = pairwise["mean_gamma_bleu_agrees"].mean() * 100
+    agrees = pairwise["mean_gamma_bleu_point_agrees"].mean() * 100
     assert agreement.loc[("mean_gamma_bleu", "mean_gamma_human"), "pairwise_agreement"] == pytest.approx(agrees)
     # cross-domain consistency: leaving out news leaves the TED segments alone
-    table = pd.read_csv(finished_run / "results/tables/human/bleu/robustness_pool.csv", index_col="system")
+    table = pd.read_csv(finished_run / "results/tables/human/wmt21-mqm/bleu/robustness_pool.csv", index_col="system")
     ted = human_segments(finished_run, "ted").groupby("system")["bleu"]
     for system in HUMAN_SYSTEMS:
         assert table.at[system, "news_Mean"] == pytest.approx(ted.mean()[system], abs=1e-4)
         assert table.at[system, "news_Var"] == pytest.approx(ted.apply(lambda v: np.var(v.to_numpy()))[system], rel=1e-4)
-    assert (finished_run / "results/figures/human/gamma_curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (finished_run / "results/figures/human/wmt21-mqm/gamma_curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_reports_are_written_in_every_format(finished_run: Path) -> None:
@@ -284,7 +284,7 @@ def test_same_config_gives_identical_results_with_one_core(
     wait_for_finished_run: Callable[[], Path], tmp_path: Path, mirror_dir: Path, tiny_models: Path
 ) -> None:
     compared = [
-        "results/blocks/domains/paper.tsv", "results/blocks/human.tsv",
+        "results/blocks/domains/paper.tsv", "results/blocks/human/wmt21-mqm.tsv", "results/blocks/human/wmt22-ja-en.tsv",
         *(f"results/blocks/sentiment/{classifier}.tsv" for classifier in ACL_DOMAINS),
         *(f"results/tables/paper/{metric}/robustness_{method}.csv" for metric in ("bleu", "chrf")
           for method in ("pool", "bagging", "design_bagging")),
@@ -294,9 +294,10 @@ def test_same_config_gives_identical_results_with_one_core(
         *(f"results/sentiment/predictions/{classifier}.tsv" for classifier in ACL_DOMAINS),
         # the bring-your-own classifier (the translator is one of SYSTEMS), deterministic at any --cores
         f"results/sentiment/predictions/{TINY_CLASSIFIER}.tsv",
-        "results/tables/human/rankings.csv", "results/tables/human/agreement.csv", "results/tables/human/pairwise.csv",
-        *(f"results/tables/human/{score}/robustness_{method}.csv" for score in ("human", "bleu")
-          for method in ("pool", "bagging", "design_bagging")),
+        *(f"results/tables/human/{study}/{table}.csv" for study in ("wmt21-mqm", "wmt22-ja-en")
+          for table in ("rankings", "agreement", "pairwise")),
+        *(f"results/tables/human/{study}/{score}/robustness_{method}.csv" for study in ("wmt21-mqm", "wmt22-ja-en")
+          for score in ("human", "bleu") for method in ("pool", "bagging", "design_bagging")),
         *(f"results/perturbations/word_order/parses/{testset}.{side}.tsv" for testset in TESTSETS for side in ("source", "reference")),
         *(f"results/testsets/perturbed/word_order/{function}/pooled.tsv" for function in ("WordShuffle", "NounVerbSwaps", "TreeMirrorPre")),
         *(f"results/translations/{system}/perturbed/word_order/WordShuffle/pooled.txt" for system in SYSTEMS[:3]),
@@ -441,12 +442,12 @@ def test_adding_a_testset_reruns_its_jobs_and_the_pooled_ones(finished_run: Path
 
 def test_editing_the_human_ranking_reruns_only_the_rankings_and_the_profile(finished_run: Path) -> None:
     config = yaml.safe_load((finished_run / "config.yaml").read_text(encoding="utf-8"))
-    config["human"]["ranking"] = {"gamma": "at", "gamma_at": {"human": 2, "bleu": 10, "chrf": 10}}
+    config["human_studies"]["wmt21-mqm"]["ranking"] = {"gamma": "at", "gamma_at": {"human": 2, "bleu": 10, "chrf": 10}}
     result = run_workflow(finished_run, config, "--dry-run", "--quiet", "rules", config_name="edited.yaml")
     assert result.returncode == 0, result.stdout[-3000:]
     assert dict(re.findall(r"^(\w+)\s+(\d+)$", result.stdout, flags=re.MULTILINE)) == with_profile({
         "human_rankings": "1", "all": "1", "total": "2"})
-    config["human"]["epsilon"]["stop"] = 20
+    config["human_studies"]["wmt21-mqm"]["epsilon"]["stop"] = 20
     result = run_workflow(finished_run, config, "--dry-run", "--quiet", "rules", config_name="edited.yaml")
     assert dict(re.findall(r"^(\w+)\s+(\d+)$", result.stdout, flags=re.MULTILINE)) == with_profile({
         "robustness_statistics": "8", "robustness_tables": "3", "robustness_comparisons": "1", "human_rankings": "1", "gamma_curves": "1",

@@ -1,7 +1,10 @@
 """Human judgements (paper Section 4.2, Tables 7 and 8, Figure 5): robustness on human scores, ranking agreement.
 
-The paper's human data is private; the workflow uses Google's MQM judgements of WMT'21 English->German
-(Freitag et al. 2021) on two domains, news (newstest2021) and TED talks, for the same systems.
+The paper's human data is private. A *human study* (config ``human_studies``) is one of two formats of public
+judgements: ``mqm``, Google's MQM of WMT'21 English->German (Freitag et al. 2021) on news and TED talks, and ``wmt-da``,
+the WMT organisers' direct assessment (WMT22 de-en and ja-en in four domains: rater-standardised z or raw 0-100;
+:mod:`nlp_robustness.data.wmt_da` reads its files). Every study becomes one engine study ``human/<name>`` whose rows
+are its systems under the human score and each metric.
 
 Sign convention (stated in every output): the *human score* of a segment is the published MQM score,
 ``mqm_avg_score``, the negated error penalty averaged over raters: **0 = no error, higher = better**,
@@ -9,7 +12,15 @@ e.g. -5 for one major error. So mean human score, like mean BLEU, ranks best fir
 is negative (mu < 0); consistency is therefore ranked by gamma (and Var), which do not depend on the
 sign, and never by the human COV.
 
-Choices (documented in the README, tested in tests/unit/test_human.py):
+Choices (documented in the README, tested in tests/unit/test_human.py and test_human_da.py):
+
+* **DA: each system keeps its own rated segments** (the segments rated for every ja-en system are only 136 of
+  2,008), with their documents; the engine resamples documents within domains from one universe of documents
+  (:func:`document_universe`), so systems rated on different segments of the same documents stay paired.
+  Placeholder rows (raw 0 and z 0 exactly: unrated documents) are dropped when ``drop_placeholders``.
+* **People's consistency** is gamma on the human score (paper Figure 5, Table 7); the between-domain SD of the
+  human score is reported beside it. Table 8's pairs agree or disagree only where both paired verdicts (Holm)
+  separate them; otherwise they are undetermined.
 
 * **Rated segments only.** MQM rated part of each test set (news: 527 of 1002 segments; TED: 529 of
   606); ``None`` marks the others. A domain's segments are those every configured system has a score for.
