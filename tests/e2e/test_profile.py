@@ -85,7 +85,7 @@ def test_the_json_holds_the_same_numbers_the_taus_and_the_config_hash(finished_r
     profile = _csv(finished_run / "results/profile/profile.tsv")
     assert re.fullmatch(r"[0-9a-f]{64}", document["config_hash"])
     assert document["config_hash"] in (finished_run / "results/profile/report.rst").read_text(encoding="utf-8")
-    assert [group["name"] for group in document["groups"]] == ["mt", "mt-wmt22-de-fr", "sentiment", "wmt21"]
+    assert [group["name"] for group in document["groups"]] == ["mt", "mt-wmt22-de-fr", "sentiment", "wmt21-mqm", "wmt22-de-en", "wmt22-ja-en"]
     for group in document["groups"]:
         for measure in group["measures"]:
             rows = profile[(profile["group"] == group["name"]) & (profile["measure"] == measure["key"])]
@@ -100,7 +100,7 @@ def test_the_json_holds_the_same_numbers_the_taus_and_the_config_hash(finished_r
         shared = oriented[first].index.intersection(oriented[second].index)
         tau = stats.kendalltau(oriented[first][shared], oriented[second][shared]).statistic
         assert group["kendall"][0]["tau"] == pytest.approx(tau) or (np.isnan(tau) and group["kendall"][0]["tau"] is None)
-    assert len(document["reading"]) == 4 and all(paragraph.split(" (")[0] for paragraph in document["reading"])
+    assert len(document["reading"]) == 6 and all(paragraph.split(" (")[0] for paragraph in document["reading"])
 
 
 def test_editing_one_branch_reruns_that_branch_and_the_profile(finished_run: Path) -> None:

@@ -338,9 +338,12 @@ def test_editing_the_bagging_fraction_reruns_only_what_it_touches(finished_run: 
     assert result.returncode == 0, result.stdout[-3000:]
     # the blocks and everything measured on them, in all three branches; no translation, score or model
     assert {rule: len(jobs) for rule, jobs in _planned_jobs(result.stdout).items()} == with_profile({
-        # every study's rows (MT: paper 10, WMT22 de-fr 12; sentiment 5, human 24, perturbation families 24, Natural
-        # Robustness 13), tables (6 + 6 + 3 + 9 + 18 + 3) and gamma figures (2 + 2 + 1 + 1 + 6 + 1)
-        "study_blocks": 12, "robustness_statistics": 88, "robustness_tables": 45, "robustness_comparisons": 15, "gamma_curves": 13, "human_rankings": 1,
+        # every study's rows (MT: paper 10, WMT22 de-fr 12; sentiment 5; human: MQM 8 x 3 scores, de-en 10 x 3 + 10 x 2
+        # on every segment, ja-en 14 x 3 = 116; perturbation families 24, Natural Robustness 13), tables (6 + 6 + 3 +
+        # 33: the human studies' 3 + 5 + 3 score tables in 3 methods each, + 18 + 3), comparisons (one per score table)
+        # and gamma figures (2 + 2 + 1 + 3 + 6 + 1)
+        "study_blocks": 15, "robustness_statistics": 180, "robustness_tables": 69, "robustness_comparisons": 23, "gamma_curves": 15,
+        "human_rankings": 3,
         "all": 1})
     # the metric-robustness study draws its own blocks (metric_robustness.bagging): untouched
 

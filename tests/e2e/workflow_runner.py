@@ -112,9 +112,9 @@ def run_workflow(
     return subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=1200)
 
 
-#: The profile's jobs in the small run (4 groups: MT paper, MT WMT22 de-fr, sentiment, WMT'21; a figure each). The profile records the config's hash,
+#: The profile's jobs in the small run (6 groups: MT paper, MT WMT22 de-fr, sentiment, the three human studies; a figure each). The profile records the config's hash,
 #: so every config edit reruns them too, and the benchmark summary after them (its input is every other output).
-PROFILE_JOBS = {"robustness_profile": 1, "robustness_profile_figure": 4, "robustness_profile_overview": 1,
+PROFILE_JOBS = {"robustness_profile": 1, "robustness_profile_figure": 6, "robustness_profile_overview": 1,
                 "robustness_profile_report": 1, "benchmark_summary": 1}
 
 

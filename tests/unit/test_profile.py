@@ -115,6 +115,10 @@ def test_the_plan_has_a_group_per_branch_configured() -> None:
     wmt21 = [measure["key"] for measure in plan["groups"][2]["measures"]]
     # the MQM score's COV is left out: its means are negative
     assert "human_cov_human_pool" not in wmt21 and "human_gamma_area_human_pool" in wmt21 and "metric_cov_bleu_pool" in wmt21
+    axes = {measure["key"]: measure["axis"] for measure in plan["groups"][2]["measures"]}
+    # people's consistency is an axis of its own, so the profile's axis tau asks whether BLEU's agrees with it
+    assert axes["human_gamma_area_human_pool"] == axes["human_between_sd_human"] == "human judgements"
+    assert axes["metric_gamma_area_bleu_pool"] == axes["metric_between_sd_bleu"] == "test domains"
     assert "results/sentiment/robustness/dvd.gamma.tsv" in plan_files(plan)
 
 

@@ -14,9 +14,11 @@ Groups of systems are the rows that share axes:
   under each function (character attacks at each p, paper 002); the Natural Robustness score with its
   interval (paper 001, both same-response criteria).
 * **Sentiment classifiers**: mean accuracy, consistency across test domains, Natural Robustness (same label).
-* **Each human study** (``human_studies``; group named after the study): mean human score (MQM, DA z) and mean metric
-  score; consistency across its domains of the human score (gamma-area and between-domain SD only: MQM and DA z means
-  are negative or near 0, so their COV does not measure spread)
+* **Each human study** (``human_studies``; group named after the study): quality = mean human score (MQM, DA z) and
+  mean metric score; test domains = consistency of the metric score across the study's domains; *human judgements* =
+  people's consistency, gamma-area and between-domain SD of the human score (not its COV: MQM and DA z means are
+  negative or near 0). The tau between the two axes is the profile's answer to "does BLEU's consistency agree with
+  people's?"
   and of the metric (COV and gamma-area).
 
 Readings chosen where the sources leave room (documented in the README, tested):
@@ -76,7 +78,7 @@ __all__ = [
 ]
 
 #: Axes in the order the profile shows them.
-AXES = ("quality", "test domains", "word order", "character attacks", "natural perturbations")
+AXES = ("quality", "test domains", "human judgements", "word order", "character attacks", "natural perturbations")
 #: How a perturbation family appears in the profile: mean beta1/beta2 (faithfulness) or the drop per function.
 FAMILY_VIEWS = ("faithfulness", "drop")
 #: Columns of the long profile table (one row per group, system and measure).
@@ -145,39 +147,41 @@ def _replicates(gammas: Mapping[str, str], statistic: str, scale: float = 1.0) -
 
 
 def _consistency(prefix: str, score: str, label: str, tables: str, gammas: Mapping[str, str], with_cov: bool = True,
-                 sentence_scores: bool = True) -> list[dict]:
-    """COV and gamma-area of one score on the whole pool and by design bagging (axis: test domains). The COV
-    of ``sentence_scores`` tracks quality (:func:`_measure`); that of sentiment's domain accuracies does not."""
+                 sentence_scores: bool = True, axis: str = "test domains") -> list[dict]:
+    """COV and gamma-area of one score on the whole pool and by design bagging (``axis``: test domains, or human
+    judgements for a human score). The COV of ``sentence_scores`` tracks quality (:func:`_measure`); that of
+    sentiment's domain accuracies does not."""
     measures = []
     for method in ("pool", "design_bagging"):
         pooled = method == "pool"  # only the whole pool has bootstrap replicates
         if with_cov:
             measures.append(_measure(
-                f"{prefix}cov_{score}_{method}", "test domains", f"COV {label} ({METHOD_NAMES[method]})", score,
+                f"{prefix}cov_{score}_{method}", axis, f"COV {label} ({METHOD_NAMES[method]})", score,
                 "robustness", "lower", {"kind": "table_column", "path": f"{tables}/robustness_{method}.csv",
                                         "column": f"{csv_group(WHOLE_POOL)}_COV", **(_replicates(gammas, "cov") if pooled else {})},
                 tracks_quality=sentence_scores))
         measures.append(_measure(
-            f"{prefix}gamma_area_{score}_{method}", "test domains", f"γ-area {label} ({METHOD_NAMES[method]})", score,
+            f"{prefix}gamma_area_{score}_{method}", axis, f"γ-area {label} ({METHOD_NAMES[method]})", score,
             "robustness", "lower", {"kind": "gamma_area", "paths": dict(gammas), "method": method,
                                     **(_replicates(gammas, "gamma_area") if pooled else {})}))
     return measures
 
 
-def _between_domains(prefix: str, score: str, label: str, tables: str, gammas: Mapping[str, str]) -> list[dict]:
+def _between_domains(prefix: str, score: str, label: str, tables: str, gammas: Mapping[str, str],
+                     axis: str = "test domains") -> list[dict]:
     """Var on the whole pool (of sentence scores: it tracks quality), and the between-domain SD (the answer to
     "is this system more even across these domains?") and share of the variance (the decomposition of
     :mod:`nlp_robustness.statistics.variance_components`; axis: test domains)."""
     path = f"{tables}/robustness_pool.csv"
     pool = csv_group(WHOLE_POOL)
     return [
-        _measure(f"{prefix}var_{score}_pool", "test domains", f"Var {label} (whole pool)", score, "robustness", "lower",
+        _measure(f"{prefix}var_{score}_pool", axis, f"Var {label} (whole pool)", score, "robustness", "lower",
                  {"kind": "table_column", "path": path, "column": f"{pool}_Var", **_replicates(gammas, "variance")},
                  tracks_quality=True),
-        _measure(f"{prefix}between_sd_{score}", "test domains", f"between-domain SD {label}", score, "robustness", "lower",
+        _measure(f"{prefix}between_sd_{score}", axis, f"between-domain SD {label}", score, "robustness", "lower",
                  {"kind": "table_column", "path": path, "column": f"{pool}_between_SD", **_replicates(gammas, "between_sd")},
                  answers_evenness=True),
-        _measure(f"{prefix}between_share_{score}", "test domains", f"between-domain share {label} (%)", score, "robustness",
+        _measure(f"{prefix}between_share_{score}", axis, f"between-domain share {label} (%)", score, "robustness",
                  "lower", {"kind": "table_column", "path": path, "column": f"{pool}_between_share_pct",
                            **_replicates(gammas, "between_share", 100.0)}),
     ]
@@ -270,10 +274,11 @@ def profile_plan(config: Mapping[str, Any], gamma_curves: Mapping[str, Mapping[s
                 f"mean_{score}", "quality", f"mean {label}", score, "quality", "higher",
                 {"kind": "table_column", "path": f"results/tables/human/{study}/{score}/robustness_pool.csv",
                  "column": f"{csv_group(WHOLE_POOL)}_Mean", **_replicates(gamma_curves[f"human/{study}/{score}"], "mean")}))
-        for score, label in (("human", human_label), (metric, display)):
-            measures += _consistency(
-                f"{'human' if score == 'human' else 'metric'}_", score, label, f"results/tables/human/{study}/{score}",
-                gamma_curves[f"human/{study}/{score}"], with_cov=score != "human")
+        for score, label in ((metric, display), ("human", human_label)):  # people's consistency: an axis of its own
+            prefix, tables, gammas = f"{'human' if score == 'human' else 'metric'}_", f"results/tables/human/{study}/{score}", gamma_curves[f"human/{study}/{score}"]
+            axis = "human judgements" if score == "human" else "test domains"
+            measures += _consistency(prefix, score, label, tables, gammas, with_cov=score != "human", axis=axis)
+            measures += _between_domains(prefix, score, label, tables, gammas, axis=axis)
         groups.append({"name": study, "label": f"{spec.get('description', study)} (human judgements)",
                        "scores": f"{human_label} and sentence {display}", "systems": names, "measures": measures})
     return {"metric": metric, "groups": groups}
