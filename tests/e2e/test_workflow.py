@@ -284,7 +284,7 @@ def test_same_config_gives_identical_results_with_one_core(
     wait_for_finished_run: Callable[[], Path], tmp_path: Path, mirror_dir: Path, tiny_models: Path
 ) -> None:
     compared = [
-        "results/blocks/domains/paper.tsv", "results/blocks/human/wmt21-mqm.tsv", "results/blocks/human/wmt22-ja-en.tsv",
+        "results/blocks/domains/paper.tsv", "results/blocks/human/wmt21-mqm.tsv", "results/blocks/human/wmt22-de-en.tsv",
         *(f"results/blocks/sentiment/{classifier}.tsv" for classifier in ACL_DOMAINS),
         *(f"results/tables/paper/{metric}/robustness_{method}.csv" for metric in ("bleu", "chrf")
           for method in ("pool", "bagging", "design_bagging")),
@@ -294,10 +294,11 @@ def test_same_config_gives_identical_results_with_one_core(
         *(f"results/sentiment/predictions/{classifier}.tsv" for classifier in ACL_DOMAINS),
         # the bring-your-own classifier (the translator is one of SYSTEMS), deterministic at any --cores
         f"results/sentiment/predictions/{TINY_CLASSIFIER}.tsv",
-        *(f"results/tables/human/{study}/{table}.csv" for study in ("wmt21-mqm", "wmt22-ja-en")
-          for table in ("rankings", "agreement", "pairwise")),
-        *(f"results/tables/human/{study}/{score}/robustness_{method}.csv" for study in ("wmt21-mqm", "wmt22-ja-en")
-          for score in ("human", "bleu") for method in ("pool", "bagging", "design_bagging")),
+        *(f"results/tables/human/wmt21-mqm/{table}.csv" for table in ("rankings", "agreement", "pairwise")),
+        *(f"results/tables/human/wmt21-mqm/{score}/robustness_{method}.csv" for score in ("human", "bleu")
+          for method in ("pool", "bagging", "design_bagging")),
+        # a DA study: systems rated on different segments, resampled from one universe of documents (paired)
+        *(f"results/tables/human/wmt22-de-en/human/{table}.csv" for table in ("robustness_pool", "robustness_design_bagging", "comparisons")),
         *(f"results/perturbations/word_order/parses/{testset}.{side}.tsv" for testset in TESTSETS for side in ("source", "reference")),
         *(f"results/testsets/perturbed/word_order/{function}/pooled.tsv" for function in ("WordShuffle", "NounVerbSwaps", "TreeMirrorPre")),
         *(f"results/translations/{system}/perturbed/word_order/WordShuffle/pooled.txt" for system in SYSTEMS[:3]),
