@@ -69,5 +69,6 @@ def human_rankings_job(study):
 def human_rankings_inputs(wildcards):
     """The files of :func:`human_rankings_job`, flattened."""
     job = human_rankings_job(wildcards.human_study)
-    return {kind: [path for by_row in job[kind].values() for path in (by_row.values() if isinstance(by_row, dict) else [by_row])]
-            for kind in ("summaries", "gamma", "replicates", "comparisons")}
+    inputs = {kind: [path for by_row in job[kind].values() for path in by_row.values()] for kind in ("summaries", "gamma", "replicates")}
+    inputs["comparisons"] = list(job["comparisons"].values())  # one table per score
+    return inputs

@@ -325,9 +325,9 @@ def validate_human_studies(config: Mapping[str, Any], downloads: Iterable[str], 
             for key in ("scores", "system_scores", "domain_file", "source", "reference"):
                 if key in spec:
                     check_file(f"{where}.{key}", spec[key])
-            for system, value in {**spec["systems"], **spec["rated_references"]}.items():
-                group = "systems" if system in spec["systems"] else "rated_references"
-                check_file(f"{where}.{group}.{system}", value)
+            for group in ("systems", "rated_references"):
+                for system, value in spec[group].items():
+                    check_file(f"{where}.{group}.{system}", value)
             both = set(spec["systems"]) & set(spec["rated_references"])
             if both:
                 raise InputError(f"invalid configuration at key '{where}.rated_references': {', '.join(sorted(both))} "

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 
 import pandas as pd
 
@@ -109,6 +109,19 @@ def _integer(path: str, number: int, column: str, text: str, minimum: int = 0) -
     return value
 
 
+def _first_time(seen: dict[Hashable, tuple[int, str]], key: Hashable, number: int, system: str, path: str, what: str) -> None:
+    """Record that line ``number`` scores ``key`` (written as DA name ``system``), or raise if an earlier line did.
+
+    Raises:
+        InputError: ``what`` is scored twice; names both lines (and the earlier DA name where it differs).
+    """
+    if key in seen:
+        earlier, written = seen[key]
+        also = "" if written == system else f" (as {written})"
+        raise InputError(f"{path}: line {number}: {what} is scored twice (also on line {earlier}{also})")
+    seen[key] = (number, system)
+
+
 def _number(path: str, number: int, column: str, text: str) -> float:
     """``text`` as a finite float, else an InputError naming the file, line and column."""
     try:
@@ -143,7 +156,7 @@ def read_da_segment_scores(path: str) -> pd.DataFrame:
     """
     positions, rows = _read_rows(path, DA_SEGMENT_COLUMNS)
     records = []
-    seen: dict[tuple[str, int], tuple[int, str]] = {}
+    seen: dict[Hashable, tuple[int, str]] = {}
     for number, fields in rows:
         system = fields[positions["SYS"]]
         sid = _integer(path, number, "SID", fields[positions["SID"]])
@@ -151,11 +164,7 @@ def read_da_segment_scores(path: str) -> pd.DataFrame:
         z = _number(path, number, "Z.SCR", fields[positions["Z.SCR"]])
         ratings = _integer(path, number, "N", fields[positions["N"]])
         name = da_base_name(system)
-        if (name, sid) in seen:
-            earlier, written = seen[(name, sid)]
-            also = "" if written == system else f" (as {written})"
-            raise InputError(f"{path}: line {number}: system {system} SID {sid} is scored twice (also on line {earlier}{also})")
-        seen[(name, sid)] = (number, system)
+        _first_time(seen, (name, sid), number, system, path, f"system {system} SID {sid}")
         records.append((system, name, sid, raw, z, ratings, raw == 0.0 and z == 0.0, number))
     table = pd.DataFrame(records, columns=["system", "name", "sid", "raw", "z", "ratings", "placeholder", "line"])
     return table.astype({"sid": "int64", "raw": "float64", "z": "float64", "ratings": "int64", "placeholder": bool, "line": "int64"})
@@ -181,7 +190,7 @@ def read_da_system_scores(path: str) -> pd.DataFrame:
     """
     positions, rows = _read_rows(path, DA_SYSTEM_COLUMNS)
     records = []
-    seen: dict[str, tuple[int, str]] = {}
+    seen: dict[Hashable, tuple[int, str]] = {}
     for number, fields in rows:
         system = fields[positions["SYS"]]
         raw = _number(path, number, "RAW.SCR", fields[positions["RAW.SCR"]])
@@ -189,11 +198,7 @@ def read_da_system_scores(path: str) -> pd.DataFrame:
         segments = _integer(path, number, "N", fields[positions["N"]])
         ratings = _integer(path, number, "N.ALL", fields[positions["N.ALL"]])
         name = da_base_name(system)
-        if name in seen:
-            earlier, written = seen[name]
-            also = "" if written == system else f" (as {written})"
-            raise InputError(f"{path}: line {number}: system {system} is scored twice (also on line {earlier}{also})")
-        seen[name] = (number, system)
+        _first_time(seen, name, number, system, path, f"system {system}")
         records.append((system, name, raw, z, segments, ratings))
     table = pd.DataFrame(records, columns=["system", "name", "raw", "z", "segments", "ratings"])
     return table.astype({"raw": "float64", "z": "float64", "segments": "int64", "ratings": "int64"})

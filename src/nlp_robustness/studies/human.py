@@ -50,7 +50,8 @@ from numpy.typing import NDArray
 from nlp_robustness.errors import InputError
 from nlp_robustness.statistics.engine import WHOLE_POOL, units_from_tables
 from nlp_robustness.statistics.rankings import agreement_table, rank_values
-from nlp_robustness.studies.profile_uncertainty import replicate_ranks, replicate_taus
+from nlp_robustness.statistics.comparisons import verdict_matrix
+from nlp_robustness.studies.profile_uncertainty import rank_interval, replicate_ranks, tau_interval
 
 __all__ = ["crossed_units", "document_universe", "has_variance_components", "replicate_units", 
     "SEGMENT_COLUMNS",
@@ -225,8 +226,6 @@ def gamma_name(score: str, summary: str) -> str:
     return f"mean_gamma_{score}" if summary == "area" else f"gamma_at_{score}"
 
 
-#: Consistency statistics of Table 7 (summary/replicate column -> measure prefix); lower = more consistent.
-CONSISTENCY_STATISTICS = {"cov": "cov", "gamma_area": "gamma", "between_sd": "between_sd"}
 #: Table 8's pair outcomes: both sides distinguishable and alike, both distinguishable and opposite, otherwise.
 PAIR_OUTCOMES = ("agree", "disagree", "undetermined")
 
@@ -307,7 +306,6 @@ def ranking_tables(
     listed = measures(metrics, ranking)
     values = {m.name: measure_values(m, summaries, gammas, ranking) for m in listed}
     draws = {m.name: measure_replicates(m, replicates, systems, ranking) for m in listed}
-    tail = (1 - confidence) / 2
 
     table = pd.DataFrame({"system": systems})
     for m in listed:
@@ -317,22 +315,22 @@ def ranking_tables(
         if draws[m.name] is None:
             table[f"{m.name}_rank_lo"] = table[f"{m.name}_rank_hi"] = np.nan
             continue
-        replicate_rank = replicate_ranks(draws[m.name], m.higher_is_better)
-        table[f"{m.name}_rank_lo"] = np.floor(np.quantile(replicate_rank, tail, axis=0))
-        table[f"{m.name}_rank_hi"] = np.ceil(np.quantile(replicate_rank, 1 - tail, axis=0))
+        table[f"{m.name}_rank_lo"], table[f"{m.name}_rank_hi"] = rank_interval(
+            replicate_ranks(draws[m.name], m.higher_is_better), confidence)
 
     human_gamma = gamma_name("human", ranking["gamma"])
     pairs = []
     sides = [(f"cov_{metric}", metric, "cov") for metric in metrics] + [
         (gamma_name(metric, ranking["gamma"]), metric, "gamma_area") for metric in metrics] + [(human_gamma, "human", "gamma_area")]
-    verdicts = {(name, score, statistic): _pair_verdicts(comparisons[score], statistic) for name, score, statistic in sides}
+    verdicts = {name: verdict_matrix(_whole_pool_comparisons(comparisons[score]), statistic, systems)
+                for name, score, statistic in sides}
     for a, b in itertools.combinations(systems, 2):
         row: dict[str, Any] = {"system_a": a, "system_b": b}
         said = {}
         for name, score, statistic in sides:
             point = values[name]
             row[f"{name}_more_consistent"] = "tie" if point[a] == point[b] else (a if point[a] < point[b] else b)
-            verdict_text = verdicts[(name, score, statistic)].get((a, b), "not compared")
+            verdict_text = verdicts[name].at[a, b]  # "" where the pair was not compared
             said[name] = a if verdict_text == "more consistent" else b if verdict_text == "less consistent" else None
             row[f"{name}_verdict"] = said[name] or "not distinguishable"
         for name, _score, _statistic in sides[:-1]:
@@ -351,17 +349,11 @@ def ranking_tables(
     comparisons_list.append(("mean_human", human_gamma))
     rankings_by_name = {m.name: (values[m.name], m.higher_is_better) for m in listed}
     agreement = agreement_table(rankings_by_name, comparisons_list, n_resamples=int(ranking["permutations"]), seed=seed)
-    low, high = [], []
     orientation = {m.name: (1.0 if m.higher_is_better else -1.0) for m in listed}
-    for name, reference in comparisons_list:
-        if draws[name] is None or draws[reference] is None:
-            low.append(np.nan), high.append(np.nan)
-            continue
-        taus = replicate_taus(orientation[name] * draws[name], orientation[reference] * draws[reference])
-        finite = taus[np.isfinite(taus)]
-        low.append(float(np.quantile(finite, tail)) if finite.size else np.nan)
-        high.append(float(np.quantile(finite, 1 - tail)) if finite.size else np.nan)
-    agreement["tau_lo"], agreement["tau_hi"] = low, high
+    intervals = [(np.nan, np.nan) if draws[name] is None or draws[reference] is None
+                 else tau_interval(orientation[name] * draws[name], orientation[reference] * draws[reference], confidence)
+                 for name, reference in comparisons_list]
+    agreement["tau_lo"], agreement["tau_hi"] = [low for low, _ in intervals], [high for _, high in intervals]
     if len(pairwise):
         outcome_columns = [column for column in pairwise.columns if column.endswith("_vs_people")]
         counts = {column[: -len("_vs_people")]: pairwise[column].value_counts() for column in outcome_columns}
@@ -371,15 +363,9 @@ def ranking_tables(
     return table, pairwise, agreement
 
 
-def _pair_verdicts(comparisons: pd.DataFrame, statistic: str) -> dict[tuple[str, str], str]:
-    """(row a, row b) -> the paired verdict of a against b on the whole pool (both orders)."""
-    selected = comparisons[(comparisons["left_out"].astype(str) == WHOLE_POOL) & (comparisons["statistic"] == statistic)]
-    flipped = {"more consistent": "less consistent", "less consistent": "more consistent"}
-    found = {}
-    for record in selected.itertuples(index=False):
-        found[(record.row_a, record.row_b)] = record.verdict
-        found[(record.row_b, record.row_a)] = flipped.get(record.verdict, record.verdict)
-    return found
+def _whole_pool_comparisons(comparisons: pd.DataFrame) -> pd.DataFrame:
+    """The paired comparisons of the whole pool (a comparisons table holds every pool's)."""
+    return comparisons[comparisons["left_out"].astype(str) == WHOLE_POOL]
 
 
 # --- WMT direct assessment (DA) studies -----------------------------------------------------------------------

@@ -44,7 +44,8 @@ from nlp_robustness.statistics.engine import WHOLE_POOL
 from nlp_robustness.statistics.pool_uncertainty import read_replicates
 from nlp_robustness.statistics.uncertainty import holm
 
-__all__ = ["axis_intervals", "axis_rows", "axis_tau_intervals", "rank_intervals", "replicate_ranks", "replicate_taus", "separated_systems"]
+__all__ = ["axis_intervals", "axis_rows", "axis_tau_intervals", "rank_intervals", "rank_interval", "replicate_ranks", "replicate_taus", "separated_systems",
+           "tau_interval"]
 
 Draws = Mapping[tuple[str, str], Mapping[str, NDArray[np.float64]]]
 
@@ -117,7 +118,8 @@ def _measure_replicates(source: Mapping[str, Any], systems: Sequence[str],
     return found or None
 
 
-def _interval(ranks: NDArray[np.float64], confidence: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+def rank_interval(ranks: NDArray[np.float64], confidence: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The ``confidence`` interval of every column's rank from its replicate ranks (B, S): ranks that occur."""
     tail = (1 - confidence) / 2
     low, high = np.quantile(ranks, [tail, 1 - tail], axis=0, method="inverted_cdf")
     return low, high
@@ -146,7 +148,7 @@ def rank_intervals(plan: Mapping[str, Any], profile: pd.DataFrame, confidence: f
             higher = measure["orientation"] == "higher"
             matrix = np.column_stack([replicates[system] for system in systems])
             ranks = replicate_ranks(matrix, higher)
-            low, high = _interval(ranks, confidence)
+            low, high = rank_interval(ranks, confidence)
             tested = separated_systems(matrix, rows["value"].to_numpy(dtype=float), higher, 1 - confidence)
             ranked.loc[rows.index, "rank_lo"] = low
             ranked.loc[rows.index, "rank_hi"] = high
@@ -210,7 +212,7 @@ def axis_intervals(profile: pd.DataFrame, axes: pd.DataFrame, draws: Draws, conf
                 continue
             selected = selected.set_index("system").loc[systems]
             ranks = replicate_ranks(np.column_stack([full[axis][system] for system in systems]), higher_is_better=False)
-            low, high = _interval(ranks, confidence)
+            low, high = rank_interval(ranks, confidence)
             backed = frame[(frame["axis"] == axis) & frame["measure"].isin([key[1] for key in draws if key[0] == group])]
             point = backed.groupby("system")["rank"].agg(lambda values: float(np.mean(values.astype(float))))
             matrix = np.column_stack([scores[system] for system in systems])
@@ -232,7 +234,6 @@ def axis_tau_intervals(profile: pd.DataFrame, axes_kendall: pd.DataFrame, draws:
     result = axes_kendall.copy()
     result["tau_lo"] = np.nan
     result["tau_hi"] = np.nan
-    tail = (1 - confidence) / 2
     for group, frame in axis_rows(profile).groupby("group", sort=False):
         n_draws, axis_ranks, tested = _axis_draws(frame, group, draws)
         for index in result.index[result["group"] == group]:
@@ -244,11 +245,20 @@ def axis_tau_intervals(profile: pd.DataFrame, axes_kendall: pd.DataFrame, draws:
                 continue
             x = np.column_stack([axis_ranks[first][system] for system in shared])
             y = np.column_stack([axis_ranks[second][system] for system in shared])
-            taus = replicate_taus(x, y)
-            taus = taus[np.isfinite(taus)]
-            if taus.size >= 2:
-                result.loc[index, ["tau_lo", "tau_hi"]] = np.quantile(taus, [tail, 1 - tail])
+            result.loc[index, ["tau_lo", "tau_hi"]] = tau_interval(x, y, confidence)
     return result
+
+
+def tau_interval(x: NDArray[np.float64], y: NDArray[np.float64], confidence: float) -> tuple[float, float]:
+    """The ``confidence`` percentile interval of Kendall's tau-b between the rows of ``x`` and ``y`` (B, n: paired
+    replicates of two rankings' values, each oriented better-up); NaN with fewer than two finite replicate taus."""
+    taus = replicate_taus(x, y)
+    taus = taus[np.isfinite(taus)]
+    if taus.size < 2:
+        return math.nan, math.nan
+    tail = (1 - confidence) / 2
+    low, high = np.quantile(taus, [tail, 1 - tail])
+    return float(low), float(high)
 
 
 def replicate_taus(x: NDArray[np.float64], y: NDArray[np.float64]) -> NDArray[np.float64]:
