@@ -9,21 +9,26 @@
 from nlp_robustness.outputs.report_sections import NATURAL as NATURAL_SECTION
 
 
-# The identity test sets share the perturbed test sets' path pattern (function "identity", a reserved name).
+# The identity and control test sets are perturbed test sets' names (function "identity" is reserved): made here.
 ruleorder: natural_identity_testset > perturb_testset
 
 
-rule natural_identity_testset:
-    """A family part's sampled segments unperturbed, in the layout of its perturbed test sets: the originals
-    every perturbation is compared with, translated among the same neighbours (like with like)."""
+# A checkpoint: which control test sets hold records (and so are translated) is known once they are written.
+checkpoint natural_identity_testset:
+    """An identity test set: one part of a record sample (shared by the families that draw it) unperturbed, in the
+    layout of its perturbed test sets, the originals every perturbation is compared with, translated among the same
+    neighbours (like with like); or a type's control test set: its records unperturbed in its perturbed test set's
+    layout when it has fewer than type_noise_floor_below perturbations (its own noise floor), else empty."""
     input:
         natural_identity_inputs,
     output:
-        "results/testsets/perturbed/{family}/identity/{part}.tsv",
+        "results/testsets/{identity_testset}.tsv",
     log:
-        "logs/natural_identity_testset/{family}/{part}.log",
+        "logs/natural_identity_testset/{identity_testset}.log",
     benchmark:
-        "logs/benchmarks/natural_identity_testset/{family}/{part}.tsv",
+        "logs/benchmarks/natural_identity_testset/{identity_testset}.tsv",
+    wildcard_constraints:
+        identity_testset=_alternation(NATURAL_IDENTITY_JOBS),
     params:
         job=natural_identity_job,
     threads: 1
@@ -87,6 +92,7 @@ rule natural_responses_mt:
     same after normalisation (exact), and sentence chrF of the one against the other (chrf)."""
     input:
         natural_mt_response_inputs,
+        natural_mt_control_translations,
     output:
         "results/natural_robustness/responses/mt/{system}.tsv",
     log:
@@ -152,7 +158,8 @@ rule natural_responses_sentiment_model:
 
 rule natural_robustness_scores:
     """The Natural Robustness score (share unchanged, 1.0 = robust) of every system and classifier, per
-    perturbation type and overall, and its identity control, on every record sample, with binomial intervals
+    perturbation type and overall, and its identity controls (one per record sample, one per type with few
+    perturbations), on every record sample, with binomial intervals
     (the pooled share's on its perturbations over the records' design effect); and the MT systems' chrF
     criterion at every threshold of chrf_thresholds."""
     input:
@@ -178,7 +185,7 @@ rule natural_robustness_scores:
 
 rule natural_robustness_tables:
     """The scores per system and perturbation type (each record sample side by side) with each system's noise
-    floor, the chrF criterion's scores against its threshold, and how much each perturbation type changed its
+    floor (and a small type's own, beside it), the chrF criterion's scores against its threshold, and how much each perturbation type changed its
     inputs (share perturbed, rejected by the meaning check, chrF of the perturbed input to the original)."""
     input:
         unpack(natural_table_inputs),

@@ -10,14 +10,15 @@ import pandas as pd  # noqa: E402
 
 from nlp_robustness.fileio import atomic_write, read_table  # noqa: E402
 from nlp_robustness.outputs.table_writer import write_html_table  # noqa: E402
-from nlp_robustness.outputs.metric_robustness import attack_rate_table, frame_markdown, unknown_token_latex, unknown_token_table  # noqa: E402
+from nlp_robustness.outputs.metric_robustness import RATE_CAPTION, attack_rate_table, frame_markdown, unknown_token_latex, unknown_token_table  # noqa: E402
+from nlp_robustness.scoring.unknown_tokens import load_wordpiece_tokenizer  # noqa: E402
 from nlp_robustness.studies.metric_attacks import REFERENCE_COLUMNS  # noqa: E402
 
 references = pd.concat(
     [read_table(path, REFERENCE_COLUMNS, "reference table") for path in snakemake.params.references.values()], ignore_index=True
 )
 unknown = unknown_token_table(references)
-rates = attack_rate_table(references)
+rates = attack_rate_table(references, load_wordpiece_tokenizer())
 with atomic_write(snakemake.output.unknown) as handle:
     unknown.to_csv(handle, index=False)
 with atomic_write(snakemake.output.rates) as handle:
@@ -29,5 +30,5 @@ write_html_table(unknown, snakemake.output.unknown_html, unknown_title)
 with atomic_write(snakemake.output.unknown_latex) as handle:
     handle.write(unknown_token_latex(unknown))
 with atomic_write(snakemake.output.rates_markdown) as handle:
-    handle.write(frame_markdown(rates, "Achieved attack rates on the references: share of words and of characters changed (Levenshtein, word by word)"))
+    handle.write(frame_markdown(rates, RATE_CAPTION.format(texts="references")))
 logging.info("\n%s", rates.to_string())

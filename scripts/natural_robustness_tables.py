@@ -40,7 +40,8 @@ for path, text in (
         handle.write(text)
 write_html_table(with_marks(scores, circular), snakemake.output.scores_html,
                  "Natural Robustness: share of perturbations leaving the response unchanged (1.0 = robust); type "
-                 "identity/<family>: the identity control (noise floor = 1 - score); circular: a round trip through an "
+                 "identity/<sample>: the identity control of a record sample (noise floor = 1 - score); identity/<type>: "
+                 "a type's own control (its records unperturbed in its perturbed test set's layout); circular: a round trip through an "
                  f"Apertium mode the system uses; few_perturbations: fewer than {FEW_PERTURBATIONS} perturbations of "
                  "the type, a conservative interval")
 write_html_table(thresholds_wide(thresholds, circular).reset_index(), snakemake.output.thresholds_html,

@@ -10,7 +10,8 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 import pandas as pd  # noqa: E402
 
 from nlp_robustness.fileio import atomic_write, read_table  # noqa: E402
-from nlp_robustness.outputs.metric_robustness import attacked_source_rates, frame_markdown  # noqa: E402
+from nlp_robustness.outputs.metric_robustness import RATE_CAPTION, attacked_source_rates, frame_markdown  # noqa: E402
+from nlp_robustness.scoring.unknown_tokens import load_wordpiece_tokenizer  # noqa: E402
 from nlp_robustness.perturbations.registry import family_module  # noqa: E402
 
 job = snakemake.params.job
@@ -19,12 +20,11 @@ derived = {
     function: pd.concat([read_table(path, ["original_source", "source"], "perturbed test set") for path in paths], ignore_index=True)
     for function, paths in job["derived"].items()
 }
-rates = attacked_source_rates(derived, module.attack_rate, module.parse_instance, getattr(module, "unit_rate", None))
+rates = attacked_source_rates(derived, module.attack_rate, module.parse_instance, getattr(module, "unit_rate", None),
+                              load_wordpiece_tokenizer())
 with atomic_write(snakemake.output.csv) as handle:
     rates.to_csv(handle, index=False)
 with atomic_write(snakemake.output.markdown) as handle:
-    handle.write(frame_markdown(rates, f"Achieved attack rates on the sampled sources ({snakemake.wildcards.family}), per attack and level p: "
-                                       "unit_rate, the share of the eligible units (unit: words, or letters for visual) changed, "
-                                       "which p sets; word_rate and character_rate, the share of all words and of all characters "
-                                       "changed (Levenshtein, word by word)"))
+    handle.write(frame_markdown(rates, RATE_CAPTION.format(texts=f"sampled sources ({snakemake.wildcards.family})")
+                                + "; unit_rate: the share of the attack's own unit changed (tokens, words or letters)"))
 logging.info("\n%s", rates.to_string())

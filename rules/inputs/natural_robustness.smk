@@ -1,17 +1,33 @@
 # Lookup tables and input functions of Natural Robustness (rules/natural_robustness.smk); included by rules/common.smk.
 
-from nlp_robustness.studies.natural_robustness_controls import circular_pairs, identity_testsets
+from nlp_robustness.studies.natural_robustness_controls import (
+    circular_pairs,
+    identity_samples,
+    identity_testsets,
+    read_control,
+    type_controls,
+    type_samples,
+)
 
 
 NATURAL = config.get("natural_robustness")
 NATURAL_TYPES = perturbation_types(NATURAL, FAMILIES) if NATURAL else {}  # type -> family
 NATURAL_SYSTEMS = list(NATURAL["systems"]) if NATURAL else []
 NATURAL_CLASSIFIERS = SENTIMENT_ROWS if NATURAL else []  # TF-IDF classifiers, then Hugging Face models
-# Family -> its identity test sets (perturbed/<family>/identity/<part>: the sampled originals in the layout of the
-# perturbed test sets), translated like them (rules/translate.smk adds them to the family's job) so responses
-# are compared like with like; nlp_robustness.studies.natural_robustness says why.
+# Record sample -> its identity test sets (perturbed/<sample>/identity/<part>: the sampled originals in the layout of
+# the perturbed test sets), one per sample that the families drawing it share; type -> the sample it is compared
+# with; type -> part -> its control test set (perturbed/<family>/<type>/identity/<part>: its records unperturbed
+# in its perturbed sets' layout when it has fewer than type_noise_floor_below perturbations, else empty).
+# nlp_robustness.studies.natural_robustness says why.
+NATURAL_SAMPLES = identity_samples(NATURAL, FAMILIES)
+NATURAL_TYPE_SAMPLES = type_samples(NATURAL_SAMPLES, NATURAL_TYPES)
+NATURAL_TYPE_CONTROLS = type_controls(NATURAL, FAMILIES)
+# Family -> the identity test sets its translation job translates with its perturbed ones (rules/translate.smk): a
+# sample's in the job of its first family (translated once). A control test set is translated in a job of its own
+# (translate_<kind>), only when it is not empty: the checkpoint natural_identity_testset writes it.
 NATURAL_IDENTITY = identity_testsets(NATURAL, FAMILIES)
 DERIVED_TESTSETS += [name for names in NATURAL_IDENTITY.values() for name in names]
+DERIVED_TESTSETS += [name for names in NATURAL_TYPE_CONTROLS.values() for name in names.values()]
 
 
 def natural_review_files():
@@ -63,9 +79,16 @@ def perturb_review_inputs(wildcards):
     }
 
 
+def _translated(system, names):
+    """Test sets (parts of one) with one system's translations of them."""
+    return {"tables": [f"results/testsets/{name}.tsv" for name in names],
+            "translations": [f"results/translations/{system}/{name}.txt" for name in names]}
+
+
 def natural_mt_response_job(wildcards):
-    """One system's translations of every perturbed test set of the types and of their test sets, and the
-    same-response settings."""
+    """One system's translations of every perturbed test set of the types, of the record samples' identity test
+    sets, of the types' control test sets and of their test sets; type -> its record sample; the same-response
+    settings."""
     system = wildcards.system
     derived = {}
     for perturbation_type, family in NATURAL_TYPES.items():
@@ -78,28 +101,63 @@ def natural_mt_response_job(wildcards):
     return {
         "derived": derived,
         "identity": {
-            family: {"tables": [f"results/testsets/{name}.tsv" for name in names],
-                     "translations": [f"results/translations/{system}/{name}.txt" for name in names]}
-            for family, names in NATURAL_IDENTITY.items()
+            sample: _translated(system, spec.testsets()) for sample, spec in NATURAL_SAMPLES.items()
         },
-        "types": NATURAL_TYPES,
+        "controls": {
+            perturbation_type: _translated(system, list(names.values())) for perturbation_type, names in NATURAL_TYPE_CONTROLS.items()
+        },
+        "types": NATURAL_TYPE_SAMPLES,
         "testsets": {testset: {"table": f"results/testsets/{testset}.tsv", "translations": f"results/translations/{system}/{testset}.txt"} for testset in testsets},
         "same_response": NATURAL["same_response"],
     }
 
 
 def natural_mt_response_inputs(wildcards):
-    return _flatten({key: value for key, value in natural_mt_response_job(wildcards).items() if key not in ("same_response", "types")})
+    """The job's files but the control test sets' translations (natural_mt_control_translations)."""
+    job = natural_mt_response_job(wildcards)
+    inputs = _flatten({key: value for key, value in job.items() if key not in ("same_response", "types", "controls")})
+    return inputs + [table for files in job["controls"].values() for table in files["tables"]]
+
+
+def natural_mt_control_translations(wildcards):
+    """The translations of the control test sets that hold records (of a type with fewer than type_noise_floor_below
+    perturbations), known once the checkpoint natural_identity_testset wrote them. A separate input function: while a
+    checkpoint is pending only this one is deferred, and a dry run still lists every other job."""
+    translations = []
+    for files in natural_mt_response_job(wildcards)["controls"].values():
+        for table, translation in zip(files["tables"], files["translations"]):
+            path = checkpoints.natural_identity_testset.get(identity_testset=table[len("results/testsets/"):-len(".tsv")]).output[0]
+            translations += [translation] if len(read_control(path)) else []
+    return translations
+
+
+# Identity or control test set -> how it is made (rule natural_identity_testset).
+NATURAL_IDENTITY_JOBS = {
+    **{
+        sample.testset(part): {"samples": {testset: f"results/perturbations/{sample.families[0]}/samples/{testset}.tsv" for testset in testsets}}
+        for sample in NATURAL_SAMPLES.values() for part, testsets in sample.parts.items()
+    },
+    **{
+        name: {
+            "part": part, "below": NATURAL["type_noise_floor_below"],
+            "perturbed": {other: f"results/testsets/{derived_testset(NATURAL_TYPES[perturbation_type], perturbation_type, other)}.tsv"
+                          for other in names},
+        }
+        for perturbation_type, names in NATURAL_TYPE_CONTROLS.items() for part, name in names.items()
+    },
+}
 
 
 def natural_identity_job(wildcards):
-    """The samples of one part of a family, in the order its perturbed test sets list them."""
-    return {"samples": {testset: f"results/perturbations/{wildcards.family}/samples/{testset}.tsv"
-                        for testset in parts(FAMILIES[wildcards.family])[wildcards.part]}}
+    """A sample's identity test set of one part: the part's samples in the order its perturbed test sets list them;
+    or a type's control test set of one part: the type's perturbed test sets (every part: the threshold counts them
+    all), the part and the threshold."""
+    return NATURAL_IDENTITY_JOBS[wildcards.identity_testset]
 
 
 def natural_identity_inputs(wildcards):
-    return list(natural_identity_job(wildcards)["samples"].values())
+    job = natural_identity_job(wildcards)
+    return list(job.get("samples", job.get("perturbed", {})).values())
 
 
 def natural_sentiment_response_job(wildcards):

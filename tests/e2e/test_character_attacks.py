@@ -50,17 +50,16 @@ def test_attacked_sources_keep_tokens_and_references(finished_run: Path) -> None
     pieces = [(a, b) for row in visual.itertuples() for a, b in zip(row.original_source.split(" "), row.source.split(" ")) if a]
     assert rates.at["visual-p0.3", "word_rate"] == pytest.approx(sum(a != b for a, b in pieces) / len(pieces))
     assert abs(rates.at["visual-p0.3", "character_rate"] - 0.3) < 0.08 and rates.at["keyboard-p0.3", "p"] == 0.3
-    # p is the share of the attack's own units (Zeroe): keyboard changes 30 % of the words that have a letter,
-    # with one typo each; visual 30 % of the letters (eligible: letters with a non-ASCII look-alike, all of them
-    # in English text), and only letters
+    # p as paper 002's files have it: keyboard changes ceil(p · tokens) of each sentence's Zeroe tokens
+    # (punctuation included), one key typo at a lowercase letter each; visual 30 % of the letters, only letters
     keyboard = read(finished_run / f"results/testsets/perturbed/{FAMILY}/keyboard-p0.3/pooled.tsv")
-    words = [(a, b) for row in keyboard.itertuples() for a, b in zip(row.original_source.split(" "), row.source.split(" "))
-             if re.search("[A-Za-z]", a)]
-    assert rates.at["keyboard-p0.3", "unit"] == "words"
-    assert rates.at["keyboard-p0.3", "unit_rate"] == pytest.approx(sum(a != b for a, b in words) / len(words))
-    assert all(sum(x != y for x, y in zip(a, b)) == 1 for a, b in words if a != b)  # one key per changed word
-    for function in FUNCTIONS:
-        assert abs(rates.at[function, "unit_rate"] - 0.3) < 0.03, function
+    words = [(a, b) for row in keyboard.itertuples() for a, b in zip(row.original_source.split(" "), row.source.split(" ")) if a]
+    assert rates.at["keyboard-p0.3", "unit"] == "tokens" and 0.3 <= rates.at["keyboard-p0.3", "unit_rate"] < 0.36
+    assert rates.at["keyboard-p0.3", "word_rate"] == pytest.approx(sum(a != b for a, b in words) / len(words))
+    assert all(x == y or x.islower() for a, b in words if a != b for x, y in zip(a, b))  # key typos at lowercase letters
+    assert abs(rates.at["visual-p0.3", "unit_rate"] - 0.3) < 0.03 and rates.at["visual-p0.3", "unit"] == "letters"
+    for function in FUNCTIONS:  # beside the paper's rate on its own references
+        assert abs(rates.at[function, "word_rate"] - rates.at[function, "paper_word_rate"]) < 0.08, function
     assert all(x == y or (x.isalpha() and ord(y) > 127) for a, b in pieces if a != b for x, y in zip(a, b))
     means = pd.read_csv(finished_run / f"results/tables/perturbations/{FAMILY}/bleu/means.csv")
     assert set(means["function"]) == set(FUNCTIONS)

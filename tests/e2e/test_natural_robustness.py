@@ -26,6 +26,7 @@ from tests.e2e.workflow_runner import TINY_CLASSIFIER, TINY_TRANSLATOR, run_work
 pytestmark = [pytest.mark.e2e, pytest.mark.apertium]
 
 FAMILIES = ("natural", "paraphrase", "structure")
+IDENTITY = "perturbed/natural_robustness/identity/pooled"  # the identity test set the three families' one sample shares
 SYSTEMS = ["apertium-en-es-fr", "apertium-en-ca-fr", "convs2s-tatoeba", TINY_TRANSLATOR]  # the paper study's, but copy-source
 DOMAINS = ["books", "dvd", "electronics", "kitchen_&_housewares"]
 CLASSIFIERS = [*DOMAINS, TINY_CLASSIFIER]  # one trained per domain, then the Hugging Face model
@@ -86,32 +87,44 @@ def test_mt_responses_match_the_translations(finished_run: Path) -> None:
         for testset in config["mt_studies"]["paper"]["testsets"]:
             table = read(finished_run / f"results/testsets/{testset}.tsv")
             whole.update(zip(testset + "/" + table["segment_id"], lines(finished_run / f"results/translations/{system}/{testset}.txt")))
-        layout = {}  # family -> each record's translation in the family's identity test set (the perturbed sets' layout)
-        for family in dict.fromkeys(types.values()):
-            identity = read(finished_run / f"results/testsets/perturbed/{family}/identity/pooled.tsv")
-            assert (identity["source"] == identity["original_source"]).all()  # unperturbed
-            layout[family] = dict(zip(identity["testset"] + "/" + identity["segment_id"],
-                                      lines(finished_run / f"results/translations/{system}/perturbed/{family}/identity/pooled.txt"), strict=True))
+        # the one identity test set the three families share (one seeded sample): each record's translation in the
+        # perturbed sets' layout, translated once
+        identity = read(finished_run / f"results/testsets/{IDENTITY}.tsv")
+        assert (identity["source"] == identity["original_source"]).all()  # unperturbed
+        layout = dict(zip(identity["testset"] + "/" + identity["segment_id"],
+                          lines(finished_run / f"results/translations/{system}/{IDENTITY}.txt"), strict=True))
+        assert not any((finished_run / f"results/testsets/perturbed/{family}/identity/pooled.tsv").exists() for family in FAMILIES)
 
         def response(record: str, kind: str, original: str, translation: str) -> tuple[str, ...]:
             score = 100.0 if translation == original else chrf.sentence_score(translation, [original]).score
             return (record, kind, str(normalised(original) == normalised(translation)), str(score >= threshold), original, translation)
 
-        expected = []
+        expected, controls = [], []
         for perturbation_type, family in types.items():
             derived = read(finished_run / f"results/testsets/perturbed/{family}/{perturbation_type}/pooled.tsv")
             translations = lines(finished_run / f"results/translations/{system}/perturbed/{family}/{perturbation_type}/pooled.txt")
             for row, translation in zip(derived.itertuples(), translations, strict=True):
                 record = f"{row.testset}/{row.segment_id}"
-                expected.append(response(record, perturbation_type, layout[family][record], translation))
-        for family, translations in layout.items():  # the identity control: whole-test-set layout vs the identity layout
-            expected += [response(record, f"identity/{family}", whole[record], translation) for record, translation in translations.items()]
+                expected.append(response(record, perturbation_type, layout[record], translation))
+            # a type with few perturbations: its own control, its records unperturbed in its perturbed set's layout
+            control = read(finished_run / f"results/testsets/perturbed/{family}/{perturbation_type}/identity/pooled.tsv")
+            assert control.empty == (len(derived) >= config["natural_robustness"]["type_noise_floor_below"])
+            if not control.empty:
+                assert control[["testset", "segment_id"]].equals(derived[["testset", "segment_id"]])
+                assert (control["source"] == derived["original_source"]).all()
+                translated = lines(finished_run / f"results/translations/{system}/perturbed/{family}/{perturbation_type}/identity/pooled.txt")
+                controls += [response(f"{row.testset}/{row.segment_id}", f"identity/{perturbation_type}", layout[f"{row.testset}/{row.segment_id}"],
+                                      translation) for row, translation in zip(control.itertuples(), translated, strict=True)]
+        # the shared identity control: whole-test-set layout vs the identity layout; then the per-type ones
+        expected += [response(record, "identity/natural_robustness", whole[record], translation) for record, translation in layout.items()]
+        expected += controls
         got = list(responses[["record", "type", "same_exact", "same_chrf", "original_response", "perturbed_response"]].itertuples(index=False, name=None))
         if system == "convs2s-tatoeba":  # translation_jobs: per_family -- one job translated every set of a family
             for perturbation_type, family in types.items():
                 report = json.loads((finished_run / f"results/translations/{system}/perturbed/{family}/{perturbation_type}/pooled.report.json").read_text())
+                # the shared identity set in the job of the sample's first family only
                 assert report["translated_with"] == [*(f"perturbed/{family}/{name}/pooled" for name, owner in types.items() if owner == family),
-                                                     f"perturbed/{family}/identity/pooled"]  # the originals in the same job
+                                                     *([IDENTITY] if family == FAMILIES[0] else [])]
                 assert report["segments"] == (responses["type"] == perturbation_type).sum()
         assert got == expected, system
         assert np.allclose(responses["chrf"].astype(float), [100.0 if a == b else chrf.sentence_score(b, [a]).score
@@ -154,8 +167,11 @@ def test_scores_follow_the_responses_on_both_record_samples(finished_run: Path) 
     orders = {"mt": record_order(mt_records, seed), "sentiment": record_order(list(zip(reviews["doc_id"], reviews["segment_id"])), seed)}
     rows = [("mt", system, criterion) for system in SYSTEMS for criterion in ("exact", "chrf")]
     rows += [("sentiment", classifier, "label") for classifier in CLASSIFIERS]
-    # the identity control (noise floor): one per family for an MT system, one for a classifier; not a type
-    controls = {"mt": [f"identity/{family}" for family in dict.fromkeys(types.values())], "sentiment": ["identity/reviews"]}
+    # the identity controls (noise floors), not types: one for the families' shared record sample and one per type with
+    # a non-empty control test set (few perturbations) for an MT system, one for a classifier
+    small = [name for name, family in types.items()
+             if len(read(finished_run / f"results/testsets/perturbed/{family}/{name}/identity/pooled.tsv"))]
+    controls = {"mt": ["identity/natural_robustness", *(f"identity/{name}" for name in small)], "sentiment": ["identity/reviews"]}
     assert len(scores) == 2 * sum(len(types) + 1 + len(controls[kind]) for kind, _, _ in rows)
     for kind, row, criterion in rows:
         responses = read(finished_run / f"results/natural_robustness/responses/{kind}/{row}.tsv")
@@ -180,6 +196,9 @@ def test_scores_follow_the_responses_on_both_record_samples(finished_run: Path) 
                     assert got.at[perturbation_type, "score"] == ""
     markdown = (finished_run / "results/tables/natural_robustness/scores.md").read_text(encoding="utf-8")
     assert "1.0 = robust" in markdown and "**Sample: 5 records**" in markdown
+    header = next(line for line in markdown.splitlines() if line.startswith("| system or classifier"))
+    assert "| noise floor |" in header and "noise floor (natural)" not in header  # one shared noise floor
+    assert all(f"| {name} | noise floor ({name}) |" in header for name in small)  # a small type's own, beside it
     changes = pd.read_csv(finished_run / "results/tables/natural_robustness/perturbation_changes.csv")
     assert set(changes["type"]) == set(types) and (changes["chrf_to_input"].astype(float) < 100).all()
     for figure in ("scores", "gamma_curves"):
@@ -215,15 +234,16 @@ def test_editing_one_function_reruns_only_that_function_and_the_summaries(finish
     per_function = [wildcards for wildcards in re.findall(r"wildcards: (.*)", result.stdout) if "function=" in wildcards]
     assert per_function and all("function=typos" in wildcards for wildcards in per_function)
     assert _rules(result.stdout) == with_profile({
-        # the MT side: the typos test set and its translations (every system translates the family's sets in one
-        # job: translation_jobs per_family_joint); the family writes no beta reports (metrics: [])
-        "perturb_testset": "1", "translate_apertium_natural": "2", "translate_fairseq_natural": "1", "translate_huggingface_natural": "1",
+        # the MT side: the typos test set, its control test set (a checkpoint: were it to hold records, their
+        # translations would join the DAG once it is written) and its translations (every system translates the
+        # family's sets in one job: translation_jobs per_family_joint); the family writes no beta reports (metrics: [])
+        "perturb_testset": "1", "natural_identity_testset": "1", "translate_apertium_natural": "2", "translate_fairseq_natural": "1", "translate_huggingface_natural": "1",
         # the reviews perturbed by typos, every row's responses, scores and consistency
         "perturb_reviews": "1", "natural_responses_mt": "4", "natural_responses_sentiment": "4",
         "natural_responses_sentiment_model": "1", "natural_robustness_scores": "1",
         "natural_robustness_tables": "1", "natural_robustness_figure": "1", "study_blocks": "2",
         "robustness_statistics": "13", "robustness_tables": "3", "robustness_comparisons": "1", "gamma_curves": "1",
-        "all": "1", "total": "39",
+        "all": "1", "total": "40",
     })
     config = yaml.safe_load((finished_run / "config.yaml").read_text(encoding="utf-8"))
     config["natural_robustness"]["same_response"]["chrf_threshold"] = 70

@@ -407,13 +407,16 @@ def test_changing_one_system_reruns_only_its_jobs(finished_run: Path) -> None:
     jobs = _planned_jobs(result.stdout)
     # its translations of the test sets, of the 13 perturbed test sets (6 word-order, 2 attacked, 2 natural,
     # 2 paraphrased, 1 restructured: one job per family, translation_jobs per_family(_joint); the last three
-    # families write no beta reports, so only their responses follow) and of the three Natural Robustness
-    # families' identity test sets, and what is measured on them
+    # families write no beta reports, so only their responses follow), of the one identity test set the three
+    # Natural Robustness families share (in the natural family's job), of the control test set of each type with
+    # few perturbations (one translate_apertium job each), and what is measured on them
     families = ("word_order", "character_attacks", "natural", "paraphrase", "structure")
+    controls = [path for path in (finished_run / "results/testsets/perturbed").glob("*/*/identity/*.tsv")
+                if len(path.read_text(encoding="utf-8").splitlines()) > 1]  # an empty control is not translated
     assert {rule: len(items) for rule, items in jobs.items()} == with_profile({
         # robustness statistics: its rows in the MT (2), perturbation (6) and Natural Robustness (2) studies; every
         # table (6 + 18 + 3) and gamma figure (2 + 6 + 1) of those studies
-        "translate_apertium": 4, **{f"translate_apertium_{family}": 1 for family in families},
+        "translate_apertium": 4 + len(controls), **{f"translate_apertium_{family}": 1 for family in families},
         "score_sentences": 4, "score_sentences_word_order": 1, "score_sentences_character_attacks": 1,
         "robustness_statistics": 10, "robustness_tables": 27, "robustness_comparisons": 9,
         "testset_means": 2, "corpus_scores": 1, "gamma_curves": 9, "perturbation_scores_word_order": 1, "perturbation_scores_character_attacks": 1,

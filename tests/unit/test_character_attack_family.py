@@ -34,7 +34,7 @@ KEY = f"perturbations.families.{FAMILY}"
 RESOURCE_FOLDER = MIRROR / "zeroe-attack-resources"
 WMT14 = MIRROR / "wmt14-newstest2014-enfr" / "derived"
 DARR_SUBSTITUTE = MIRROR / "wmt19-darr-subset" / "RR-seglevel.recovered.csv"
-VIPER_DEFAULTS = {"source": "viper", "neighbours": 20, "weighting": "uniform"}
+VIPER_DEFAULTS = {"source": "descriptions", "neighbours": 20, "weighting": "uniform"}
 
 needs_mirror = pytest.mark.skipif(
     not (RESOURCE_FOLDER.is_dir() and WMT14.is_dir() and DARR_SUBSTITUTE.is_file()), reason=f"offline data mirror not found at {MIRROR}"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
+import string
 import shutil
 import unicodedata
 from collections import Counter
@@ -18,6 +19,7 @@ import numpy as np
 import pytest
 
 from nlp_robustness.errors import InputError
+from nlp_robustness.perturbations import _attack_rules as rules
 from nlp_robustness.perturbations import character_attacks as attacks
 from nlp_robustness.perturbations.base import Perturbed, Skipped
 from nlp_robustness.perturbations.configuration import fill_schema_defaults
@@ -147,7 +149,7 @@ def test_viper_substitutes_are_among_the_k_nearest_printable_characters():
         return {characters[j] for j in np.argsort(-similarity, kind="stable")[:5]}
 
     seen = Counter()
-    for original, result in zip(lines(), attacked("visual", 0.5, neighbours=5)):
+    for original, result in zip(lines(), attacked("visual", 0.5, source="viper", neighbours=5)):
         for i in changed_positions(original, result):
             assert result[i] in nearest(original[i])
             seen[original[i], result[i]] += 1
@@ -172,21 +174,21 @@ def test_disemvowel_removes_every_vowel_of_an_attacked_word_and_nothing_else():
                                context()) == "Nw thy hv cm to an grmnt."  # two-letter words stay
 
 
-def test_intrude_inserts_one_configured_symbol_per_word_inside_its_alphanumeric_span():
+def test_intrude_inserts_one_configured_symbol_per_token_inside_the_token():
     symbols = ["#", "@", "¤"]
     assert not any(s in line for s in symbols for line in lines())
     changed = 0
     for a, b in word_pairs("intrude", 0.5, symbols=tuple(symbols)):
         used = {c for c in b if c in symbols}
-        assert len(used) <= 1 and re.sub("[#@¤]", "", b) == a
+        assert len(used) <= len(rules.token_spans(a)) and re.sub("[#@¤]", "", b) == a  # one symbol per token
         if used:
             changed += 1
-            alphanumeric = [i for i, c in enumerate(a) if c.isalnum()]
-            assert b.startswith(a[:alphanumeric[0] + 1]) and b.endswith(a[alphanumeric[-1]:])
+            assert b[0] not in symbols and b[-1] not in symbols  # inside a token, never at its edges
     assert changed > 1000
     for a, b in word_pairs("intrude", 0.3):
         extra = Counter(b) - Counter(a)
-        assert len(extra) <= 1 and set(extra) <= set(attacks.DEFAULT_SYMBOLS)
+        assert set(extra) <= set(attacks.DEFAULT_SYMBOLS)
+    assert attacks.DEFAULT_SYMBOLS == list(string.punctuation)  # Zeroe's intruders
 
 
 def phonetic_outputs(word: str, seeds: int = 40) -> set[str]:
@@ -231,10 +233,10 @@ def test_malformed_resources_name_the_file_and_line(tmp_path):
     rows = (RESOURCE_FOLDER / "visual_repres.txt").read_text(encoding="utf-8").split("\n")[:10]
     visual.write_text("\n".join(["9 256", *rows[1:4], rows[4][:200], *rows[5:]]), encoding="utf-8")
     with pytest.raises(InputError, match=r"visual_repres\.txt, line 5"):
-        attacks.attack_text("visual", "text", 0.5, {}, np.random.default_rng(0), attacks.load_context({"visual": visual}))
+        attacks.attack_text("visual", "text", 0.5, {"source": "viper"}, np.random.default_rng(0), attacks.load_context({"visual": visual}))
     visual.write_text("\n".join(["12 256", *rows[1:]]), encoding="utf-8")
     with pytest.raises(InputError, match=r"visual_repres\.txt: the header says 12 characters, the file has 9"):
-        attacks.eligible_units("visual", "text", attacks.load_context({"visual": visual}))
+        attacks.eligible_units("visual", "text", attacks.load_context({"visual": visual}), {"source": "viper"})
 
     with pytest.raises(InputError, match="resource 'keyboard' \\(en.key\\)"):
         attacks.attack_text("keyboard", "text", 0.5, {}, np.random.default_rng(0), attacks.load_context({}))
@@ -281,7 +283,7 @@ def test_schemas_defaults_and_instances():
     instances = attacks.expand_functions(functions, {"levels": [0.3, 0.1]})
     assert list(instances) == ["visual-p0.3", "visual-p0.1", "intrude-p0.3", "intrude-p0.1"]
     assert instances["visual-p0.1"] == {"attack": "visual", "p": 0.1,
-                                        "source": "viper", "neighbours": 20, "weighting": "uniform"}
+                                        "source": "descriptions", "neighbours": 20, "weighting": "uniform"}
     assert all(attacks.parse_instance(name) == (s["attack"], s["p"]) for name, s in instances.items())
     assert attacks.instance_category("intrude-p0.3") == "insertion" and attacks.instance_name("keyboard", 1) == "keyboard-p1"
     with pytest.raises(InputError, match="6 significant digits"):

@@ -28,6 +28,7 @@ from nlp_robustness.outputs.metric_robustness import (
     unknown_token_table,
 )
 from nlp_robustness.perturbations import character_attacks
+from nlp_robustness.perturbations.attack_calibration import PAPER_RATES
 from nlp_robustness.scoring.unknown_tokens import load_wordpiece_tokenizer
 from nlp_robustness.studies.metric_attacks import (
     AGREEMENT_KEY_COLUMNS,
@@ -99,7 +100,7 @@ def test_the_five_attacks_are_filled_with_their_defaults_and_conditions_are_clea
     assert list(spec["attacks"]) == ATTACKS
     assert spec["attacks"]["intrude"]["symbols"] == character_attacks.DEFAULT_SYMBOLS
     assert spec["attacks"]["phonetic"] == {"max_tries": 10}
-    assert spec["attacks"]["visual"] == {"source": "viper", "neighbours": 20, "weighting": "uniform"}
+    assert spec["attacks"]["visual"] == {"source": "descriptions", "neighbours": 20, "weighting": "uniform"}
     assert spec["attacks"]["disemvowel"] == {} and spec["attacks"]["keyboard"] == {}
     expected = [CLEAN] + [f"{attack}-p{p}" for attack in ATTACKS for p in ("0.1", "0.3")]
     assert conditions(spec) == expected
@@ -589,9 +590,12 @@ def test_unknown_token_table_puts_clean_first_sorts_levels_and_averages_the_pair
 
 def test_attack_rate_table_rates_are_changed_over_total() -> None:
     rates = attack_rate_table(hand_references())
-    assert list(rates.columns) == ["attack", "p", "segments", "word_rate", "character_rate"]
+    assert list(rates.columns) == ["attack", "p", "segments", "word_rate", "character_rate", "edits_per_changed_word",
+                                   "paper_word_rate", "paper_edits_per_changed_word", "paper_wordpiece_kept"]
     indexed = rates.set_index(["attack", "p"])
-    assert indexed.loc[("none", 0.0)].tolist() == [3, 0.0, 0.0]
+    assert indexed.loc[("none", 0.0)].tolist()[:3] == [3, 0.0, 0.0] and indexed.loc[("none", 0.0)].isna().sum() == 4
+    assert indexed.loc[("keyboard", 0.1), "edits_per_changed_word"] == pytest.approx(10 / 2)
+    assert indexed.loc[("keyboard", 0.1), "paper_word_rate"] == PAPER_RATES["keyboard", 0.1][0]
     assert indexed.loc[("visual", 0.3), "word_rate"] == pytest.approx(12 / 40)
     assert indexed.loc[("visual", 0.3), "character_rate"] == pytest.approx(60 / 200)
     assert indexed.loc[("keyboard", 0.1), "word_rate"] == pytest.approx(2 / 40)
@@ -602,8 +606,9 @@ def test_attack_rate_table_rates_are_changed_over_total() -> None:
 @needs_mirror
 def test_rates_and_unknown_tokens_of_real_attacked_references() -> None:
     references = pd.concat([attacked(CLEAN), attacked("keyboard-p0.3")], ignore_index=True).astype(str)
-    rates = attack_rate_table(references).set_index("attack")
+    rates = attack_rate_table(references, load_wordpiece_tokenizer()).set_index("attack")
     keyboard = attacked("keyboard-p0.3")
+    assert rates.loc["keyboard", "wordpiece_kept"] == 0  # a key typo always changes the word's pieces
     assert rates.loc["keyboard", "word_rate"] == pytest.approx(keyboard["words_changed"].sum() / keyboard["words"].sum())
     assert rates.loc["none", "character_rate"] == 0.0
     unknown = unknown_token_table(references)

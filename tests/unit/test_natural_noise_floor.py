@@ -48,11 +48,12 @@ def test_identity_testset_is_the_sample_unperturbed_in_the_perturbed_sets_order(
     assert table["segment_id"].tolist() == ["7", "2", "5", "1"]
     assert table["source"].tolist() == sentences and table["original_source"].tolist() == sentences
     assert table["perturbed_reference"].tolist() == table["reference"].tolist()
-    families = {"natural": {"derived_testsets": "pooled", "testsets": ["a", "b"]},
-                "paraphrase": {"derived_testsets": "per_testset", "testsets": ["a", "b"]}}
+    families = {"natural": {"derived_testsets": "pooled", "testsets": ["a", "b"], "sample_size": 5, "functions": {"typos": {}}},
+                "paraphrase": {"derived_testsets": "per_testset", "testsets": ["a", "b"], "sample_size": 5, "functions": {"contractions": {}}}}
+    # two samples (their layouts differ), each named after the sample group and its first family (tests/unit/test_identity_controls.py)
     assert identity_testsets({"families": ["natural", "paraphrase"]}, families) == {
-        "natural": ["perturbed/natural/identity/pooled"],
-        "paraphrase": ["perturbed/paraphrase/identity/a", "perturbed/paraphrase/identity/b"],
+        "natural": ["perturbed/natural_robustness-natural/identity/pooled"],
+        "paraphrase": ["perturbed/natural_robustness-paraphrase/identity/a", "perturbed/natural_robustness-paraphrase/identity/b"],
     }
     assert identity_testsets(None, families) == {}
 
@@ -108,8 +109,8 @@ def test_every_table_shows_each_mt_systems_noise_floor_and_marks_circular_pairs(
     scores = natural_scores({"mt": records}, {"mt": responses}, types, [None], {"resamples": 10, "confidence": 0.95}, 0)
     circular = {"round_trip_spa": ["apertium-en-es-fr"]}
     wide = scores_wide(scores, "all", circular)
-    assert list(wide.columns) == ["typos", "round_trip_spa", "all", "noise floor (natural)"]
-    floors = wide["noise floor (natural)"]
+    assert list(wide.columns) == ["typos", "round_trip_spa", "all", "noise floor"]  # one record sample: one noise floor
+    floors = wide["noise floor"]
     assert floors["apertium-en-es-fr (exact)"].startswith("0.33 [") and floors["convs2s (exact)"].startswith("0.00 [")
     assert floors.notna().all() and len(floors) == 4  # every MT system under both criteria
     assert wide.loc["apertium-en-es-fr (exact)", "round_trip_spa"].endswith(CIRCULAR_MARK)
@@ -119,7 +120,7 @@ def test_every_table_shows_each_mt_systems_noise_floor_and_marks_circular_pairs(
     text = scores_markdown(scores, 80, circular)
     assert "Noise floor = 1 - share unchanged of the identity control" in text
     assert f"{CIRCULAR_MARK} circular: the round-trip paraphrase uses an Apertium mode the system also uses (round_trip_spa: apertium-en-es-fr)" in text
-    assert "noise floor (natural)" in scores_latex(scores, 80, circular)
+    assert "noise floor" in scores_latex(scores, 80, circular)
 
 
 def test_threshold_table_scores_every_threshold_with_its_noise_floor(tmp_path) -> None:
@@ -134,7 +135,7 @@ def test_threshold_table_scores_every_threshold_with_its_noise_floor(tmp_path) -
     table.to_csv(path, sep="\t", index=False)
     wide = thresholds_wide(read_thresholds(path), {"round_trip_spa": ["apertium-en-es-fr"]})
     assert list(wide.columns) == ["chrF >= 70", "chrF >= 80", "chrF >= 90"]
-    assert wide.loc["convs2s / noise floor (natural)", "chrF >= 80"].startswith("0.33 [")
+    assert wide.loc["convs2s / noise floor", "chrF >= 80"].startswith("0.33 [")
     assert wide.loc["apertium-en-es-fr / round_trip_spa", "chrF >= 90"].endswith(CIRCULAR_MARK)
     assert "Sensitivity of the chrF criterion" in thresholds_markdown(read_thresholds(path))
 

@@ -17,7 +17,7 @@ Tables go through :mod:`nlp_robustness.outputs.table_writer`, figures through th
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 # matplotlib is imported by the drawing functions, on first use: the jobs that only write tables start without it.
 
 __all__ = [
-    "attack_rate_table",
+    "PAPER_COLUMNS", "RATE_CAPTION", "attack_rate_table", "with_paper_rates", "wordpiece_kept_rate",
     "attacked_source_rates",
     "frame_markdown",
     "plot_tau_by_layer",
@@ -158,8 +158,11 @@ def unknown_token_table(references: pd.DataFrame) -> pd.DataFrame:
     return table.iloc[np.lexsort((table["p"].to_numpy(), table["attack"].map(order).to_numpy()))].reset_index(drop=True)
 
 
-def attack_rate_table(references: pd.DataFrame) -> pd.DataFrame:
-    """Achieved rates by attack and level over every pair: ``attack, p, segments, word_rate, character_rate``."""
+def attack_rate_table(references: pd.DataFrame, tokenizer: Any | None = None) -> pd.DataFrame:
+    """Achieved rates by attack and level over every pair beside paper 002's (:func:`with_paper_rates`):
+    ``attack, p, segments, word_rate, character_rate, edits_per_changed_word, wordpiece_kept`` (with
+    ``tokenizer``, a WordPiece ``tokenizers.Tokenizer``: the share of changed words whose WordPiece tokens
+    stay the clean word's, from the ``reference`` and ``original`` columns), then the paper's columns."""
     frame = references.copy()
     for column in ("p", "words", "words_changed", "characters", "characters_changed"):
         frame[column] = frame[column].astype(float)
@@ -169,7 +172,47 @@ def attack_rate_table(references: pd.DataFrame) -> pd.DataFrame:
     ).reset_index()
     grouped["word_rate"] = grouped["words_changed"] / grouped["words"]
     grouped["character_rate"] = grouped["characters_changed"] / grouped["characters"]
-    return grouped[["attack", "p", "segments", "word_rate", "character_rate"]]
+    grouped["edits_per_changed_word"] = grouped["characters_changed"] / grouped["words_changed"].where(grouped["words_changed"] > 0)
+    columns = ["attack", "p", "segments", "word_rate", "character_rate", "edits_per_changed_word"]
+    if tokenizer is not None:
+        kept = {key: wordpiece_kept_rate(zip(rows["original"], rows["reference"]), tokenizer)
+                for key, rows in frame.groupby(["attack", "p"], sort=False)}
+        grouped["wordpiece_kept"] = [kept[attack, p] for attack, p in zip(grouped["attack"], grouped["p"])]
+        columns.append("wordpiece_kept")
+    return with_paper_rates(grouped[columns])
+
+
+def wordpiece_kept_rate(pairs: Iterable[tuple[str, str]], tokenizer: Any) -> float:
+    """The share of changed whitespace words (paired lines of equal word count) whose WordPiece tokens equal
+    the clean word's (:func:`~nlp_robustness.perturbations.attack_calibration.measure`); NaN if none changed."""
+    from nlp_robustness.perturbations.attack_calibration import measure
+
+    pairs = list(pairs)
+    return measure([clean for clean, _ in pairs], [attacked for _, attacked in pairs], tokenizer).wordpiece_kept_rate
+
+
+#: The caption of an attack-rates table (``texts``: what was attacked).
+RATE_CAPTION = ("Achieved attack rates on the {texts}, per attack and level p, beside paper 002's on its own attacked "
+                "WMT19 references (paper_*; nlp_robustness.perturbations.attack_calibration): word_rate, the share of "
+                "whitespace words changed; character_rate, of characters (Levenshtein, word by word); "
+                "edits_per_changed_word; wordpiece_kept, the share of changed words whose uncased BERT WordPiece "
+                "tokens stay the clean word's")
+
+#: Paper 002's rates beside the achieved ones: column -> its index in an entry of ``PAPER_RATES``.
+PAPER_COLUMNS: dict[str, int] = {"paper_word_rate": 0, "paper_edits_per_changed_word": 1, "paper_wordpiece_kept": 2}
+
+
+def with_paper_rates(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` (``attack`` and ``p`` columns) with paper 002's rates at the same attack and level
+    (:data:`~nlp_robustness.perturbations.attack_calibration.PAPER_RATES`; NaN where it published none, and
+    for the clean rows) in :data:`PAPER_COLUMNS`."""
+    from nlp_robustness.perturbations.attack_calibration import paper_rate
+
+    table = table.copy()
+    rates = [paper_rate(attack, p) for attack, p in zip(table["attack"], table["p"])]
+    for column, index in PAPER_COLUMNS.items():
+        table[column] = [rate[index] if rate is not None else float("nan") for rate in rates]
+    return table
 
 
 def frame_markdown(frame: pd.DataFrame, caption: str, decimals: int = 3) -> str:
@@ -282,13 +325,15 @@ def plot_tau_by_layer(tau_by_layer: pd.DataFrame, png: str, pdf: str) -> None:
 
 
 def attacked_source_rates(derived: Mapping[str, pd.DataFrame], rate: Callable[[str, str], Any], attack_level: Callable[[str], tuple[str, float]],
-                          unit_rate: Callable[[str, str, str], Any] | None = None) -> pd.DataFrame:
+                          unit_rate: Callable[[str, str, str], Any] | None = None, tokenizer: Any | None = None) -> pd.DataFrame:
     """Achieved rates of a family's attacked sources, one row per function (``derived``: function -> its
     perturbed test sets' rows, with ``original_source`` and ``source``): ``function, attack, p, segments,
     word_rate, character_rate``, summed over segments as :func:`attack_rate_table` does for references.
     With ``unit_rate`` (``(attack, original, attacked)`` -> an object with ``unit``, ``units`` and
     ``units_changed``: the share the level p sets, in the attack's own unit) also ``unit`` and
-    ``unit_rate`` (changed / eligible units, summed over segments) before ``word_rate``."""
+    ``unit_rate`` (changed / eligible units, summed over segments) before ``word_rate``. After them
+    ``edits_per_changed_word``, with ``tokenizer`` ``wordpiece_kept`` (:func:`wordpiece_kept_rate`), and paper
+    002's rates at the same attack and level (:func:`with_paper_rates`)."""
     rows = []
     for function, table in derived.items():
         pairs = list(zip(table["original_source"], table["source"]))
@@ -303,6 +348,12 @@ def attacked_source_rates(derived: Mapping[str, pd.DataFrame], rate: Callable[[s
             row["unit_rate"] = sum(u.units_changed for u in units) / eligible if eligible else float("nan")
         row["word_rate"] = sum(r.words_changed for r in rates) / words if words else float("nan")
         row["character_rate"] = sum(r.characters_changed for r in rates) / characters if characters else float("nan")
+        changed = sum(r.words_changed for r in rates)
+        row["edits_per_changed_word"] = sum(r.characters_changed for r in rates) / changed if changed else float("nan")
+        if tokenizer is not None:
+            row["wordpiece_kept"] = wordpiece_kept_rate(pairs, tokenizer)
         rows.append(row)
     unit_columns = ["unit", "unit_rate"] if unit_rate is not None else []
-    return pd.DataFrame(rows, columns=["function", "attack", "p", "segments", *unit_columns, "word_rate", "character_rate"])
+    kept_columns = ["wordpiece_kept"] if tokenizer is not None else []
+    columns = ["function", "attack", "p", "segments", *unit_columns, "word_rate", "character_rate", "edits_per_changed_word", *kept_columns]
+    return with_paper_rates(pd.DataFrame(rows, columns=columns))

@@ -7,8 +7,10 @@ so **1.0 = robust** (paper 001's page defines the share *causing different* resp
 
 Every score table shows, for every system and classifier, the **noise floor** next to the scores: the
 instability (1 - share unchanged) of its identity control, unperturbed inputs translated in the
-whole-test-set layout and in the perturbed test sets' layout
-(:mod:`nlp_robustness.studies.natural_robustness`). A dagger marks a circular pair: a round-trip paraphrase
+whole-test-set layout and in the perturbed test sets' layout (one column per record sample: ``noise floor``
+when the families share one; :mod:`nlp_robustness.studies.natural_robustness`), and beside a type with few
+perturbations its own noise floor (``noise floor (<type>)``: its records unperturbed in its perturbed test
+set's layout against the identity layout). A dagger marks a circular pair: a round-trip paraphrase
 made with an Apertium mode the system also uses (and the pooled score holding it). A double dagger marks a type with
 fewer than :data:`~nlp_robustness.statistics.natural_robustness.FEW_PERTURBATIONS` perturbations, whose interval is
 conservative (it holds the level minus 0.02 at every share only by covering more on average; the CSV's
@@ -39,7 +41,7 @@ from nlp_robustness.studies.natural_robustness_controls import THRESHOLD_COLUMNS
 
 __all__ = [
     "CIRCULAR_MARK", "FEW_MARK", "MEANING_CHECK", "NOISE_NOTE", "circular_note", "few_note", "meaning_check_rejections",
-    "noise_column", "with_marks",
+    "noise_columns", "with_marks",
     "changes_with_circular", "with_circular", "read_thresholds", "thresholds_markdown", "thresholds_wide", "CHANGE_COLUMNS", "SCORE_DEFINITION", "changes_markdown", "perturbation_changes", "plot_scores", "read_scores",
     "score_cell", "scores_latex", "scores_markdown", "scores_wide",
 ]
@@ -84,17 +86,39 @@ def score_cell(score: float, low: float, high: float) -> str:
     return f"{score:.2f} [{low:.2f}, {high:.2f}]"
 
 
-def noise_column(control_type: str) -> str:
-    """The column of an identity control: ``noise floor (natural)``."""
-    return f"noise floor ({control_type[len(CONTROL_PREFIX):]})"
+def noise_columns(table: pd.DataFrame) -> dict[str, str]:
+    """Control type (``identity/...``) of a long score table -> its column: a per-type control (``identity/<type>``
+    of a type of the table) ``noise floor (<type>)``; a record sample's (or the classifiers') ``noise floor`` when
+    no kind of row has more than one such control, else ``noise floor (<sample>)``."""
+    types = {str(name) for name in table["type"] if not str(name).startswith(CONTROL_PREFIX)}
+    controls = table[table["type"].astype(str).str.startswith(CONTROL_PREFIX)]
+    shared = controls[~controls["type"].astype(str).str[len(CONTROL_PREFIX):].isin(types)]
+    one_each = bool((shared.groupby("kind")["type"].nunique() <= 1).all())
+    columns = {}
+    for control in dict.fromkeys(controls["type"].astype(str)):
+        name = control[len(CONTROL_PREFIX):]
+        columns[control] = "noise floor" if name not in types and one_each else f"noise floor ({name})"
+    return columns
 
 
-def _cell(row: Any, circular: Mapping[str, Sequence[str]]) -> tuple[str, str]:
-    """(column, cell) of one score row (with ``few_perturbations``): a control as its instability, a type with few
-    perturbations and a circular pair marked."""
+def _column_order(table: pd.DataFrame, columns: Mapping[str, str]) -> list[str]:
+    """The wide tables' column order: each type with its own noise floor after it, ``all``, the shared noise floors."""
+    order: list[str] = []
+    for name in dict.fromkeys(table["type"].astype(str)):
+        if name.startswith(CONTROL_PREFIX):
+            continue
+        order.append(name)
+        if CONTROL_PREFIX + name in columns:
+            order.append(columns[CONTROL_PREFIX + name])
+    return order + [column for column in dict.fromkeys(columns.values()) if column not in order]
+
+
+def _cell(row: Any, circular: Mapping[str, Sequence[str]], columns: Mapping[str, str]) -> tuple[str, str]:
+    """(column, cell) of one score row (with ``few_perturbations``): a control as its instability in its column
+    (:func:`noise_columns`), a type with few perturbations and a circular pair marked."""
     few = FEW_MARK if row.few_perturbations else ""
     if str(row.type).startswith(CONTROL_PREFIX):
-        return noise_column(row.type), score_cell(1.0 - row.score, 1.0 - row.ci_high, 1.0 - row.ci_low) + few
+        return columns[row.type], score_cell(1.0 - row.score, 1.0 - row.ci_high, 1.0 - row.ci_low) + few
     if row.type == "all":  # the pooled score holds every circular type of the system
         marked = any(row.responder in systems for systems in circular.values())
     else:
@@ -124,19 +148,20 @@ def changes_with_circular(changes: pd.DataFrame, circular: Mapping[str, Sequence
 
 
 def scores_wide(scores: pd.DataFrame, sample: str, circular: Mapping[str, Sequence[str]] | None = None) -> pd.DataFrame:
-    """One record sample as a wide table: rows ``<responder> (<criterion>)``, a column per type, ``all``, then the
-    noise floor of each identity control (its instability, 1 - share unchanged). ``circular``: type -> the systems
+    """One record sample as a wide table: rows ``<responder> (<criterion>)``, a column per type (with its own noise
+    floor after it, where it has a per-type control), ``all``, then the noise floor of each shared identity control
+    (its instability, 1 - share unchanged; columns: :func:`noise_columns`). ``circular``: type -> the systems
     for which it is circular (:func:`~nlp_robustness.studies.natural_robustness_controls.circular_pairs`); their
     cells, and the pooled cell of such a system, carry :data:`CIRCULAR_MARK`."""
     selected = scores[scores["sample"] == sample]
     selected = selected.assign(few_perturbations=few_perturbations(selected))
+    columns = noise_columns(selected)
     rows: dict[str, dict[str, str]] = {}
     for row in selected.itertuples(index=False):
         name = f"{row.responder} ({NATURAL_CRITERION_NAMES.get(row.criterion, row.criterion)})"
-        column, cell = _cell(row, circular or {})
+        column, cell = _cell(row, circular or {}, columns)
         rows.setdefault(name, {})[column] = cell
-    columns = [noise_column(name) if str(name).startswith(CONTROL_PREFIX) else name for name in dict.fromkeys(selected["type"])]
-    table = pd.DataFrame.from_dict(rows, orient="index")[columns].fillna(MISSING)
+    table = pd.DataFrame.from_dict(rows, orient="index")[_column_order(selected, columns)].fillna(MISSING)
     table.index.name = "system or classifier (same response)"
     return table
 
@@ -167,10 +192,14 @@ def _interval_note(scores: pd.DataFrame) -> str:
 
 
 NOISE_NOTE = (
-    "Originals are translated in the layout of the perturbed inputs (an identity test set of the sampled records). "
+    "Originals are translated in the layout of the perturbed inputs (one identity test set of the sampled records, "
+    "shared by the families that sample them, translated once). "
     "Noise floor = 1 - share unchanged of the identity control: the same unperturbed records translated in the "
     "whole-test-set layout and in that layout (only their neighbours differ; Apertium's output depends on them), an "
-    "upper bound of the noise in the scores; classifiers: the originals classified again."
+    "upper bound of the noise in the scores; classifiers: the originals classified again. "
+    "Noise floor (<type>), beside a type with few perturbations: its own records unperturbed, in its perturbed test "
+    "set's layout (its neighbours there) against the identity layout; a score is above the type's noise where its "
+    "instability (1 - score) exceeds that floor."
 )
 
 
@@ -289,15 +318,18 @@ def _largest(table: pd.DataFrame) -> str:
 
 def thresholds_wide(thresholds: pd.DataFrame, circular: Mapping[str, Sequence[str]] | None = None) -> pd.DataFrame:
     """The chrF criterion's score against its threshold on the largest record sample: rows ``<system> / <type>``
-    (types, all, then the noise floor of each identity control as its instability), a column per threshold."""
+    (types, each with its own noise floor where it has one, all, then the shared noise floors, as instabilities), a
+    column per threshold."""
     largest = _largest(thresholds)
     selected = thresholds[thresholds["sample"] == largest]
     selected = selected.assign(few_perturbations=few_perturbations(selected))
+    columns = noise_columns(selected)
     rows: dict[str, dict[str, str]] = {}
     for row in selected.itertuples(index=False):
-        column, cell = _cell(row, circular or {})
+        column, cell = _cell(row, circular or {}, columns)
         rows.setdefault(f"{row.responder} / {column}", {})[f"chrF >= {row.threshold:g}"] = cell
-    table = pd.DataFrame.from_dict(rows, orient="index")
+    order = [f"{responder} / {column}" for responder in dict.fromkeys(selected["responder"]) for column in _column_order(selected, columns)]
+    table = pd.DataFrame.from_dict(rows, orient="index").reindex([name for name in order if name in rows])
     table.index.name = f"system / perturbation type ({_sample_label(largest, {'MT system': int(selected['records'].max())})})"
     return table
 

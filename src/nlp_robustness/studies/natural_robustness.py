@@ -46,18 +46,30 @@ language) before every segment removed cat-fra's 16 on those segments but not th
 (on the 100 default NR records among their true predecessors vs the identity layout: en-es-fr 2 -> 2,
 en-ca-fr 5 -> 4 differ; some state survives several sentences), so no batching change is made.
 
-Instead, the original of every record is translated in the *same layout* as its perturbed versions: each
-family part gets an **identity test set**
-(:func:`~nlp_robustness.studies.natural_robustness_controls.identity_testset`: the sampled records,
-original sources, in the order of the perturbed test sets) that every system translates through the same
-rules; a perturbation's response is compared with the record's translation there. The **identity control**
-(type ``identity/<family>``, :data:`CONTROL_PREFIX`) compares the same records translated in the
-whole-test-set layout with the identity layout: only the neighbours differ, so its instability (1 - share
-unchanged, per criterion) is the noise a change of neighbours alone causes -- an upper bound of the
-residual noise of the scores (in a perturbed test set the neighbours are the same records, perturbed) and
-the bias the old whole-test-set comparison carried (default run: exact 0.05 en-es-fr, 0.06 en-ca-fr; chrF
-0.00, 0.01). Classifiers answer a review alone: their control (``identity/reviews``) classifies the
-originals again and is 1.0 for a deterministic classifier.
+Instead, the original of every record is translated in the *same layout* as its perturbed versions. The
+families that draw their records as one seeded sample (the natural, paraphrase and structure families:
+sample group ``natural_robustness``) share one **identity test set** per part
+(:func:`~nlp_robustness.studies.natural_robustness_controls.identity_testset`, keyed by the sample:
+:func:`~nlp_robustness.studies.natural_robustness_controls.identity_samples`; the sampled records, original
+sources, in the order of the perturbed test sets) that every system translates once through the same
+rules; a family that samples differently gets its own. A perturbation's response is compared with the
+record's translation there. The **identity control** (type ``identity/<sample>``, :data:`CONTROL_PREFIX`)
+compares the same records translated in the whole-test-set layout with the identity layout: only the
+neighbours differ, so its instability (1 - share unchanged, per criterion) is the noise a change of
+neighbours alone causes -- an upper bound of the residual noise of the scores (in a perturbed test set the
+neighbours are the same records, perturbed) and the bias the old whole-test-set comparison carried
+(default run: exact 0.05 en-es-fr, 0.06 en-ca-fr; chrF 0.00, 0.01). One sample, one control: before, each
+family had its own identity test set of the same records in the same layout, three measurements of one thing.
+
+A type with few perturbations (a perturbed test set of a few records: fewer than
+``type_noise_floor_below``, by default :data:`~nlp_robustness.statistics.natural_robustness.FEW_PERTURBATIONS`,
+the count below which its interval is marked conservative) sits among different neighbours there than in
+the identity test set, so the shared control does not bound its noise. It gets its own **per-type control**
+(type ``identity/<type>``; :func:`~nlp_robustness.studies.natural_robustness_controls.type_control`): its
+records unperturbed in its perturbed test set's layout, translated by every system, compared with their
+translations in the identity test set -- the type's own noise floor, reported beside its score. Classifiers
+answer a review alone: their control (``identity/reviews``) classifies the originals again and is 1.0 for
+a deterministic classifier.
 """
 
 from __future__ import annotations
@@ -76,6 +88,7 @@ from nlp_robustness.perturbations.derive import DERIVED_COLUMNS
 from nlp_robustness.sampling import RECORD_COLUMNS, record_order, sample_segments
 from nlp_robustness.statistics.engine import UNIT_COLUMNS
 from nlp_robustness.statistics.natural_robustness import (
+    FEW_PERTURBATIONS,
     natural_robustness_scores,
     response_chrf,
     same_chrf,
@@ -103,7 +116,8 @@ MT_RESPONSE_COLUMNS = ("record", "type", "same_exact", "same_chrf", "chrf", "ori
 SENTIMENT_RESPONSE_COLUMNS = ("record", "type", "same_label", "original_label", "perturbed_label")
 #: The function name of a family's identity test set (``perturbed/<family>/identity/<part>``); no family may use it.
 IDENTITY = "identity"
-#: Responses of the identity control have the type ``identity/<family>`` (sentiment: ``identity/reviews``).
+#: Responses of the identity controls have the type ``identity/<sample>`` (the shared control of a record sample),
+#: ``identity/<type>`` (a per-type control) or ``identity/reviews`` (classifiers).
 CONTROL_PREFIX = f"{IDENTITY}/"
 
 
@@ -124,8 +138,10 @@ def perturbation_types(section: Mapping[str, Any], families: Mapping[str, Mappin
 
 def complete_natural_robustness(config: MutableMapping[str, Any]) -> None:
     """Check the ``natural_robustness`` section and fill its defaults that depend on other keys (in place;
-    no-op without one): ``leave_out`` every type, ``epsilon`` ``robustness.epsilon``, and ``systems``,
-    the systems that translate the perturbed test sets of every one of its families.
+    no-op without one): ``leave_out`` every type, ``epsilon`` ``robustness.epsilon``,
+    ``type_noise_floor_below`` :data:`~nlp_robustness.statistics.natural_robustness.FEW_PERTURBATIONS` (the
+    tables' conservative-interval count), and ``systems``, the systems that translate the perturbed test sets
+    of every one of its families.
 
     Run after :func:`~nlp_robustness.perturbations.configuration.complete_perturbations`.
 
@@ -167,6 +183,11 @@ def complete_natural_robustness(config: MutableMapping[str, Any]) -> None:
     if len(types) < 2 and section["leave_out"]:
         raise InputError("invalid configuration at key 'natural_robustness.leave_out': leaving out the only type leaves no pool")
     section.setdefault("epsilon", copy.deepcopy(config["robustness"]["epsilon"]))
+    section.setdefault("type_noise_floor_below", FEW_PERTURBATIONS)
+    if not isinstance(section["type_noise_floor_below"], int) or isinstance(section["type_noise_floor_below"], bool) \
+            or section["type_noise_floor_below"] < 0:
+        raise InputError("invalid configuration at key 'natural_robustness.type_noise_floor_below': must be an integer >= 0 "
+                         f"(0: no per-type noise floor), not {section['type_noise_floor_below']!r}")
     if section["epsilon"]["stop"] < section["epsilon"]["start"]:
         raise InputError("invalid configuration at key 'natural_robustness.epsilon.stop': must be >= start")
     section["systems"] = [
@@ -226,40 +247,61 @@ def mt_responses(
     where: str = "responses",
     identity: Mapping[str, tuple[pd.DataFrame, Sequence[str]]] | None = None,
     types: Mapping[str, str] | None = None,
+    controls: Mapping[str, tuple[pd.DataFrame, Sequence[str]]] | None = None,
 ) -> pd.DataFrame:
-    """One system's responses to every kept perturbation (:data:`MT_RESPONSE_COLUMNS`), then its identity control.
+    """One system's responses to every kept perturbation (:data:`MT_RESPONSE_COLUMNS`), then its identity
+    controls: one per record sample, then one per type with a (non-empty) control test set.
 
     Args:
         derived: Type -> (its perturbed test set, parts concatenated; the system's translations of it, aligned).
         testsets: Test set -> (its table; the system's translations of the whole test set, aligned).
         same_response: ``casefold``, ``punctuation`` (exact) and ``chrf_threshold`` (chrf).
-        identity: Family -> (its identity test set, parts concatenated; the system's translations of it). Given,
-            a perturbation is compared with the record's translation in its family's identity test set (like
-            with like), and rows ``identity/<family>`` compare the whole-test-set translation (original) with
-            the identity one (perturbed). None: perturbations are compared with the whole-test-set translations.
-        types: Type -> family (needed with ``identity``).
+        identity: Record sample -> (its identity test set, parts concatenated; the system's translations of it).
+            Given, a perturbation is compared with the record's translation in its sample's identity test set
+            (like with like), and rows ``identity/<sample>`` compare the whole-test-set translation (original)
+            with the identity one (perturbed). None: perturbations are compared with the whole-test-set translations.
+        types: Type -> its record sample, a key of ``identity`` (needed with ``identity``).
+        controls: Type -> (its control test set, parts concatenated: its records unperturbed in its perturbed test
+            set's order, or empty; the system's translations of it). Rows ``identity/<type>`` compare the record's
+            translation in its sample's identity test set (original) with the one in the control (perturbed):
+            the type's own noise floor. Needs ``identity``.
 
     Raises:
-        InputError: Translations that do not align, or a perturbed segment that is not in its test set.
+        InputError: Translations that do not align, a perturbed segment that is not in its test set, or a
+            control test set whose records are not its type's perturbed ones in their order.
     """
     whole = _original_responses(testsets, where)
     layouts: dict[str, dict[str, str]] = {}
-    for family, (table, translations) in (identity or {}).items():
-        layouts[family] = _layout_responses(table, translations, where, f"of the identity test set of {family}")
-        missing = [record for record in layouts[family] if record not in whole]
+    for sample, (table, translations) in (identity or {}).items():
+        layouts[sample] = _layout_responses(table, translations, where, f"of the identity test set of {sample}")
+        missing = [record for record in layouts[sample] if record not in whole]
         if missing:
-            raise InputError(f"{where}: the identity test set of {family} holds {missing[0]}, which is not a segment of its test set")
+            raise InputError(f"{where}: the identity test set of {sample} holds {missing[0]}, which is not a segment of its test set")
     frames = []
+    perturbed: dict[str, list[str]] = {}
     for perturbation_type, (table, translations) in derived.items():
         responses = _layout_responses(table, translations, where, f"perturbed by {perturbation_type}")
+        perturbed[perturbation_type] = list(responses)
         originals = layouts[(types or {})[perturbation_type]] if identity is not None else whole
         missing = [record for record in responses if record not in originals]
         if missing:
             raise InputError(f"{where}: {perturbation_type} perturbed {missing[0]}, which is not a segment of its test set")
         frames.append(_compare(list(responses), perturbation_type, [originals[key] for key in responses],
                                list(responses.values()), same_response))
-    for family, responses in layouts.items():
-        frames.append(_compare(list(responses), CONTROL_PREFIX + family, [whole[key] for key in responses],
+    for sample, responses in layouts.items():
+        frames.append(_compare(list(responses), CONTROL_PREFIX + sample, [whole[key] for key in responses],
+                               list(responses.values()), same_response))
+    for perturbation_type, (table, translations) in (controls or {}).items():
+        if table.empty:  # a type with enough perturbations: the shared control bounds its noise
+            continue
+        if identity is None:
+            raise InputError(f"{where}: the control test set of {perturbation_type} needs the identity test sets")
+        responses = _layout_responses(table, translations, where, f"of the control test set of {perturbation_type}")
+        if list(responses) != perturbed.get(perturbation_type):
+            raise InputError(f"{where}: the control test set of {perturbation_type} does not hold its perturbed records in "
+                             "their order (rebuild it)")
+        originals = layouts[(types or {})[perturbation_type]]
+        frames.append(_compare(list(responses), CONTROL_PREFIX + perturbation_type, [originals[key] for key in responses],
                                list(responses.values()), same_response))
     return pd.concat(frames, ignore_index=True)[list(MT_RESPONSE_COLUMNS)]
 
