@@ -15,8 +15,8 @@ and no whitespace or control character is ever inserted. A *word* is such a piec
 attacked (github.com/long21wt/robust-bert-based-metrics @ 8cac959,
 ``wmt19/wmt19-metrics-task-package/input/attacked-references/<attack>/<p>/``). The attacks here choose
 their units as those files show, so that at the same p they change the same share of whitespace words,
-with as many edits per changed word, on the same references (:data:`PAPER_RATES`, measured by
-``benchmarks/paper_attack_rates.py``; tests/unit/test_attack_calibration.py pins the match on the
+with as many edits per changed word, on the same references (:data:`~.attack_calibration.PAPER_RATES`, measured by
+``python -m nlp_robustness.perturbations.attack_calibration``; tests/unit/test_attack_calibration.py pins the match on the
 mirror's seven WMT19 to-English references). The levels are *nominal*: paper 002 calls p "the
 probability that each letter is attacked", which holds only for visual.
 
@@ -54,7 +54,7 @@ probability that each letter is attacked", which holds only for visual.
   among Unicode confusables.
 
 :func:`attack_rate` measures the share of whitespace words changed and the edits (Levenshtein) per
-changed word, the quantities :data:`PAPER_RATES` holds; :func:`unit_rate` the share of the attack's own
+changed word, the quantities :data:`~.attack_calibration.PAPER_RATES` holds; :func:`unit_rate` the share of the attack's own
 unit (:data:`UNITS`) changed.
 
 An instance never skips a non-empty text, even if nothing changed.
