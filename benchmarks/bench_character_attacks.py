@@ -1,4 +1,4 @@
-"""Benchmark the throughput of the five character attacks (and visual with Unicode confusables).
+"""Benchmark the throughput of the five character attacks (and visual with VIPER neighbours and Unicode confusables).
 
 It takes the first --segments references of a WMT'19 to-English test set of the offline mirror (default
 1000 of lt-en), loads the Zeroe resources once, and times, with the workflow's code
@@ -39,7 +39,8 @@ from nlp_robustness.perturbations.character_attacks import (
 REPOSITORY = Path(__file__).resolve().parent.parent
 #: (label, attack, settings) timed, in the paper's order.
 CASES = [("intrude", "intrude", {}), ("disemvowel", "disemvowel", {}), ("keyboard", "keyboard", {}),
-         ("phonetic", "phonetic", {}), ("visual (viper)", "visual", {}),
+         ("phonetic", "phonetic", {}), ("visual (descriptions)", "visual", {}),
+         ("visual (viper)", "visual", {"source": "viper"}),
          ("visual (confusables)", "visual", {"source": "confusables"})]
 
 
@@ -95,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{label:<22}{cold:>13.2f}{seconds:>9.3f}{len(texts) / seconds:>12,.0f}{characters / seconds:>12,.0f}"
               f"{seconds / fastest:>7.1f}{unit_rate:>11.3f}{char_rate:>11.3f}")
     print("(first pass: fresh resources, loading included; ratio: pass time to the fastest attack's; unit rate:\n"
-          " changed / eligible units (words; visual: letters), to compare with p; char rate: Levenshtein changes / characters)")
+          " changed / the attack's units (tokens; phonetic: words; visual: letters): p, rounded up per sentence, for tokens; char rate: Levenshtein changes / characters)")
     return 0
 
 
