@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from string import ascii_lowercase, punctuation
+from string import punctuation
 
 from rapidfuzz.distance import Levenshtein
 
@@ -18,14 +18,12 @@ import numpy as np
 from nlp_robustness.perturbations._attack_resources import AttackResources, cmu_dictionary
 
 __all__ = [
-    "DOUBLED", "SPELLINGS", "VOWELS", "ZEROE_KEYS", "ZEROE_SYMBOLS", "attack_tokens", "disemvowel", "intrude_edit",
+    "DOUBLED", "SPELLINGS", "VOWELS", "ZEROE_SYMBOLS", "attack_tokens", "disemvowel", "intrude_edit",
     "keyboard_edit", "letters", "phonetic_edit", "phonetic_eligible", "respell", "target", "token_spans",
     "visual_options",
 ]
 
 VOWELS = frozenset("aeiouAEIOU")
-#: The keys of Zeroe's en.key (the lowercase ASCII letters): keyboard eligibility without the resource.
-ZEROE_KEYS = frozenset(ascii_lowercase)
 
 #: CMU phoneme (stress dropped) -> spellings drawn uniformly; :data:`DOUBLED` adds one after a vowel.
 SPELLINGS: dict[str, tuple[str, ...]] = {

@@ -73,12 +73,12 @@ from rapidfuzz.distance import Levenshtein
 from nlp_robustness.errors import InputError
 from nlp_robustness.perturbations import _attack_rules as rules
 from nlp_robustness.perturbations._attack_resources import RESOURCES, AttackResources, insertable, load_context
-from nlp_robustness.perturbations._attack_rules import DOUBLED, SPELLINGS, VOWELS, ZEROE_KEYS, ZEROE_SYMBOLS
+from nlp_robustness.perturbations._attack_rules import DOUBLED, SPELLINGS, VOWELS, ZEROE_SYMBOLS
 from nlp_robustness.perturbations.base import Perturbed, Skipped
 
 __all__ = [
     "CATEGORIES", "DEFAULT_SYMBOLS", "DOUBLED", "FUNCTIONS", "NEEDS_PARSE", "OPTIONS_SCHEMA", "PERTURBED_SIDES",
-    "RESOURCES", "RESOURCE_DOWNLOADS", "SPELLINGS", "UNITS", "VOWELS", "ZEROE_KEYS",
+    "RESOURCES", "RESOURCE_DOWNLOADS", "SPELLINGS", "UNITS", "VOWELS",
     "AttackRate", "AttackResources", "UnitRate", "attack_rate", "attack_text", "eligible_units", "expand_functions",
     "instance_category", "instance_name", "load_context", "parse_instance", "perturb", "unit_rate",
 ]
