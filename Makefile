@@ -5,7 +5,7 @@ CORES ?= all
 APT_PACKAGES = apertium apertium-eng-spa apertium-fr-es apertium-eng-cat apertium-fra-cat apertium-en-gl apertium-eo-en chromium chromium-driver libtcmalloc-minimal4
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: setup system-packages run test test-fast lint benchmark benchmark-fairseq clean
+.PHONY: setup system-packages run test test-fast lint config-reference benchmark benchmark-fairseq clean
 
 setup: system-packages $(VENV)/.installed
 
@@ -45,6 +45,11 @@ test-fast: setup
 
 lint: setup
 	$(VENV)/bin/snakemake --lint
+
+# docs/config.md, the configuration reference, regenerated from the config schema (schemas/config.schema.yaml);
+# needs the virtual environment only.
+config-reference: $(VENV)/.installed
+	$(VENV)/bin/python -m nlp_robustness.config_reference --write docs/config.md
 
 benchmark: setup
 	$(VENV)/bin/python benchmarks/bench_bagging.py

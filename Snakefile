@@ -28,7 +28,7 @@ if not workflow.overwrite_configfiles:
 
 # Each config's results/, logs/, downloads and Snakemake's records (.snakemake/) go to its run_directory (default
 # ".": where snakemake is launched; `--directory` takes precedence), so that running another config reruns and
-# overwrites nothing of this one's (README, "Several configs in one checkout"); rules/common.smk rebases the
+# overwrites nothing of this one's (docs/own-data.md, "Several configs in one checkout"); rules/common.smk rebases the
 # config's relative paths onto it.
 workdir: run_directory(config)
 

@@ -3,12 +3,13 @@
 Ways to get the same replicates, timed:
 
 * **vectorised, gathered** (what the engine does for units nested in domains):
-  :func:`~nlp_robustness.statistics.uncertainty.map_chunks` over the seeded chunks of
-  :func:`~nlp_robustness.statistics.uncertainty.resample_blocks` (4 domains, stratified), each chunk's
-  drawn scores gathered per domain and reduced by :func:`~nlp_robustness.statistics.uncertainty.block_statistics`, on 1
-  and on 2 threads -- the number held against the target;
+  :func:`~nlp_robustness.statistics.resampling.map_chunks` over the seeded chunks of
+  :func:`~nlp_robustness.statistics.resampling.resample_blocks` (4 domains, stratified), each chunk's
+  drawn scores gathered per domain and reduced by
+  :func:`~nlp_robustness.statistics.replicate_statistics.block_statistics`, on 1 and on 2 threads -- the number
+  held against the target;
 * **vectorised, weights** (crossed or two-stage designs): the same draws as a dense weight matrix per chunk
-  (:func:`~nlp_robustness.statistics.uncertainty.resample_weights`) times the scores; fewer resamples, scaled;
+  (:func:`~nlp_robustness.statistics.resampling.resample_weights`) times the scores; fewer resamples, scaled;
 * a **Python loop** over resamples, numpy per resample (draw indices, gather, mean and variance), timed on
   fewer resamples and scaled to the full count;
 * **scipy.stats.bootstrap** (``vectorized=True``, percentile method, batches of resamples), also timed on
@@ -33,8 +34,9 @@ from numpy.typing import NDArray
 from scipy import stats as scipy_stats
 from timing import best_time
 
+from nlp_robustness.statistics.replicate_statistics import block_statistics, weighted_moments
+from nlp_robustness.statistics.resampling import CHUNK, cluster_design, map_chunks
 from nlp_robustness.statistics.robustness_metrics import epsilon_grid
-from nlp_robustness.statistics.uncertainty import CHUNK, block_statistics, cluster_design, map_chunks, weighted_moments
 
 # The moments of sentence BLEU of WMT'14 (Table 1 of the paper: mean 32.52, variance 723.56), as in
 # bench_bagging.py.

@@ -16,7 +16,8 @@ import sys
 import time
 from pathlib import Path
 
-from nlp_robustness.systems.apertium import translate_each_alone, translate_with_apertium
+from nlp_robustness.systems.apertium import translate_with_apertium
+from nlp_robustness.systems.apertium_round_trips import translate_each_alone
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 MIRROR = Path(os.environ.get("NLP_ROBUSTNESS_MIRROR", REPOSITORY.parent / "shared" / "data"))

@@ -70,9 +70,10 @@ def _evaluate(arguments: tuple) -> tuple[str, pd.DataFrame, dict]:
 def workload(options: argparse.Namespace) -> dict[str, float]:
     """Time the study in this process's code (whatever ``nlp_robustness`` resolves to)."""
     import nlp_robustness
+    from nlp_robustness.statistics.blocks import draw_study_blocks
     from nlp_robustness.statistics.comparisons import compare_rows
-    from nlp_robustness.statistics.engine import draw_study_blocks, leave_out_labels
     from nlp_robustness.statistics.pool_uncertainty import units_digest
+    from nlp_robustness.statistics.pools import leave_out_labels
 
     tables = simulated_units(options.systems, options.domains, options.segments, options.document_size, 0)
     domains = [f"domain{index}" for index in range(options.domains)]

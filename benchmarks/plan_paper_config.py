@@ -5,7 +5,7 @@ It fits each rule's ``seconds = start-up + segments x rate`` on a measured run's
 config's jobs from Snakemake's own plan (``snakemake --dry-run --forceall`` of it, or a saved copy of that
 output with ``--dry-run-output``), and simulates their schedule on 2 cores, on one 16-core node and through
 the SLURM profile on N nodes (see nlp_robustness.outputs.cost_estimate for the model and its parameters).
-It prints Markdown for the README: the makespan per scenario, then the cost per rule.
+It prints Markdown for docs/performance.md: the makespan per scenario, then the cost per rule.
 
     .venv/bin/python benchmarks/plan_paper_config.py results/benchmarks/jobs.tsv \\
         [--configfile config/paper.yaml] [--nodes 4] [--latency 45] [--segments sizes.tsv]

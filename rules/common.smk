@@ -29,8 +29,8 @@ from nlp_robustness.perturbations.derive import perturbed_sides, sample_group
 from nlp_robustness.perturbations.registry import family_module
 from nlp_robustness.planning import prepare_config
 from nlp_robustness.run_directory import config_file_names, other_config_warning, rebase_path, record_config_files
-from nlp_robustness.scheduler_fix import coalesce_reevaluation_timers, hold_cores_for_urgent_jobs
-from nlp_robustness.statistics.engine import METHODS
+from nlp_robustness.scheduler_fix import coalesce_reevaluation_timers
+from nlp_robustness.statistics.pools import METHODS
 from nlp_robustness.studies.metric_attacks import conditions as metric_conditions
 from nlp_robustness.studies.metric_attacks import levels_of as metric_levels_of
 from nlp_robustness.studies.metric_attacks import metric_variants, pair_downloads
@@ -40,16 +40,15 @@ from nlp_robustness.studies.plan import METRIC_AGREEMENT, mt_study_directory, st
 from nlp_robustness.studies.plan import mt_score_files as study_score_files
 from nlp_robustness.studies.plan import pair_score_files as family_pair_score_files
 from nlp_robustness.studies.plan import review_response_files
-from nlp_robustness.studies.profile import config_hash, plan_files, profile_plan
+from nlp_robustness.studies.profile_plan import config_hash, plan_files, profile_plan
 from nlp_robustness.studies.sentiment import sentiment_classifiers, sentiment_models
 
 
 # Snakemake 9.27's scheduler starts one more wake-up timer per finished job while jobs wait for cores, and
-# ends up spending a seventh of two cores on scheduling rounds: keep one timer (nlp_robustness.scheduler_fix).
-coalesce_reevaluation_timers()
-# Its greedy rounds fill every free core with one-core jobs, so a two-core job of the training chain
-# (priority 10) waited minutes for both: a round that cannot start it starts nothing less urgent.
-hold_cores_for_urgent_jobs()
+# ends up spending a seventh of two cores on scheduling rounds: keep one timer (nlp_robustness.scheduler_fix;
+# Snakemake 9.27.1 only, another version runs unpatched with one warning, from the main process only).
+# Cores held for the training chain's two-core jobs: the scheduler plugin greedy-urgent (profiles/default).
+coalesce_reevaluation_timers(warn=workflow.is_main_process)
 
 # The config is checked, completed (every default is written once, in the schema, and filled in here) and
 # made canonical (records' keys sorted, so reordering keys or writing out a default reruns nothing); the

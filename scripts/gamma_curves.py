@@ -8,7 +8,7 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 
 import pandas as pd  # noqa: E402
 
-from nlp_robustness.statistics.engine import WHOLE_POOL  # noqa: E402
+from nlp_robustness.statistics.pools import WHOLE_POOL  # noqa: E402
 from nlp_robustness.outputs.gamma_figures import plot_gamma_curves  # noqa: E402
 
 curves = {}

@@ -11,8 +11,9 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 from nlp_robustness.fileio import atomic_write  # noqa: E402
 from nlp_robustness.outputs.comparisons import comparisons_markdown, to_csv_text  # noqa: E402
 from nlp_robustness.statistics.comparisons import compare_rows  # noqa: E402
-from nlp_robustness.statistics.engine import WHOLE_POOL, read_summary  # noqa: E402
+from nlp_robustness.statistics.engine import read_summary  # noqa: E402
 from nlp_robustness.statistics.pool_uncertainty import read_replicates  # noqa: E402
+from nlp_robustness.statistics.pools import WHOLE_POOL  # noqa: E402
 
 spec = snakemake.params.table
 settings = snakemake.params.uncertainty

@@ -22,7 +22,7 @@ import jsonschema
 import yaml
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.statistics.engine import WHOLE_POOL
+from nlp_robustness.statistics.pools import WHOLE_POOL
 from nlp_robustness.studies.sentiment import sentiment_classifiers
 from nlp_robustness.systems.hf_classifier import is_local_model, looks_like_path
 

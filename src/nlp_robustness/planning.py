@@ -46,7 +46,7 @@ from nlp_robustness.run_directory import rebase_paths
 from nlp_robustness.studies.metric_attacks import complete_metric_robustness
 from nlp_robustness.studies.mt_studies import complete_mt_studies
 from nlp_robustness.studies.natural_robustness import complete_natural_robustness
-from nlp_robustness.studies.profile import complete_profile
+from nlp_robustness.studies.profile_plan import complete_profile
 from nlp_robustness.systems.kinds.hypotheses import check_submissions
 
 __all__ = ["canonical_config", "canonical_number", "check_human_files", "check_mirror_dir", "fill_schema_defaults", "prepare_config"]

@@ -4,7 +4,7 @@ A config names its ``run_directory`` (relative to where snakemake is launched; d
 directory itself): the directory that holds its ``results/``, ``logs/``, ``resources/downloads/`` and
 Snakemake's own records (``.snakemake/``: metadata, locks, incomplete markers). The Snakefile switches to
 it with Snakemake's ``workdir:`` directive right after the config is read, so two configs of one checkout
-with different run directories never rerun or overwrite each other's jobs (README, "Several configs in one
+with different run directories never rerun or overwrite each other's jobs (docs/own-data.md, "Several configs in one
 checkout"). ``snakemake --directory DIR`` takes precedence: Snakemake then ignores ``workdir:``, DIR is the
 run directory and ``run_directory`` is not used.
 
@@ -204,5 +204,5 @@ def other_config_warning(config_files: Sequence[str], launch_directory: str | Pa
     return (
         f"run directory {os.path.relpath(os.getcwd(), launch_directory)} holds the results of config file {named(recorded)}; "
         f"this run reads {named(config_files)}, whose jobs replace them (give each config its own run_directory: "
-        'README, "Several configs in one checkout")'
+        'docs/own-data.md, "Several configs in one checkout")'
     )

@@ -1,42 +1,64 @@
-"""Two changes to Snakemake's local scheduler: one re-evaluation timer at a time, and cores held for an urgent job.
+"""One change to Snakemake's job scheduler that its interfaces cannot make: one re-evaluation timer at a time.
 
-Timers
+The upstream behaviour
+    Snakemake 9.27.1, ``src/snakemake/scheduling/job_scheduler.py``: ``JobScheduler.schedule()`` ends every
+    scheduling round of a run with a job rate limiter (``--max-jobs-per-timespan``, default ``100/1s``, so every
+    run but a dry run or ``--touch``) with ``self._schedule_reevalutation(self.job_rate_limiter.timespan)``, and
+    ``JobScheduler._schedule_reevalutation`` starts a new ``threading.Timer`` each time, which releases the
+    scheduler's ``_open_jobs`` semaphore (wakes it) after the timespan. Nothing checks whether a timer is
+    pending already. The call came in with snakemake/snakemake#3067 (v8.19.1, "fix issues with
+    misinterpretation of max-jobs-per-timespan"); it is unchanged up to 9.27.1. Source:
+    https://github.com/snakemake/snakemake/blob/v9.27.1/src/snakemake/scheduling/job_scheduler.py
+    (search ``_schedule_reevalutation``; note the upstream spelling). A newer Snakemake has fixed it if that
+    method no longer starts an unconditional timer per call, or if ``schedule()`` no longer calls it after
+    every round.
 
-Snakemake 9.27 limits job submissions with ``--max-jobs-per-timespan`` (default ``100/1s``). After every
-scheduling round that leaves ready jobs waiting for cores, ``JobScheduler._schedule_reevalutation`` starts a
-new timer that wakes the scheduler once more after the timespan. Each finished job also wakes it, and each
-wake-up runs a round that starts another timer, so the timers in flight grow by one per finished job for as
-long as jobs wait. In the default run on 2 cores (~600 jobs, ~150 of them ready while others run), the
-scheduler woke hundreds of times a second by the end: each round re-evaluates the params of every ready job
-and stats all their inputs. The Snakemake process itself used 410 s of CPU in a 24-minute run, about a
-seventh of the two cores, while the jobs waited for them (py-spy: the rounds and the timer threads' start-up
-were nearly all of it).
+Its cost here
+    Each finished job also wakes the scheduler, and each wake-up runs a round that starts another timer, so the
+    timers in flight grow by one per finished job for as long as jobs wait for cores. In the default run on 2
+    cores (~600 jobs, ~150 of them ready while others run), the scheduler woke hundreds of times a second by the
+    end: each round re-evaluates the params of every ready job and stats all their inputs. The Snakemake process
+    itself used 410 s of CPU in a 24-minute run, about a seventh of the two cores, while the jobs waited for them
+    (py-spy: the rounds and the timer threads' start-up were nearly all of it).
 
-:func:`coalesce_reevaluation_timers` keeps at most one such timer pending: a round scheduled while one is
-pending adds nothing, since the pending one wakes the scheduler within the same timespan. The timer is a
-daemon thread, so Snakemake does not wait for it to fire before it exits. The job rate limit still holds:
-every round still asks the limiter for free slots.
+The change
+    :func:`coalesce_reevaluation_timers` keeps at most one such timer pending: a round scheduled while one is
+    pending adds nothing, since the pending one wakes the scheduler within the same timespan. The timer is a
+    daemon thread, so Snakemake does not wait for it to fire before it exits. The job rate limit still holds:
+    every round still asks the limiter for free slots. A scheduler plugin cannot do this: the plugin interface
+    (snakemake-interface-scheduler-plugins) only chooses among the ready jobs (``select_jobs``); when the
+    scheduler wakes is ``JobScheduler``'s own. The patch is applied only on the Snakemake versions in
+    :data:`SNAKEMAKE_VERSIONS`, the ones it was written and checked for; on any other Snakemake runs unpatched,
+    with one warning line.
 
-Held cores
-    The greedy scheduler starts, whenever cores are free, the best ready jobs that fit into them. A job that
-    needs more cores than one (in-house training: two) fits only when every running job has ended at once,
-    which rarely happens while hundreds of one-core jobs are ready: in the default run on 2 cores, the
-    training data (``priority: 10``, ready after 40 s) waited until 239 s. :func:`hold_cores_for_urgent_jobs`
-    makes a round that cannot start the most urgent ready job (the highest ``priority`` above 0) start nothing
-    of lower priority, so the cores it needs free up as the running jobs end. Jobs of priority 0 (all but the
-    training chain in the default config) are scheduled as before.
+The other change to scheduling, cores held for the most urgent job, is a scheduler plugin
+(``snakemake_scheduler_plugin_greedy_urgent``, ``scheduler: greedy-urgent`` in profiles/default).
 """
 
 from __future__ import annotations
 
+import logging
 import threading
-from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["coalesce_reevaluation_timers", "hold_cores_for_urgent_jobs", "is_patched", "jobs_to_offer"]
+__all__ = ["SNAKEMAKE_VERSIONS", "coalesce_reevaluation_timers", "is_patched"]
 
-#: Marks a replacement so that a second call (a Snakefile parsed twice) does not wrap it again.
+#: The Snakemake versions whose ``JobScheduler._schedule_reevalutation`` the patch was written and checked for.
+SNAKEMAKE_VERSIONS = ("9.27.1",)
+
+#: Marks the replacement so that a second call (a Snakefile parsed twice) does not wrap it again.
 _MARK = "_nlp_robustness_patched"
+
+#: Whether this process has warned already (a Snakefile parsed twice warns once).
+_warned = False
+
+
+def _warn_once(message: str) -> None:
+    """Log ``message`` through Snakemake's logger, once per process."""
+    global _warned
+    if not _warned:
+        _warned = True
+        logging.getLogger("snakemake.logging").warning(message)
 
 
 def _coalesced(self: Any, delay: float) -> None:
@@ -55,30 +77,42 @@ def _coalesced(self: Any, delay: float) -> None:
 setattr(_coalesced, _MARK, True)
 
 
-def _replace(scheduler_class: type | None, method: str, replacement: Any, original: str) -> bool:
-    """Put ``replacement`` in place of ``scheduler_class.method`` (Snakemake's ``JobScheduler`` by default),
-    keeping the replaced method as ``scheduler_class.original``; once only (a Snakefile parsed twice).
+def coalesce_reevaluation_timers(scheduler_class: type | None = None, *, warn: bool = True) -> bool:
+    """Replace ``JobScheduler._schedule_reevalutation`` by :func:`_coalesced` (see the module docstring), once.
+
+    Args:
+        scheduler_class: The class to patch; Snakemake's ``JobScheduler`` by default.
+        warn: Whether to log why nothing was patched (once per process). The Snakefile passes whether it runs
+            in Snakemake's main process, so job subprocesses, which parse the Snakefile again, stay quiet.
 
     Returns:
-        True if the method was replaced now or before; False if the class has no such method (another
-        Snakemake version), which leaves Snakemake as it is.
+        True if the method is replaced now or was before; False if the installed Snakemake is not one of
+        :data:`SNAKEMAKE_VERSIONS` or the class has no such method, which leaves Snakemake as it is. Never raises.
     """
-    if scheduler_class is None:
-        from snakemake.scheduling.job_scheduler import JobScheduler
+    import snakemake
 
+    version = getattr(snakemake, "__version__", None)
+    if version not in SNAKEMAKE_VERSIONS:
+        if warn:
+            _warn_once(f"nlp_robustness.scheduler_fix: Snakemake {version} is not {' or '.join(SNAKEMAKE_VERSIONS)}, which its "
+                       "scheduler timer patch was checked for; running unpatched (scheduling may cost more CPU)")
+        return False
+    if scheduler_class is None:
+        try:
+            from snakemake.scheduling.job_scheduler import JobScheduler
+        except ImportError:
+            JobScheduler = None
         scheduler_class = JobScheduler
-    current = getattr(scheduler_class, method, None)
+    current = getattr(scheduler_class, "_schedule_reevalutation", None)
     if current is None:
+        if warn:
+            _warn_once(f"nlp_robustness.scheduler_fix: Snakemake {version}'s JobScheduler has no _schedule_reevalutation; "
+                       "running unpatched")
         return False
     if not getattr(current, _MARK, False):
-        setattr(scheduler_class, original, current)
-        setattr(scheduler_class, method, replacement)
+        scheduler_class._nlp_robustness_original = current
+        scheduler_class._schedule_reevalutation = _coalesced
     return True
-
-
-def coalesce_reevaluation_timers(scheduler_class: type | None = None) -> bool:
-    """Replace ``JobScheduler._schedule_reevalutation`` by :func:`_coalesced` (module docstring; see :func:`_replace`)."""
-    return _replace(scheduler_class, "_schedule_reevalutation", _coalesced, "_nlp_robustness_original")
 
 
 def is_patched(scheduler_class: type | None = None) -> bool:
@@ -88,43 +122,3 @@ def is_patched(scheduler_class: type | None = None) -> bool:
 
         scheduler_class = JobScheduler
     return getattr(getattr(scheduler_class, "_schedule_reevalutation", None), _MARK, False)
-
-
-def jobs_to_offer(
-    jobs: Iterable[Any], available: Mapping[str, int], capacity: Mapping[str, int],
-) -> list[Any]:
-    """The ready ``jobs`` a scheduling round may choose from (see "Held cores" in the module docstring).
-
-    Args:
-        jobs: Ready jobs, with ``priority`` and ``scheduler_resources``.
-        available: What is free now (``_cores``, ``_nodes``, ``mem_mb`` ...).
-        capacity: What the run has in all; a job that needs more than this is never waited for.
-    """
-    jobs = list(jobs)
-    urgent = max((job.priority for job in jobs), default=0)
-    if urgent <= 0:
-        return jobs
-
-    def fits(job: Any, free: Mapping[str, int]) -> bool:
-        needs = job.scheduler_resources
-        return all(needs.get(name, 0) <= amount for name, amount in free.items() if not name == "_job_count")
-
-    waiting = [job for job in jobs if job.priority == urgent]
-    if any(fits(job, available) for job in waiting) or not any(fits(job, capacity) for job in waiting):
-        return jobs
-    return waiting
-
-
-def _holding(self: Any, jobs: Any) -> Any:
-    """``JobScheduler.job_selector`` over :func:`jobs_to_offer`'s jobs only."""
-    with self._lock:
-        offered = jobs_to_offer(jobs, self.resources, self.global_resources)
-    return type(self)._nlp_robustness_original_selector(self, offered)
-
-
-setattr(_holding, _MARK, True)
-
-
-def hold_cores_for_urgent_jobs(scheduler_class: type | None = None) -> bool:
-    """Replace ``JobScheduler.job_selector`` by :func:`_holding` (module docstring, "Held cores"; see :func:`_replace`)."""
-    return _replace(scheduler_class, "job_selector", _holding, "_nlp_robustness_original_selector")

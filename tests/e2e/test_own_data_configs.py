@@ -1,5 +1,5 @@
 """The README's three "bring your own data" configs (config/own-data/), run as a user runs them, so the recipes
-cannot rot; and two of them as two configs in one checkout (README, "Several configs in one checkout").
+cannot rot; and two of them as two configs in one checkout (docs/own-data.md, "Several configs in one checkout").
 
 Laid out as a checkout: a temporary ``checkout/`` beside ``shared/data`` (a link to the mirror), so the configs'
 relative paths mean what they mean in the repository; snakemake is launched there with the repository's

@@ -95,7 +95,7 @@ def _result_files(workdir: Path) -> dict[str, bytes]:
 def test_slurm_profile_gives_the_local_results(slurm_cluster: str, tmp_path: Path, mirror_dir: Path) -> None:
     config = small_real_config(mirror_dir)
     start = time.monotonic()
-    cluster = run_workflow(tmp_path / "slurm", config, "--profile", str(REPOSITORY / "profiles" / "slurm"),
+    cluster = run_workflow(tmp_path / "slurm", config, "--profile", str(REPOSITORY / "profiles" / "slurm"), "--workflow-profile", "none",
                            *LOCAL_CLUSTER_ARGUMENTS, cores=None)
     cluster_seconds = time.monotonic() - start
     assert cluster.returncode == 0, cluster.stdout[-5000:]

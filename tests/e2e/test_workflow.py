@@ -24,7 +24,7 @@ import pytest
 import sacrebleu
 import yaml
 
-from nlp_robustness.statistics.engine import csv_group
+from nlp_robustness.statistics.pools import csv_group
 from tests.e2e.workflow_runner import TINY_CLASSIFIER, TINY_TRANSLATOR, REPOSITORY, SNAKEMAKE, run_workflow, small_config, with_profile
 
 pytestmark = [pytest.mark.e2e, pytest.mark.apertium]

@@ -17,16 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from nlp_robustness.systems.apertium import (
-    MAX_LEADING_FAILURES,
-    ApertiumError,
-    ApertiumReport,
-    available_modes,
-    mode_programs,
-    normalise_segment,
-    translate_each_alone,
-    translate_with_apertium,
-)
+from nlp_robustness.systems.apertium import ApertiumReport, available_modes, translate_with_apertium
+from nlp_robustness.systems.apertium_recovery import MAX_LEADING_FAILURES, ApertiumError, normalise_segment
+from nlp_robustness.systems.apertium_round_trips import mode_programs, translate_each_alone
 from nlp_robustness.errors import InputError
 
 HAVE_APERTIUM = shutil.which("apertium") is not None
@@ -421,17 +414,17 @@ def test_each_alone_falls_back_to_runs_of_their_own_when_the_batch_fails(
 ) -> None:
     import subprocess
 
-    import nlp_robustness.systems.apertium as apertium
+    import nlp_robustness.systems.apertium_round_trips as round_trips
 
     segments = newstest_en[9:13]
-    batched = apertium._pipeline
+    batched = round_trips._pipeline
 
     def crash_after_the_tagger(programs, payload):  # as eng-cat's postchunk does on newstest2014 line 1055
         if "apertium-transfer" in (program[0] for program in programs):
             return subprocess.CompletedProcess(["bash"], 139, b"", b"Segmentation fault\n")
         return batched(programs, payload)
 
-    monkeypatch.setattr(apertium, "_pipeline", crash_after_the_tagger)
+    monkeypatch.setattr(round_trips, "_pipeline", crash_after_the_tagger)
     translations, report = translate_each_alone(segments, ["gl-en"])
     monkeypatch.undo()
     assert translations == [translate_with_apertium([segment], ["gl-en"])[0][0] for segment in segments]

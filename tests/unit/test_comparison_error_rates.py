@@ -6,11 +6,11 @@ systems, so a statistic's family has 190 pairs. The systems are *paired* as on r
 the same segments, y_kj = 30 + a_d + u_j + e_kj with fixed domain effects a = (-6, -2, 2, 6) (a between-domain SD of
 5.2), a segment effect u_j ~ N(0, 15^2) shared by all systems and a system's own noise e_kj ~ N(0, 10^2) (systems
 correlate at about 0.7, as sentence-BLEU rows of one test set do), and every system's replicates come from the same
-resamples (one seed and the same labels, as the engine seeds a study's pools: :func:`.uncertainty.map_chunks` cluster
+resamples (one seed and the same labels, as the engine seeds a study's pools: :func:`.resampling.map_chunks` cluster
 counts, the draws :func:`.pool_uncertainty.pool_replicates` makes, computed for the 20 systems at once and checked
 against it). The verdicts are computed as :func:`.comparisons.compare_rows` computes them (checked against it too):
-:func:`.uncertainty.difference` for every pair, :func:`.uncertainty.holm` over the family, and
-:func:`.uncertainty.verdict` at level 0.05. The statistics: the mean, Var (Metric I) and the between-domain SD.
+:func:`.paired_tests.difference` for every pair, :func:`.paired_tests.holm` over the family, and
+:func:`.paired_tests.verdict` at level 0.05. The statistics: the mean, Var (Metric I) and the between-domain SD.
 
 **Global null**: all 20 systems alike. The family-wise error (FWER) of a statistic is the share of simulated test
 sets in which any of its 190 pairs is told apart; Holm holds it at 0.05 or below.
@@ -61,9 +61,10 @@ import pandas as pd
 import pytest
 
 from nlp_robustness.statistics.comparisons import compare_rows
+from nlp_robustness.statistics.paired_tests import VERDICTS, difference, holm, verdict
 from nlp_robustness.statistics.pool_uncertainty import UncertaintyOptions, pool_replicates
+from nlp_robustness.statistics.resampling import cluster_design, map_chunks
 from nlp_robustness.statistics.robustness_metrics import summarize
-from nlp_robustness.statistics.uncertainty import VERDICTS, cluster_design, difference, holm, map_chunks, verdict
 from nlp_robustness.statistics.variance_components import variance_components
 
 SYSTEMS = 20

@@ -8,9 +8,11 @@ import pandas as pd
 
 from nlp_robustness.outputs.comparisons import comparisons_markdown, interval_text
 from nlp_robustness.outputs.tables import interval_cells, robustness_intervals, robustness_table, to_csv_text
+from nlp_robustness.statistics.blocks import draw_study_blocks
 from nlp_robustness.statistics.comparisons import compare_rows, verdict_matrix
-from nlp_robustness.statistics.engine import draw_study_blocks, evaluate_study, leave_out_labels
+from nlp_robustness.statistics.engine import evaluate_study
 from nlp_robustness.statistics.pool_uncertainty import UncertaintyOptions, units_digest
+from nlp_robustness.statistics.pools import leave_out_labels
 
 DOMAINS = ["a", "b"]
 

@@ -18,7 +18,7 @@ from nlp_robustness.scoring.bulk_scores import corpus_statistics_many
 from nlp_robustness.scoring.corpus_scores import corpus_signature, scores_of_totals, segment_statistics
 from nlp_robustness.scoring.sentence_scores import _scorer
 from nlp_robustness.statistics.corpus_uncertainty import POOL, StudyCorpus, corpus_bootstrap
-from nlp_robustness.statistics.uncertainty import interval
+from nlp_robustness.statistics.percentile_intervals import interval
 from tests.paths import MIRROR
 
 WMT22 = MIRROR / "wmt22-general-defr-frde"

@@ -20,7 +20,7 @@ from nlp_robustness.statistics.darr_bootstrap import (
     tau_intervals,
     tau_replicates,
 )
-from nlp_robustness.statistics.uncertainty import cluster_design, resample_weights
+from nlp_robustness.statistics.resampling import cluster_design, resample_weights
 from nlp_robustness.studies.metric_attacks import AGREEMENT_KEY_COLUMNS, CLEAN, bootstrap_units, units
 from nlp_robustness.studies.metric_tau_uncertainty import ATTACKED_MEAN, tau_comparisons, tau_families, tau_uncertainty_tables
 

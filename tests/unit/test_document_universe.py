@@ -13,9 +13,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nlp_robustness.statistics.engine import WHOLE_POOL, _universe, document_clusters, evaluate_study
+from nlp_robustness.statistics.engine import evaluate_study
 from nlp_robustness.statistics.pool_uncertainty import UncertaintyOptions, pool_replicates
-from nlp_robustness.statistics.uncertainty import _chunk_counts, _chunk_rng, _chunks, cluster_design
+from nlp_robustness.statistics.pools import WHOLE_POOL, _universe, document_clusters
+from nlp_robustness.statistics.resampling import _chunk_counts, _chunk_rng, _chunks, cluster_design
 
 EPSILONS = np.array([1.0, 2.0])
 DOMAINS = ["a", "b"]

@@ -11,17 +11,19 @@ import pytest
 from nlp_robustness.errors import InputError
 from nlp_robustness.sampling import rng_for
 from nlp_robustness.statistics.bagging import draw_blocks
-from nlp_robustness.statistics.engine import (
+from nlp_robustness.statistics.blocks import (
     BLOCK_COLUMNS,
-    WHOLE_POOL,
     block_positions,
     draw_study_blocks,
-    evaluate_study,
+    write_blocks,
+)
+from nlp_robustness.statistics.engine import evaluate_study
+from nlp_robustness.statistics.pools import (
+    WHOLE_POOL,
     leave_out_labels,
     pool_label,
     pool_units,
     units_from_tables,
-    write_blocks,
 )
 
 DOMAINS = ["a", "b", "c"]

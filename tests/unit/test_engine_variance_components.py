@@ -10,17 +10,15 @@ import pandas as pd
 import pytest
 
 from nlp_robustness.errors import InputError
+from nlp_robustness.statistics.blocks import BLOCK_COLUMNS, draw_study_blocks
 from nlp_robustness.statistics.engine import (
     BETWEEN_COLUMNS,
-    BLOCK_COLUMNS,
     SUMMARY_COLUMNS,
-    WHOLE_POOL,
-    draw_study_blocks,
     evaluate_study,
     read_summary,
-    units_from_tables,
     whole_pool_between_domains,
 )
+from nlp_robustness.statistics.pools import WHOLE_POOL, units_from_tables
 from nlp_robustness.statistics.variance_components import variance_components
 from nlp_robustness.studies.registry import STUDIES, study_module
 
@@ -121,8 +119,10 @@ def test_documents_are_resampled_whole_and_nest_the_decomposition() -> None:
     """Units with a ``document`` column: the pool's decomposition is the nested one, and resampling whole
     documents of correlated segments widens the mean's interval against resampling segments (design effect
     1 + (m - 1) rho, about 1 + 9 * 0.3 here); a document column of "" changes nothing."""
-    from nlp_robustness.statistics.engine import document_clusters, draw_study_blocks, evaluate_study, leave_out_labels
+    from nlp_robustness.statistics.blocks import draw_study_blocks
+    from nlp_robustness.statistics.engine import evaluate_study
     from nlp_robustness.statistics.pool_uncertainty import UncertaintyOptions
+    from nlp_robustness.statistics.pools import document_clusters, leave_out_labels
     from nlp_robustness.statistics.variance_components import variance_components
 
     rng = np.random.default_rng(6)
@@ -158,7 +158,7 @@ def test_the_document_path_gives_the_weighted_statistics_of_the_same_resamples()
     """document_statistics (per-document sums, cumulative weights in score order) equals weighted_statistics of the
     unit weights its counts imply, ties at the window ends included (scores rounded to 0.5)."""
     from nlp_robustness.statistics.pool_uncertainty import document_statistics
-    from nlp_robustness.statistics.uncertainty import weighted_statistics
+    from nlp_robustness.statistics.replicate_statistics import weighted_statistics
 
     rng = np.random.default_rng(8)
     documents = np.sort(rng.integers(0, 120, 1500))

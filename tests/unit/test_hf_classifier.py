@@ -17,7 +17,7 @@ from nlp_robustness.errors import InputError
 from nlp_robustness.planning import prepare_config
 from nlp_robustness.studies.natural_robustness import sentiment_responses
 from nlp_robustness.studies.plan import natural_rows, study_plan
-from nlp_robustness.studies.profile import profile_plan
+from nlp_robustness.studies.profile_plan import profile_plan
 from nlp_robustness.studies.sentiment import accuracy_by_domain, sentiment_classifiers
 from nlp_robustness.systems.hf_classifier import (
     ModelSettings,

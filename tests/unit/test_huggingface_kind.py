@@ -216,8 +216,8 @@ def test_an_edited_model_changes_the_report_hashes(tiny_marian_dir: Path, tmp_pa
     assert report["files"]["model.safetensors"] == original["files"]["model.safetensors"]
 
 
-def test_the_readme_entry_for_opus_mt_is_a_valid_system() -> None:
-    readme = (REPOSITORY / "README.md").read_text(encoding="utf-8")
+def test_the_docs_entry_for_opus_mt_is_a_valid_system() -> None:
+    readme = (REPOSITORY / "docs" / "systems.md").read_text(encoding="utf-8")
     snippet = next(block for block in readme.split("```yaml\n")[1:]
                    if "kind: huggingface" in block.split("```")[0] and block.lstrip().startswith("systems:"))
     (name, entry), = yaml.safe_load(snippet.split("```")[0])["systems"].items()

@@ -14,9 +14,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from nlp_robustness.statistics.paired_tests import holm
+from nlp_robustness.statistics.percentile_intervals import expansion
 from nlp_robustness.statistics.perturbation_intervals import family_intervals, replicate_means
-from nlp_robustness.statistics.uncertainty import expansion
-from nlp_robustness.statistics.uncertainty import cluster_design, holm, resample_weights
+from nlp_robustness.statistics.resampling import cluster_design, resample_weights
 
 FUNCTIONS = 16
 REPLICATIONS = 1000

@@ -11,7 +11,7 @@ from snakemake.utils import validate
 
 from nlp_robustness.errors import InputError
 from nlp_robustness.planning import canonical_config, fill_schema_defaults, prepare_config
-from nlp_robustness.statistics.engine import WHOLE_POOL
+from nlp_robustness.statistics.pools import WHOLE_POOL
 from nlp_robustness.studies.plan import study_plan
 from tests.e2e.workflow_runner import DEFAULT_CONFIG, small_config
 from tests.paths import REPOSITORY

@@ -29,15 +29,12 @@ from nlp_robustness.studies.profile import (
     axis_kendall,
     axis_rankings,
     build_profile,
-    complete_profile,
-    config_hash,
     kendall_matrix,
     kendall_square,
-    plan_files,
     profile_document,
-    profile_plan,
     wide_table,
 )
+from nlp_robustness.studies.profile_plan import complete_profile, config_hash, plan_files, profile_plan
 
 SYSTEMS = ["good", "weak", "mid"]
 

@@ -316,7 +316,7 @@ def profile_axes() -> "pd.DataFrame":
     """An axes table shaped like results/profile/axes.tsv: MT systems and sentiment classifiers, every axis."""
     import pandas as pd
 
-    from nlp_robustness.studies.profile import AXES
+    from nlp_robustness.studies.profile_plan import AXES
 
     groups = {"mt": ["apertium-en-es-fr", "convs2s-tatoeba", "copy-source", "opus-mt-en-fr"],
               "sentiment": ["books", "dvd", "electronics", "kitchen_&_housewares"]}

@@ -140,5 +140,5 @@ def test_results_of_another_config_file_are_named_at_planning(tmp_path: Path, mo
     warning = other_config_warning(config_file_names([str(launch / "config" / "b.yaml")], launch), launch)
     assert warning == (
         "run directory runs/a holds the results of config file a.yaml; this run reads config/b.yaml, whose jobs "
-        'replace them (give each config its own run_directory: README, "Several configs in one checkout")'
+        'replace them (give each config its own run_directory: docs/own-data.md, "Several configs in one checkout")'
     )

@@ -11,7 +11,9 @@ from nlp_robustness.sampling import block_size
 from nlp_robustness.errors import InputError
 from nlp_robustness.statistics.robustness_metrics import coefficient_of_variation, epsilon_grid, population_variance
 from nlp_robustness.data.reviews import read_blitzer_reviews
-from nlp_robustness.statistics.engine import WHOLE_POOL, draw_study_blocks, evaluate_study
+from nlp_robustness.statistics.blocks import draw_study_blocks
+from nlp_robustness.statistics.engine import evaluate_study
+from nlp_robustness.statistics.pools import WHOLE_POOL
 from nlp_robustness.outputs.sentiment import accuracy_summary_markdown
 from nlp_robustness.studies.sentiment import (
     accuracy_by_domain,

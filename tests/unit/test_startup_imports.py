@@ -75,8 +75,9 @@ def test_frequent_jobs_start_without_heavy_modules(script: str) -> None:
 
 def test_the_engine_and_its_uncertainty_start_without_scipy_stats() -> None:
     imports = "\n".join(f"import nlp_robustness.{module}" for module in (
-        "statistics.engine", "statistics.pool_uncertainty", "statistics.uncertainty", "statistics.comparisons",
-        "statistics.rankings", "studies.registry", "outputs.tables"))
+        "statistics.engine", "statistics.pools", "statistics.blocks", "statistics.pool_uncertainty", "statistics.resampling",
+        "statistics.replicate_statistics", "statistics.percentile_intervals", "statistics.paired_tests", "statistics.power",
+        "statistics.comparisons", "statistics.rankings", "studies.registry", "outputs.tables"))
     assert loaded_modules(imports, HEAVY) == []
 
 

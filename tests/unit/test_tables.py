@@ -11,7 +11,7 @@ import pytest
 from nlp_robustness.errors import InputError
 from nlp_robustness.outputs.report_sections import render_caption
 from nlp_robustness.outputs.tables import robustness_table, table_caption, to_csv_text, to_latex_text, to_markdown_text
-from nlp_robustness.statistics.engine import WHOLE_POOL
+from nlp_robustness.statistics.pools import WHOLE_POOL
 from nlp_robustness.studies.plan import StudyTable
 
 

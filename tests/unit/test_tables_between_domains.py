@@ -19,7 +19,7 @@ from nlp_robustness.outputs.tables import (
     to_latex_text,
     to_markdown_text,
 )
-from nlp_robustness.statistics.engine import pool_label
+from nlp_robustness.statistics.pools import pool_label
 
 POOLS = ["none", "wmt15"]
 

@@ -24,7 +24,8 @@ import numpy as np
 import pytest
 
 from nlp_robustness.statistics.darr_bootstrap import tau_replicates
-from nlp_robustness.statistics.uncertainty import difference, interval
+from nlp_robustness.statistics.paired_tests import difference
+from nlp_robustness.statistics.percentile_intervals import interval
 
 TRUE_TAU = np.array([0.3, 0.25, 0.4])
 JUDGEMENTS_PER_SEGMENT = np.array([23.0, 20.0, 10.0])

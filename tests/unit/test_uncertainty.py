@@ -11,33 +11,38 @@ import pandas as pd
 import pytest
 from scipy import stats as scipy_stats
 
-from nlp_robustness.statistics.engine import WHOLE_POOL, draw_study_blocks, evaluate_study, leave_out_labels
-from nlp_robustness.statistics.pool_uncertainty import UncertaintyOptions, block_interval, pool_replicates
-from nlp_robustness.statistics.robustness_metrics import epsilon_grid, gamma_curve, summarize
-from nlp_robustness.statistics.uncertainty import (
-    CHUNK,
+from nlp_robustness.statistics.blocks import draw_study_blocks
+from nlp_robustness.statistics.engine import evaluate_study
+from nlp_robustness.statistics.paired_tests import (
     adjusted_levels,
     critical_value,
-    se_precision,
     two_sided_p,
-    _grid_bins,
     VERDICTS,
+    difference,
+    holm,
+    verdict,
+)
+from nlp_robustness.statistics.percentile_intervals import interval
+from nlp_robustness.statistics.pool_uncertainty import UncertaintyOptions, block_interval, pool_replicates
+from nlp_robustness.statistics.pools import WHOLE_POOL, leave_out_labels
+from nlp_robustness.statistics.power import se_precision, units_to_detect
+from nlp_robustness.statistics.replicate_statistics import (
+    _grid_bins,
+    block_statistics,
+    weighted_between_domains,
+    weighted_statistics,
+)
+from nlp_robustness.statistics.resampling import (
+    CHUNK,
     cluster_design,
     label_codes,
-    difference,
-    block_statistics,
     gathers,
-    holm,
-    interval,
     map_chunks,
     resample_blocks,
     resample_weights,
     stratum_sizes,
-    units_to_detect,
-    verdict,
-    weighted_between_domains,
-    weighted_statistics,
 )
+from nlp_robustness.statistics.robustness_metrics import epsilon_grid, gamma_curve, summarize
 from nlp_robustness.statistics.variance_components import variance_components
 
 EPSILONS = epsilon_grid(1, 100, 1)

@@ -27,11 +27,13 @@ import pandas as pd
 import pytest
 from scipy import stats as scipy_stats
 
-from nlp_robustness.statistics.engine import WHOLE_POOL, draw_study_blocks, evaluate_study
+from nlp_robustness.statistics.blocks import draw_study_blocks
+from nlp_robustness.statistics.engine import evaluate_study
+from nlp_robustness.statistics.paired_tests import difference
 from nlp_robustness.statistics.pool_uncertainty import UncertaintyOptions, pool_replicates, replicate_intervals
+from nlp_robustness.statistics.pools import WHOLE_POOL
 from nlp_robustness.statistics.robustness_metrics import epsilon_grid, gamma_curve, summarize
 from nlp_robustness.statistics.variance_components import variance_components
-from nlp_robustness.statistics.uncertainty import difference
 
 #: Beta parameters of the four domains' non-zero scores (means 40, 50, 33, 57 before the zeros).
 DOMAIN_BETAS = ((2.0, 3.0), (3.0, 3.0), (2.0, 4.0), (4.0, 3.0))

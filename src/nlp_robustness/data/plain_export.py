@@ -3,7 +3,7 @@
 Many users hold their test sets as plain text: one segment per line, one file per side and per system. The
 workflow reads that with a per-line domain file (``testsets.<name>.domain_file``). :func:`export_plain` turns a
 WMT XML file into exactly that layout, so a WMT release can be read either way and the two routes checked
-against each other (the tests do), and so the README's plain-text worked config has real files to run on::
+against each other (the tests do), and so the README's plain-text worked config (config/own-data/plain-with-domains.yaml) has real files to run on::
 
     python -m nlp_robustness.data.plain_export wmttest2022.de-fr.all.xml data/wmt22-defr-plain
 

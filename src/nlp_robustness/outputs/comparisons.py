@@ -20,7 +20,7 @@ import pandas as pd
 
 from nlp_robustness.outputs.table_writer import csv_text, markdown_table
 from nlp_robustness.statistics.comparisons import COMPARED_STATISTICS, ONE_FAMILY, verdict_matrix
-from nlp_robustness.statistics.uncertainty import se_precision
+from nlp_robustness.statistics.power import se_precision
 
 __all__ = ["FIRM_RESAMPLES", "READING_ORDER", "comparisons_markdown", "interval_text", "statistic_meaning", "to_csv_text"]
 

@@ -9,7 +9,7 @@ import pandas as pd
 from nlp_robustness.outputs.comparisons import FIRM_RESAMPLES
 from nlp_robustness.outputs.table_writer import csv_text, markdown_table, write_html_table, write_text
 from nlp_robustness.statistics.corpus_uncertainty import POOL
-from nlp_robustness.statistics.uncertainty import se_precision
+from nlp_robustness.statistics.power import se_precision
 
 PathLike = str | os.PathLike[str]
 

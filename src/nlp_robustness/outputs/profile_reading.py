@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from nlp_robustness.display_names import MISSING
-from nlp_robustness.studies.profile import AXES
+from nlp_robustness.studies.profile_plan import AXES
 
 __all__ = ["axes_order", "is_separated", "rank_text", "reading", "span_text", "value_text"]
 

@@ -30,7 +30,7 @@ from nlp_robustness.outputs.table_writer import (
     latex_table,
     markdown_table,
 )
-from nlp_robustness.statistics.engine import column_groups, csv_group, pool_label
+from nlp_robustness.statistics.pools import column_groups, csv_group, pool_label
 
 __all__ = ["BETWEEN_DOMAINS", "BETWEEN_NOTE", "BETWEEN_STATISTICS", "PAPER_TABLES", "STATISTICS", "csv_group", "has_between_domains",
            "interval_cells", "robustness_intervals", "robustness_table", "table_caption", "to_csv_text", "to_html_text", "to_latex_text", "to_markdown_text"]

@@ -10,7 +10,7 @@ two families' functions perturb the same records.
 not in the default configs: most round trips change the meaning, below)
     English -> Galician (Esperanto, Spanish, Catalan) -> English through the Apertium chain ``modes``
     (defaults ``en-gl|gl-en``, ``en-eo|eo-en``, ``eng-spa|spa-eng``, ``eng-cat|cat-eng``), each distinct text
-    as in a run of its own (:func:`~nlp_robustness.systems.apertium.translate_each_alone` with
+    as in a run of its own (:func:`~nlp_robustness.systems.apertium_round_trips.translate_each_alone` with
     ``mark_unknown=False``, so unknown words come through unmarked). Not as one plain run over the batch:
     Apertium's part-of-speech tagger carries its state across segments, so a round trip would depend on the
     texts before it (newstest2014 line 13 through Galician: "already took" alone, "xa they took" after
@@ -127,7 +127,7 @@ from nlp_robustness.errors import InputError
 from nlp_robustness.perturbations.base import Perturbed, Skipped
 from nlp_robustness.perturbations.configuration import fill_schema_defaults
 from nlp_robustness.perturbations.meaning import MEANING_CHECK_SCHEMA, apply_meaning_check, meaning_check_from_options
-from nlp_robustness.systems.apertium import translate_each_alone
+from nlp_robustness.systems.apertium_round_trips import translate_each_alone
 
 __all__ = [
     "CATEGORIES", "FUNCTIONS", "LABELS", "MARKS", "MEANING_CHECK_KEY", "MONTHS", "NEEDS_PARSE", "NEGATIONS",

@@ -14,11 +14,11 @@ classifiers, since a comparison across kinds answers no question a reader asks a
 the pairs that do. A table without families is one family.
 
 For every statistic, family and pair of rows: the difference ``a - b`` with its bootstrap SE, its unadjusted
-interval and Wald p-value (:func:`.uncertainty.difference`: no 1 / (B + 1) floor), Holm's adjustment over the
+interval and Wald p-value (:func:`.paired_tests.difference`: no 1 / (B + 1) floor), Holm's adjustment over the
 pairs of the family (per statistic; the family's size ``pairs`` is in every row), the Holm-adjusted interval
-``lo, hi`` that excludes 0 exactly when the verdict separates the pair (:func:`.uncertainty.adjusted_levels`),
+``lo, hi`` that excludes 0 exactly when the verdict separates the pair (:func:`.paired_tests.adjusted_levels`),
 a verdict, and where the pair is not distinguishable the units per domain that would detect the observed
-difference at Holm's strictest level alpha / m (:func:`.uncertainty.units_to_detect`). Lower Var, COV,
+difference at Holm's strictest level alpha / m (:func:`.power.units_to_detect`). Lower Var, COV,
 gamma-area and between-domain SD is more consistent; for the mean, higher is better.
 """
 
@@ -32,13 +32,14 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from nlp_robustness.sampling import rng_for
-from nlp_robustness.statistics.uncertainty import VERDICTS, adjusted_levels, critical_value, difference, holm, units_to_detect, verdict
+from nlp_robustness.statistics.paired_tests import VERDICTS, adjusted_levels, critical_value, difference, holm, verdict
+from nlp_robustness.statistics.power import units_to_detect
 
 __all__ = ["COMPARED_STATISTICS", "COMPARISON_COLUMNS", "compare_rows", "verdict_matrix"]
 
 #: Statistic (summary column) -> name in the tables; every one but the mean is "lower = more consistent".
 COMPARED_STATISTICS = {"variance": "Var", "cov": "COV", "gamma_area": "gamma-area", "between_sd": "Between SD", "mean": "Mean"}
-#: The mean's verdicts (higher is better) in place of :data:`.uncertainty.VERDICTS`.
+#: The mean's verdicts (higher is better) in place of :data:`.paired_tests.VERDICTS`.
 MEAN_VERDICTS = ("higher", "lower", "not distinguishable")
 #: ``lo, hi``: the Holm-adjusted interval (consistent with the verdict); ``lo_unadjusted, hi_unadjusted``: the pair's
 #: own interval at the table's confidence; ``level_adjusted``: the level alpha_i of the adjusted interval.

@@ -5,14 +5,14 @@ documents with replacement within each test set (a test set without document ids
 system's corpus score of that replicate is computed from its re-summed segment statistics
 (:mod:`nlp_robustness.scoring.corpus_scores`). A test set's replicate is its part of the pool's replicate, so the
 per-test-set and pooled numbers describe the same resamples. The weights come from the engine's resampling
-(:func:`nlp_robustness.statistics.uncertainty.resample_weights`, seeded by ``uncertainty.seed``, the study and
+(:func:`nlp_robustness.statistics.resampling.resample_weights`, seeded by ``uncertainty.seed``, the study and
 ``corpus``), so the same config gives the same numbers in any process.
 
 Intervals: the percentile interval of the replicates, widened for few documents as every interval of the workflow
-is (:func:`~nlp_robustness.statistics.uncertainty.interval` with the number of documents), and clipped to the
+is (:func:`~nlp_robustness.statistics.percentile_intervals.interval` with the number of documents), and clipped to the
 score's range 0-100 (with three documents the widening alone would reach past it).
 
-Paired tests (the comparisons tables' method, :func:`~nlp_robustness.statistics.uncertainty.difference`): for two
+Paired tests (the comparisons tables' method, :func:`~nlp_robustness.statistics.paired_tests.difference`): for two
 systems on one pool and metric, d = score(a) - score(b), SE = the SD of the paired replicate differences, t = d / SE
 against Student's t with B - 1 degrees of freedom; Holm over the pairs of the study on that pool and metric; the
 printed interval is Holm-adjusted (it excludes 0 exactly when the verdict separates the pair), the unadjusted one
@@ -39,16 +39,14 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from nlp_robustness.scoring.corpus_scores import corpus_signature, scores_of_totals
-from nlp_robustness.statistics.uncertainty import (
+from nlp_robustness.statistics.paired_tests import (
     adjusted_levels,
-    cluster_design,
     critical_value,
     difference,
     holm,
-    interval,
-    resample_weights,
-    stratum_sizes,
 )
+from nlp_robustness.statistics.percentile_intervals import interval
+from nlp_robustness.statistics.resampling import cluster_design, resample_weights, stratum_sizes
 
 #: The pool label of a study's whole pool (every test set) in the corpus tables.
 POOL = "all"

@@ -5,7 +5,7 @@ reference, its source and its systems' outputs, so their agreements are correlat
 is resampled, bringing every judgement it has, in every attack condition and for every metric variant.
 Segments are drawn with replacement *within each language pair* (stratified: every replicate keeps each
 pair's number of segments, which is what a table of given pairs claims), through the shared weights of
-:func:`nlp_robustness.statistics.uncertainty.resample_weights` (one seeded stream per chunk).
+:func:`nlp_robustness.statistics.resampling.resample_weights` (one seeded stream per chunk).
 
 Tau = (Concordant - Discordant) / (Concordant + Discordant) with ties Discordant
 (:mod:`nlp_robustness.statistics.darr`), i.e. the mean of +1 / -1 agreements; with a segment's sum of
@@ -14,7 +14,7 @@ agreements ``s_i`` and its number of judgements ``n_i`` a replicate's tau is the
 tables' pooled tau is the unweighted mean of the pairs' taus (as the paper averages pairs), and so is
 every replicate's. Because every (pair, condition, variant) is computed on the same resamples, two
 variants' replicates are paired, and :func:`tau_differences` tests their difference with
-:func:`~nlp_robustness.statistics.uncertainty.difference` (Wald test with the bootstrap SE, symmetric
+:func:`~nlp_robustness.statistics.paired_tests.difference` (Wald test with the bootstrap SE, symmetric
 interval), Holm-adjusted within a *family*: the comparisons of one condition (or condition set), every
 pair and the average.
 """
@@ -29,7 +29,9 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.statistics.uncertainty import cluster_design, difference, holm, interval, resample_weights
+from nlp_robustness.statistics.paired_tests import difference, holm
+from nlp_robustness.statistics.percentile_intervals import interval
+from nlp_robustness.statistics.resampling import cluster_design, resample_weights
 
 __all__ = [
     "AVERAGE",

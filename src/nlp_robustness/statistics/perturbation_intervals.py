@@ -5,7 +5,7 @@ function that kept it, for every system. The noise of a mean is therefore the no
 sampled*, and a segment's rows under different functions are correlated (a hard sentence is hard under
 every permutation). The bootstrap here resamples **segments over the whole study** -- a cluster is the
 (test set, segment id) pair, drawn with replacement, bringing its row under every function
-(:func:`~nlp_robustness.statistics.uncertainty.cluster_design` with the functions as domains and the
+(:func:`~nlp_robustness.statistics.resampling.cluster_design` with the functions as domains and the
 segment as the shared cluster id). Every system of the family is resampled with the same weights (same
 design, seed and labels), so the systems' replicates are paired, and so are beta1 and beta2 of a system.
 
@@ -13,7 +13,7 @@ For each system and function a replicate mean is the weighted mean ``weights @ s
 over the function's kept segments; over the functions, the replicate is the mean of the per-function
 replicate means (each function weighs the same, as the profile's family mean does). Intervals are
 percentile intervals of the replicates. The test of beta2 - beta1 = 0 is the paired bootstrap test of
-:func:`~nlp_robustness.statistics.uncertainty.difference` on the replicates of the beta2 mean and the
+:func:`~nlp_robustness.statistics.paired_tests.difference` on the replicates of the beta2 mean and the
 beta1 mean (the same as a test on the mean of beta2 - beta1: both come from the same rows); Holm's
 correction runs over the functions of a system (``p_holm`` of the per-function rows) and, for the
 over-functions rows, over the systems.
@@ -38,7 +38,9 @@ import numpy as np
 import pandas as pd
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.statistics.uncertainty import cluster_design, difference, expansion, holm, interval, resample_weights
+from nlp_robustness.statistics.paired_tests import difference, holm
+from nlp_robustness.statistics.percentile_intervals import expansion, interval
+from nlp_robustness.statistics.resampling import cluster_design, resample_weights
 
 __all__ = ["INTERVAL_STATISTICS", "FamilyIntervals", "family_intervals", "replicate_means"]
 
@@ -87,7 +89,7 @@ def family_intervals(
 
     ``scores`` is the long table of :func:`~nlp_robustness.perturbations.collect.read_family_scores`
     (system, function, testset, segment_id, metric, beta, beta1, beta2, alpha). ``labels`` name the
-    family in the resampling seed (:func:`~nlp_robustness.statistics.uncertainty.resample_weights`): the
+    family in the resampling seed (:func:`~nlp_robustness.statistics.resampling.resample_weights`): the
     same labels and seed give the same resamples for every system and metric.
 
     Raises:

@@ -1,6 +1,6 @@
 """Intervals of the engine's numbers: bootstrap replicates of a pool, and intervals of the bagged estimates.
 
-**Whole pool** (:func:`pool_replicates`): the pool's units are resampled as :mod:`.uncertainty` describes
+**Whole pool** (:func:`pool_replicates`): the pool's units are resampled as :mod:`.resampling` describes
 (stratified within domains, or by ids shared across domains) and every replicate gets Metrics I-III, the
 gamma-area and, where the study has it, the between-domain decomposition. A study whose sample is one value
 per domain (``domain`` aggregation: accuracies of review domains, shares of perturbation types) recomputes
@@ -39,17 +39,15 @@ from numpy.typing import NDArray
 
 from nlp_robustness.errors import InputError
 from nlp_robustness.fileio import atomic_write
+from nlp_robustness.statistics.percentile_intervals import interval
 from nlp_robustness.statistics.quantiles import student_t_quantile
-from nlp_robustness.statistics.uncertainty import (
+from nlp_robustness.statistics.replicate_statistics import (
     block_statistics,
-    cluster_design,
     domain_indicator,
-    gathers,
-    interval,
-    map_chunks,
     weighted_between_domains,
     weighted_statistics,
 )
+from nlp_robustness.statistics.resampling import cluster_design, gathers, map_chunks
 from nlp_robustness.statistics.variance_components import document_sums, nested_components
 
 __all__ = ["INTERVAL_STATISTICS", "UncertaintyOptions", "block_interval", "document_statistics", "pool_replicates", "read_replicates",
@@ -91,9 +89,9 @@ def pool_replicates(
     scores are the sample) or ``domain`` (the domain means are); ``labels`` seed the replicates with
     ``options.seed`` (the same labels for every row of a study make their replicates paired). ``clusters``
     nested in the domains (documents) make the decomposition the nested one (module docstring).
-    ``universe``: the clusters to draw from, with their domain codes (:func:`.uncertainty.cluster_design`), so rows
+    ``universe``: the clusters to draw from, with their domain codes (:func:`.resampling.cluster_design`), so rows
     rated on different units of the same documents draw the same documents.
-    Also returns the clusters drawn in the smallest stratum (the n of :func:`.uncertainty.expansion`).
+    Also returns the clusters drawn in the smallest stratum (the n of :func:`.percentile_intervals.expansion`).
     """
     design = cluster_design(codes, clusters, options.resample_domains, universe)
     documents = (clusters is not None and bool(np.all(design.stratum_of_cluster[design.cluster_of_unit] == codes))
@@ -172,8 +170,8 @@ def _nested_columns(nested: Mapping[str, NDArray[np.float64]]) -> dict[str, NDAr
 def document_statistics(scores: NDArray[np.float64], unit_document: NDArray[np.int64], n_documents: int,
                         epsilons: NDArray[np.float64]):
     """A function: the cluster counts of a chunk of replicates ``(rows, n_documents)`` -> the statistics of
-    :func:`.uncertainty.weighted_statistics` (``mean, variance, cov, gamma, gamma_area``) of the units weighted by
-    their document's count, computed without the (rows, n) weight products: the moments from every document's
+    :func:`.replicate_statistics.weighted_statistics` (``mean, variance, cov, gamma, gamma_area``) of the units
+    weighted by their document's count, computed without the (rows, n) weight products: the moments from every document's
     unit count, sum and sum of squares (a (rows, G) @ (G,) product each), and the counts within +/- epsilon of a
     replicate's mean from the cumulative weights of the units in score order, read at the two ends of every
     epsilon's window (one cumulative sum per replicate, then a search per epsilon). Strictly inside the window,
@@ -219,7 +217,7 @@ def replicate_intervals(replicates: dict[str, NDArray[np.float64]], estimates: M
                         clusters: int, reflect: bool) -> dict[str, float]:
     """``<statistic>_lo`` and ``<statistic>_hi`` of every :data:`INTERVAL_STATISTICS` (NaN where no replicates or no
     estimate): expanded percentile intervals for ``clusters`` clusters, reflected for a domain-level sample
-    (:func:`.uncertainty.interval`)."""
+    (:func:`.percentile_intervals.interval`)."""
     columns: dict[str, float] = {}
     for name in INTERVAL_STATISTICS:
         values = replicates.get(name)

@@ -12,7 +12,7 @@ e.g. -5 for one major error. So mean human score, like mean BLEU, ranks best fir
 is negative (mu < 0); consistency is therefore ranked by gamma (and Var), which do not depend on the
 sign, and never by the human COV.
 
-Choices (documented in the README, tested in tests/unit/test_human.py and test_human_da.py):
+Choices (documented in docs/human-judgements.md, tested in tests/unit/test_human.py and test_human_da.py):
 
 * **DA: each system keeps its own rated segments** (the segments rated for every ja-en system are only 136 of
   2,008), with their documents; the engine resamples documents within domains from one universe of documents
@@ -48,9 +48,9 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.statistics.engine import WHOLE_POOL, units_from_tables
-from nlp_robustness.statistics.rankings import agreement_table, rank_values
 from nlp_robustness.statistics.comparisons import verdict_matrix
+from nlp_robustness.statistics.pools import WHOLE_POOL, units_from_tables
+from nlp_robustness.statistics.rankings import agreement_table, rank_values
 from nlp_robustness.studies.profile_uncertainty import rank_interval, replicate_ranks, tau_interval
 
 __all__ = ["crossed_units", "document_universe", "has_variance_components", "replicate_units", 

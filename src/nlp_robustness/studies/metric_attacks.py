@@ -41,7 +41,7 @@ import pandas as pd
 
 from nlp_robustness.errors import InputError
 from nlp_robustness.fileio import read_table
-from nlp_robustness.statistics.engine import UNIT_COLUMNS
+from nlp_robustness.statistics.pools import UNIT_COLUMNS
 
 __all__ = [
     "has_variance_components",

@@ -86,7 +86,6 @@ from nlp_robustness.errors import InputError
 from nlp_robustness.fileio import read_table
 from nlp_robustness.perturbations.derive import DERIVED_COLUMNS
 from nlp_robustness.sampling import RECORD_COLUMNS, record_order, sample_segments
-from nlp_robustness.statistics.engine import UNIT_COLUMNS
 from nlp_robustness.statistics.natural_robustness import (
     FEW_PERTURBATIONS,
     natural_robustness_scores,
@@ -94,6 +93,7 @@ from nlp_robustness.statistics.natural_robustness import (
     same_chrf,
     same_exact,
 )
+from nlp_robustness.statistics.pools import UNIT_COLUMNS
 
 __all__ = ["CONTROL_PREFIX", "IDENTITY", "is_control", "crossed_units", "has_variance_components", "replicate_units", 
     "CRITERIA", "MT_CRITERIA", "MT_RESPONSE_COLUMNS", "RECORD_COLUMNS", "SENTIMENT_RESPONSE_COLUMNS",

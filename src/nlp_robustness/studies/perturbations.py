@@ -17,7 +17,7 @@ import pandas as pd
 
 from nlp_robustness.fileio import read_table
 from nlp_robustness.perturbations.pair_scores import read_pair_scores
-from nlp_robustness.statistics.engine import UNIT_COLUMNS
+from nlp_robustness.statistics.pools import UNIT_COLUMNS
 
 __all__ = ["crossed_units", "has_variance_components", "replicate_units", "unit_id", "unit_keys", "units"]
 

@@ -11,7 +11,7 @@ rule ``study_blocks`` are keyed by this plan; the profile reads its paths from i
 :func:`study_plan` section here, one module in :mod:`nlp_robustness.studies.registry` and its caption.
 
 Every path keeps the layout the branches had before the plan existed (``results/robustness/<metric>/``,
-``results/sentiment/robustness/``, ...), so results and the README's paths are unchanged.
+``results/sentiment/robustness/``, ...), so results and the paths the docs name are unchanged.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any
 
 from nlp_robustness.errors import InputError
 from nlp_robustness.perturbations.configuration import derived_testset, parts
-from nlp_robustness.statistics.engine import METHODS, column_groups, leave_out_labels
+from nlp_robustness.statistics.pools import METHODS, column_groups, leave_out_labels
 from nlp_robustness.studies.metric_attacks import aggregation_of as metric_aggregation_of
 from nlp_robustness.studies.metric_attacks import conditions as metric_conditions
 from nlp_robustness.studies.metric_attacks import metric_variants

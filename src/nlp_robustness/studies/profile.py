@@ -5,23 +5,13 @@ The profile never recomputes a branch. It *reads* what the branches wrote -- the
 curves behind their gamma figures) -- and puts them on one scale: per column a rank (1 = most robust, or
 best quality), per group of systems a Kendall tau between every two column rankings (do the axes agree?).
 
-Groups of systems are the rows that share axes:
+Its plan (the groups of systems and their measures, made from the config) is :mod:`.profile_plan`; the
+measures are read from the branch outputs by :mod:`.profile_sources`. This module ranks every column,
+computes the Kendall taus between columns and between axes with their uncertainty
+(:mod:`.profile_uncertainty`), and gathers every number in ``results/profile.json``
+(:func:`profile_document`).
 
-* **MT systems**, one group per MT study (``mt_studies``; the first is named ``mt``, the others ``mt-<study>``):
-  mean quality; consistency across the test domains (COV and gamma-area, on the whole pool and by design
-  bagging; Var, and the between-domain SD and its share of the variance, on the whole pool); per configured perturbation family either word-order robustness and
-  faithfulness (mean beta1, beta2 and beta2 - beta1 over the functions, paper 004) or the drop beta - beta1
-  under each function (character attacks at each p, paper 002); the Natural Robustness score with its
-  interval (paper 001, both same-response criteria).
-* **Sentiment classifiers**: mean accuracy, consistency across test domains, Natural Robustness (same label).
-* **Each human study** (``human_studies``; group named after the study): quality = mean human score (MQM, DA z) and
-  mean metric score; test domains = consistency of the metric score across the study's domains; *human judgements* =
-  people's consistency, gamma-area and between-domain SD of the human score (not its COV: MQM and DA z means are
-  negative or near 0). The tau between the two axes is the profile's answer to "does BLEU's consistency agree with
-  people's?"
-  and of the metric (COV and gamma-area).
-
-Readings chosen where the sources leave room (documented in the README, tested):
+Readings chosen where the sources leave room (documented in docs/profile.md, tested):
 
 * *gamma-area* is the mean of gamma over the branch's epsilon grid (as ``human_studies.<study>.ranking.gamma: area``); lower
   = more consistent, like COV. It compares systems within a column only (the grid is the branch's).
@@ -39,388 +29,31 @@ Readings chosen where the sources leave room (documented in the README, tested):
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
-from collections.abc import Mapping, MutableMapping, Sequence
-from pathlib import Path
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from nlp_robustness.display_names import METHOD_NAMES, family_name, metric_name
-from nlp_robustness.errors import InputError
-from nlp_robustness.statistics.engine import WHOLE_POOL, csv_group, read_summary
 from nlp_robustness.statistics.rankings import kendall_tau, rank_values
-from nlp_robustness.studies.plan import human_rows
+from nlp_robustness.studies.profile_sources import LONG_COLUMNS, read_profile
 from nlp_robustness.studies.profile_uncertainty import axis_intervals, axis_rows, axis_tau_intervals, rank_intervals
-from nlp_robustness.studies.sentiment import sentiment_classifiers
 
 __all__ = [
-    "AXES",
-    "FAMILY_VIEWS",
-    "LONG_COLUMNS",
     "KENDALL_COLUMNS",
     "axis_kendall",
     "axis_rankings",
     "build_profile",
-    "complete_profile",
-    "config_hash",
     "kendall_matrix",
     "kendall_square",
-    "plan_files",
     "profile_document",
-    "profile_plan",
     "rank_profile",
-    "read_profile",
     "wide_table",
 ]
 
-#: Axes in the order the profile shows them.
-AXES = ("quality", "test domains", "human judgements", "word order", "character attacks", "natural perturbations")
-#: How a perturbation family appears in the profile: mean beta1/beta2 (faithfulness) or the drop per function.
-FAMILY_VIEWS = ("faithfulness", "drop")
-#: Columns of the long profile table (one row per group, system and measure).
-LONG_COLUMNS = ("group", "system", "axis", "measure", "label", "metric", "role", "tracks_quality", "answers_evenness",
-                "orientation", "value", "ci_low", "ci_high", "rank", "rank_lo", "rank_hi", "separated", "source")
 #: Columns of the long Kendall table (one row per group and pair of measures).
 KENDALL_COLUMNS = ("group", "first", "second", "systems", "tau", "p_value")
-
-_DEFAULT_FAMILY_VIEWS = {"word_order": "faithfulness", "character_attacks": "drop"}
-
-
-def _error(key: str, message: str) -> InputError:
-    return InputError(f"invalid configuration at key 'robustness_profile.{key}': {message}")
-
-
-def complete_profile(config: MutableMapping[str, Any]) -> None:
-    """Check the ``robustness_profile`` section and fill its defaults that depend on other keys (in place;
-    no-op without one): ``metric`` the first of ``metrics``; ``families`` word_order (faithfulness) and
-    character_attacks (drop) where configured with that metric.
-
-    Run after the perturbation and Natural Robustness sections are completed.
-
-    Raises:
-        InputError: naming the first offending key.
-    """
-    section = config.get("robustness_profile")
-    if section is None:
-        return
-    metrics = list(config["metrics"])
-    section.setdefault("metric", metrics[0])
-    metric = section["metric"]
-    if metric not in metrics:
-        raise _error("metric", f"'{metric}' is not one of metrics ({', '.join(metrics)})")
-    families = (config.get("perturbations") or {}).get("families", {})
-    if "families" not in section:
-        section["families"] = {
-            family: view for family, view in _DEFAULT_FAMILY_VIEWS.items()
-            if family in families and metric in families[family]["metrics"]
-        }
-    for family, view in section["families"].items():
-        if family not in families:
-            raise _error(f"families.{family}", f"'{family}' is not a family of perturbations.families "
-                                               f"(configured: {', '.join(families) or 'none'})")
-        if metric not in families[family]["metrics"]:
-            raise _error(f"families.{family}", f"the family writes no tables for the profile's metric '{metric}' "
-                                               f"(perturbations.families.{family}.metrics: {families[family]['metrics']})")
-        if view not in FAMILY_VIEWS:
-            raise _error(f"families.{family}", f"'{view}' is not a view ({', '.join(FAMILY_VIEWS)})")
-
-
-def _measure(key: str, axis: str, label: str, metric: str | None, role: str, orientation: str, source: dict,
-             tracks_quality: bool = False, answers_evenness: bool = False) -> dict:
-    """One column of the plan. ``tracks_quality``: a statistic documented to restate quality on real systems
-    (pooled Var and COV of sentence scores: a better system's scores sit nearer the bound), never named a
-    winner on and left out of the axis ranking; ``answers_evenness``: the statistic that answers "is this
-    system more even across these domains?" (the between-domain SD), which the reading leads with."""
-    return {"key": key, "axis": axis, "label": label, "metric": metric, "role": role, "orientation": orientation,
-            "source": source, "tracks_quality": tracks_quality, "answers_evenness": answers_evenness}
-
-
-def _replicates(gammas: Mapping[str, str], statistic: str, scale: float = 1.0) -> dict[str, Any]:
-    """Where a whole-pool column's bootstrap replicates are (beside each row's gamma table; see
-    :mod:`.profile_uncertainty`): the source keys ``replicates``, ``statistic`` and ``scale``."""
-    return {"replicates": {row: path.removesuffix(".gamma.tsv") + ".replicates.npz" for row, path in gammas.items()},
-            "statistic": statistic, "scale": scale}
-
-
-def _consistency(prefix: str, score: str, label: str, tables: str, gammas: Mapping[str, str], with_cov: bool = True,
-                 sentence_scores: bool = True, axis: str = "test domains") -> list[dict]:
-    """COV and gamma-area of one score on the whole pool and by design bagging (``axis``: test domains, or human
-    judgements for a human score). The COV of ``sentence_scores`` tracks quality (:func:`_measure`); that of
-    sentiment's domain accuracies does not."""
-    measures = []
-    for method in ("pool", "design_bagging"):
-        pooled = method == "pool"  # only the whole pool has bootstrap replicates
-        if with_cov:
-            measures.append(_measure(
-                f"{prefix}cov_{score}_{method}", axis, f"COV {label} ({METHOD_NAMES[method]})", score,
-                "robustness", "lower", {"kind": "table_column", "path": f"{tables}/robustness_{method}.csv",
-                                        "column": f"{csv_group(WHOLE_POOL)}_COV", **(_replicates(gammas, "cov") if pooled else {})},
-                tracks_quality=sentence_scores))
-        measures.append(_measure(
-            f"{prefix}gamma_area_{score}_{method}", axis, f"γ-area {label} ({METHOD_NAMES[method]})", score,
-            "robustness", "lower", {"kind": "gamma_area", "paths": dict(gammas), "method": method,
-                                    **(_replicates(gammas, "gamma_area") if pooled else {})}))
-    return measures
-
-
-def _between_domains(prefix: str, score: str, label: str, tables: str, gammas: Mapping[str, str],
-                     axis: str = "test domains") -> list[dict]:
-    """Var on the whole pool (of sentence scores: it tracks quality), and the between-domain SD (the answer to
-    "is this system more even across these domains?") and share of the variance (the decomposition of
-    :mod:`nlp_robustness.statistics.variance_components`; axis: test domains)."""
-    path = f"{tables}/robustness_pool.csv"
-    pool = csv_group(WHOLE_POOL)
-    return [
-        _measure(f"{prefix}var_{score}_pool", axis, f"Var {label} (whole pool)", score, "robustness", "lower",
-                 {"kind": "table_column", "path": path, "column": f"{pool}_Var", **_replicates(gammas, "variance")},
-                 tracks_quality=True),
-        _measure(f"{prefix}between_sd_{score}", axis, f"between-domain SD {label}", score, "robustness", "lower",
-                 {"kind": "table_column", "path": path, "column": f"{pool}_between_SD", **_replicates(gammas, "between_sd")},
-                 answers_evenness=True),
-        _measure(f"{prefix}between_share_{score}", axis, f"between-domain share {label} (%)", score, "robustness",
-                 "lower", {"kind": "table_column", "path": path, "column": f"{pool}_between_share_pct",
-                           **_replicates(gammas, "between_share", 100.0)}),
-    ]
-
-
-def _natural(criteria: Sequence[str], rows: Sequence[str]) -> list[dict]:
-    path = "results/tables/natural_robustness/scores.csv"
-    return [
-        _measure(f"natural_{criterion}", "natural perturbations", f"Natural Robustness ({criterion})", None,
-                 "robustness", "higher", {"kind": "natural_score", "path": path, "criterion": criterion, "rows": list(rows)})
-        for criterion in criteria
-    ]
-
-
-def _family_measures(family: str, view: str, metric: str, functions: Sequence[str], display: str) -> list[dict]:
-    path = f"results/tables/perturbations/{family}/{metric}/means.csv"
-    axis = family_name(family)
-    if view == "faithfulness":
-        return [
-            _measure(f"beta1_{metric}", axis, f"β1 {display} (robustness)", metric, "robustness", "higher",
-                     {"kind": "function_mean", "path": path, "column": "beta1"}),
-            _measure(f"beta2_{metric}", axis, f"β2 {display} (faithfulness)", metric, "faithfulness", "higher",
-                     {"kind": "function_mean", "path": path, "column": "beta2"}),
-            _measure(f"beta2_minus_beta1_{metric}", axis, f"β2−β1 {display}", metric, "faithfulness", "higher",
-                     {"kind": "function_mean", "path": path, "column": "beta2_minus_beta1"}),
-        ]
-    return [
-        _measure(f"drop_{function}_{metric}", axis, f"drop {display} {function}", metric, "robustness", "lower",
-                 {"kind": "function_drop", "path": path, "function": function})
-        for function in functions
-    ]
-
-
-def profile_plan(config: Mapping[str, Any], gamma_curves: Mapping[str, Mapping[str, str]]) -> dict[str, Any]:
-    """Every group of systems and every measure of the profile, each with the branch output it is read from.
-
-    ``config`` is the validated, completed config; ``gamma_curves`` names, for every study table of the
-    study plan (:meth:`nlp_robustness.studies.plan.StudyPlan.gamma_curves`: ``bleu``, ``sentiment``,
-    ``human/human``, ...), the gamma curve of each of its rows, so the profile reads the files the plan writes.
-    The plan is plain data (it is the profile job's parameters): ``{"metric": ..., "groups": [{"name", "label", "scores", "systems", "measures": [...]}]}``; a measure is
-    ``{"key", "axis", "label", "metric", "role", "orientation", "source", "tracks_quality", "answers_evenness"}``
-    (:func:`_measure`), its source a dict naming the file(s) and what to read there (:func:`read_profile`).
-    """
-    section = config["robustness_profile"]
-    metric = section["metric"]
-    display = metric_name(metric)
-    families = (config.get("perturbations") or {}).get("families", {})
-    natural = config.get("natural_robustness")
-    groups = []
-
-    for index, (study, spec) in enumerate(config["mt_studies"].items()):
-        # one group per MT study (the first keeps the name "mt"); perturbation axes where its systems have them
-        systems = list(spec["systems"])
-        tables = f"results/tables/{study}/{metric}"
-        measures = [
-            _measure(f"mean_{metric}", "quality", f"mean {display}", metric, "quality", "higher",
-                     {"kind": "table_column", "path": f"{tables}/robustness_pool.csv", "column": f"{csv_group(WHOLE_POOL)}_Mean",
-                      **_replicates(gamma_curves[f"{study}/{metric}"], "mean")}),
-            *_consistency("", metric, display, tables, gamma_curves[f"{study}/{metric}"]),
-            *_between_domains("", metric, display, tables, gamma_curves[f"{study}/{metric}"]),
-        ]
-        for family, view in section["families"].items():
-            if set(families[family]["systems"]) & set(systems):
-                measures += _family_measures(family, view, metric, list(families[family]["functions"]), display)
-        if natural and set(natural["systems"]) & set(systems):
-            measures += _natural(["exact", "chrf"], natural["systems"])
-        groups.append({"name": "mt" if index == 0 else f"mt-{study}", "label": f"MT systems ({study}, {spec['language_pair']})",
-                       "scores": f"sentence {display}", "systems": systems, "measures": measures})
-
-    sentiment = config.get("sentiment")
-    if sentiment:
-        classifiers = sentiment_classifiers(config)  # TF-IDF classifiers, then Hugging Face models
-        measures = [
-            _measure("mean_accuracy", "quality", "mean accuracy", "accuracy", "quality", "higher",
-                     {"kind": "table_column", "path": "results/tables/sentiment/robustness_pool.csv", "column": f"{csv_group(WHOLE_POOL)}_Mean",
-                      **_replicates(gamma_curves["sentiment"], "mean")}),
-            *_consistency("", "accuracy", "accuracy", "results/tables/sentiment", gamma_curves["sentiment"], sentence_scores=False),
-        ]
-        if natural:
-            measures += _natural(["label"], classifiers)
-        groups.append({"name": "sentiment", "label": "Sentiment classifiers", "scores": "accuracy in %", "systems": classifiers,
-                       "measures": measures})
-
-    for study, spec in config.get("human_studies", {}).items():  # a human axis for the systems of each human study
-        names = human_rows(spec)
-        human_label = "MQM" if spec["format"] == "mqm" else f"DA {spec['score']}"
-        measures = []
-        for score, label in (("human", human_label), (metric, display)):
-            measures.append(_measure(
-                f"mean_{score}", "quality", f"mean {label}", score, "quality", "higher",
-                {"kind": "table_column", "path": f"results/tables/human/{study}/{score}/robustness_pool.csv",
-                 "column": f"{csv_group(WHOLE_POOL)}_Mean", **_replicates(gamma_curves[f"human/{study}/{score}"], "mean")}))
-        for score, label in ((metric, display), ("human", human_label)):  # people's consistency: an axis of its own
-            prefix, tables, gammas = f"{'human' if score == 'human' else 'metric'}_", f"results/tables/human/{study}/{score}", gamma_curves[f"human/{study}/{score}"]
-            axis = "human judgements" if score == "human" else "test domains"
-            measures += _consistency(prefix, score, label, tables, gammas, with_cov=score != "human", axis=axis)
-            measures += _between_domains(prefix, score, label, tables, gammas, axis=axis)
-        groups.append({"name": study, "label": f"{spec.get('description', study)} (human judgements)",
-                       "scores": f"{human_label} and sentence {display}", "systems": names, "measures": measures})
-    return {"metric": metric, "groups": groups}
-
-
-def _source_files(source: Mapping[str, Any]) -> list[str]:
-    """The file(s) one measure is read from: one table, or a gamma curve per system."""
-    return [source["path"]] if "path" in source else list(source["paths"].values())
-
-
-def plan_files(plan: Mapping[str, Any]) -> list[str]:
-    """Every file the plan reads, once, in plan order (the profile job's input)."""
-    files = [path for group in plan["groups"] for measure in group["measures"]
-             for path in [*_source_files(measure["source"]), *measure["source"].get("replicates", {}).values()]]
-    return list(dict.fromkeys(files))
-
-
-def _read_csv(path: str, cache: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    if path not in cache:
-        try:
-            cache[path] = pd.read_csv(path, sep="\t" if path.endswith(".tsv") else ",", keep_default_na=False,
-                                      na_values=[""])
-        except FileNotFoundError:
-            raise InputError(f"branch output not found: {path}") from None
-        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
-            raise InputError(f"{path}: not a valid table: {error}") from None
-    return cache[path]
-
-
-def _column(frame: pd.DataFrame, column: str, path: str) -> pd.Series:
-    if column not in frame.columns:
-        raise InputError(f"{path}: no column {column!r} (columns: {', '.join(map(str, frame.columns))})")
-    return frame[column]
-
-
-def _row_values(frame: pd.DataFrame, path: str, key: str, values: pd.Series) -> dict[str, float]:
-    rows = frame[key].astype(str)
-    if rows.duplicated().any():
-        raise InputError(f"{path}: row {rows[rows.duplicated()].iloc[0]!r} appears twice in column {key!r}")
-    return dict(zip(rows, values.astype(float)))
-
-
-def _gamma_area_interval(curve_path: str, method: str, cache: dict[str, pd.DataFrame]) -> tuple[float, float]:
-    """The gamma-area interval of a row's whole pool by ``method``, from the summary beside its gamma table
-    (the engine writes ``<stem>.summary.tsv`` beside ``<stem>.gamma.tsv``); NaN without one."""
-    summary_path = curve_path.removesuffix(".gamma.tsv") + ".summary.tsv"
-    if summary_path == curve_path + ".summary.tsv" or not Path(summary_path).exists():
-        return math.nan, math.nan
-    summary = cache.get(summary_path)
-    if summary is None:
-        summary = cache[summary_path] = read_summary(summary_path)
-    rows = summary[(summary["left_out"].astype(str) == WHOLE_POOL) & (summary["method"] == method)]
-    if rows.empty or "gamma_area_lo" not in rows.columns:
-        return math.nan, math.nan
-    return float(rows["gamma_area_lo"].iloc[0]), float(rows["gamma_area_hi"].iloc[0])
-
-
-def _measure_values(source: Mapping[str, Any], systems: Sequence[str], cache: dict[str, pd.DataFrame]) -> dict[str, tuple[float, float, float]]:
-    """(value, ci_low, ci_high) per system of one measure; systems the source has no row for are absent."""
-    kind = source["kind"]
-    nan = math.nan
-    if kind == "table_column":  # a branch table: first column = the row (system, classifier); its interval, if any,
-        frame = _read_csv(source["path"], cache)  # in the columns <column>_lo and <column>_hi
-        path, column = source["path"], source["column"]
-        found = _row_values(frame, path, frame.columns[0], _column(frame, column, path))
-        if f"{column}_lo" in frame.columns:
-            low = _row_values(frame, path, frame.columns[0], frame[f"{column}_lo"])
-            high = _row_values(frame, path, frame.columns[0], frame[f"{column}_hi"])
-        else:
-            low = high = dict.fromkeys(found, nan)
-        return {system: (found[system], low[system], high[system]) for system in systems if system in found}
-    if kind == "gamma_area":
-        values = {}
-        for system, path in source["paths"].items():
-            curve = _read_csv(path, cache)
-            rows = curve[(_column(curve, "left_out", path).astype(str) == WHOLE_POOL) & (_column(curve, "method", path) == source["method"])]
-            if rows.empty:
-                raise InputError(f"{path}: no gamma curve of the whole pool by {source['method']}")
-            values[system] = (float(_column(rows, "gamma", path).mean()), *_gamma_area_interval(path, source["method"], cache))
-        return values
-    if kind in ("function_mean", "function_drop"):
-        path = source["path"]
-        frame = _read_csv(path, cache)
-        for column in ("system", "function", "beta", "beta1", "beta2", "beta2_minus_beta1"):
-            _column(frame, column, path)
-        frame = frame.assign(system=frame["system"].astype(str))
-        values = {}
-        for system, rows in frame.groupby("system", sort=False):
-            if system not in systems:
-                continue
-            if kind == "function_mean":
-                column = rows[source["column"]].astype(float).dropna()  # functions that kept no segment: NaN
-                if not column.empty:
-                    values[system] = (float(column.mean()), nan, nan)
-            else:
-                row = rows[rows["function"] == source["function"]]
-                if len(row) > 1:
-                    raise InputError(f"{path}: function {source['function']!r} appears twice for system {system!r}")
-                if len(row) == 1 and not math.isnan(float(row["beta1"].iloc[0])):
-                    values[system] = (float(row["beta"].iloc[0]) - float(row["beta1"].iloc[0]), nan, nan)
-        return values
-    if kind == "natural_score":
-        path = source["path"]
-        frame = _read_csv(path, cache)
-        for column in ("responder", "criterion", "family", "sample", "type", "score", "ci_low", "ci_high"):
-            _column(frame, column, path)
-        rows = frame[(frame["criterion"] == source["criterion"]) & (frame["family"] == "all")
-                     & (frame["sample"].astype(str) == "all") & (frame["type"] == "all")]
-        found = {str(row.responder): (float(row.score), float(row.ci_low), float(row.ci_high)) for row in rows.itertuples()}
-        return {system: found[system] for system in source["rows"] if system in found and system in systems}
-    raise ValueError(f"unknown source kind {kind!r}")
-
-
-def read_profile(plan: Mapping[str, Any]) -> pd.DataFrame:
-    """The long profile table (:data:`LONG_COLUMNS` without ``rank``) read from the branch outputs the plan
-    names: one row per group, system and measure that the branch measured (a system outside a family, say,
-    has no row there).
-
-    Raises:
-        InputError: naming the branch file that is missing, lacks a column or repeats a row.
-    """
-    cache: dict[str, pd.DataFrame] = {}
-    rows = []
-    for group in plan["groups"]:
-        for measure in group["measures"]:
-            values = _measure_values(measure["source"], group["systems"], cache)
-            source = measure["source"]
-            where = ", ".join(_source_files(source))
-            for system in group["systems"]:
-                if system not in values:
-                    continue
-                value, low, high = values[system]
-                rows.append({
-                    "group": group["name"], "system": system, "axis": measure["axis"], "measure": measure["key"],
-                    "label": measure["label"], "metric": measure["metric"], "role": measure["role"],
-                    "tracks_quality": bool(measure.get("tracks_quality", False)),
-                    "answers_evenness": bool(measure.get("answers_evenness", False)),
-                    "orientation": measure["orientation"], "value": value, "ci_low": low, "ci_high": high,
-                    "rank_lo": math.nan, "rank_hi": math.nan, "separated": pd.NA, "source": where,
-                })
-    columns = [column for column in LONG_COLUMNS if column != "rank"]
-    return pd.DataFrame(rows, columns=columns)
 
 
 def rank_profile(profile: pd.DataFrame) -> pd.DataFrame:
@@ -496,13 +129,6 @@ def axis_rankings(profile: pd.DataFrame) -> pd.DataFrame:
             rows.append({"group": group, "axis": axis, "system": system, "measures": int(counts[system]),
                          "mean_rank": mean, "rank": ranks[system]})
     return pd.DataFrame(rows, columns=["group", "axis", "system", "measures", "mean_rank", "rank"])
-
-
-def config_hash(config: Mapping[str, Any]) -> str:
-    """SHA-256 of the config as the workflow ran it (validated, defaults filled), serialised canonically
-    (sorted keys), so equal configs hash alike whatever their file's layout, comments or key order."""
-    text = json.dumps(config, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _finite(value: Any) -> float | None:

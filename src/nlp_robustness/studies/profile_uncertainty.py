@@ -40,9 +40,9 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from nlp_robustness.statistics.engine import WHOLE_POOL
+from nlp_robustness.statistics.paired_tests import holm
 from nlp_robustness.statistics.pool_uncertainty import read_replicates
-from nlp_robustness.statistics.uncertainty import holm
+from nlp_robustness.statistics.pools import WHOLE_POOL
 
 __all__ = ["axis_intervals", "axis_rows", "axis_tau_intervals", "rank_intervals", "rank_interval", "replicate_ranks", "replicate_taus", "separated_systems",
            "tau_interval"]

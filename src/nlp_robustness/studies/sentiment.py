@@ -28,7 +28,7 @@ from typing import Any
 import pandas as pd
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.statistics.engine import UNIT_COLUMNS
+from nlp_robustness.statistics.pools import UNIT_COLUMNS
 
 __all__ = ["crossed_units", "has_variance_components", "replicate_units", 
     "ACCURACY_COLUMNS",
@@ -91,7 +91,7 @@ def aggregation_of(bagging_unit: str) -> str:
 
 
 def units_of_predictions(predictions: pd.DataFrame, test_domains: Sequence[str], bagging_unit: str) -> pd.DataFrame:
-    """The study's units of one classifier (:data:`.engine.UNIT_COLUMNS`), test domains in config order.
+    """The study's units of one classifier (:data:`.pools.UNIT_COLUMNS`), test domains in config order.
 
     ``review``: one unit per test review, score 100 (right) or 0 (wrong); ``domain``: one unit per test
     domain (its name is its id), score its accuracy in percent.

@@ -3,7 +3,7 @@
 The paper does not name its classifier. We use a standard, well-kept one: TF-IDF word n-grams
 (scikit-learn ``TfidfVectorizer``) and L2-regularised logistic regression (``liblinear``), with the
 regularisation strength ``C`` chosen on the validation split. Choices made here, where the paper is
-silent (documented in the README, tested in tests/unit/test_sentiment.py):
+silent (documented in docs/paper-000-domains.md, tested in tests/unit/test_sentiment.py):
 
 * **Validation split.** 15 % of a domain's reviews, drawn with a seed, stratified by label and *grouped
   by text*: the Blitzer data repeat some reviews verbatim within a domain (23 to 46 per domain in

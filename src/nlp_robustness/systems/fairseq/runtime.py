@@ -156,7 +156,7 @@ def _fairseq_executable(name: str) -> str:
         return str(beside)
     found = shutil.which(name)
     if found is None:
-        raise InputError(f"{name} not found: install fairseq (see README, `make setup`)")
+        raise InputError(f"{name} not found: install fairseq (`make setup`; see docs/systems.md)")
     return found
 
 

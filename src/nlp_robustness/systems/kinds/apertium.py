@@ -1,7 +1,7 @@
 """Kind ``apertium``: a chain of Apertium modes over a whole test set (:mod:`nlp_robustness.systems.apertium`).
 
-A chain's translation of a segment depends a little on the segments batched around it (README, "Noise
-floor of Apertium"), so every test set is its own Apertium run, exactly as if it were translated alone. A
+A chain's translation of a segment depends a little on the segments batched around it (docs/paper-001-natural-robustness.md:
+the identity control is its noise floor), so every test set is its own Apertium run, exactly as if it were translated alone. A
 family's job with ``translation_jobs: per_family`` runs its sets one after the other in one job: one Python
 start-up instead of one per set, the same translations.
 """
