@@ -41,6 +41,7 @@ from typing import Any
 import yaml
 
 from nlp_robustness.fileio import atomic_write
+from nlp_robustness.schema_references import resolve_reference
 
 __all__ = ["COMMAND", "PLACEHOLDERS", "SCHEMA", "Entry", "Section", "check", "describe", "entries", "inline_value",
            "load_schema", "main", "render", "sections"]
@@ -91,24 +92,12 @@ def load_schema(path: str | Path = SCHEMA) -> dict[str, Any]:
 
 # Reading the schema.
 
-def _resolve(node: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, Any]:
-    while "$ref" in node:
-        reference = node["$ref"]
-        if not reference.startswith("#/"):
-            raise ValueError(f"config schema: only local references are supported, got {reference!r}")
-        target: Any = root
-        for part in reference[2:].split("/"):
-            target = target[part]
-        node = target
-    return node
-
-
 def _view(node: Mapping[str, Any], root: Mapping[str, Any]) -> dict[str, Any]:
     """``node`` with its ``$ref`` and its plain ``allOf`` branches (those without ``if``) merged in; the node's
     own keywords win, so a key's description and default override those of the schema it refers to."""
     merged: dict[str, Any] = {}
     if "$ref" in node:
-        merged.update(_view(_resolve({"$ref": node["$ref"]}, root), root))
+        merged.update(_view(resolve_reference({"$ref": node["$ref"]}, root), root))
     conditional = []
     for branch in node.get("allOf", []):
         if "if" in branch:

@@ -43,6 +43,7 @@ from nlp_robustness.data.testset_selection import check_testset_selections
 from nlp_robustness.errors import InputError
 from nlp_robustness.perturbations.configuration import complete_perturbations
 from nlp_robustness.run_directory import rebase_paths
+from nlp_robustness.schema_references import resolve_reference
 from nlp_robustness.studies.metric_attacks import complete_metric_robustness
 from nlp_robustness.studies.mt_studies import complete_mt_studies
 from nlp_robustness.studies.natural_robustness import complete_natural_robustness
@@ -76,21 +77,9 @@ def fill_schema_defaults(config: MutableMapping[str, Any], schema: Mapping[str, 
     filling(schema).validate(config)
 
 
-def _resolve(schema: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, Any]:
-    while "$ref" in schema:
-        reference = schema["$ref"]
-        if not reference.startswith("#/"):
-            raise InputError(f"config schema: only local references are supported, got {reference!r}")
-        node: Any = root
-        for part in reference[2:].split("/"):
-            node = node[part]
-        schema = node
-    return schema
-
-
 def _branches(schema: Mapping[str, Any], root: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """A schema and the branches of its ``oneOf``/``anyOf``/``allOf``/``then``/``else``, resolved."""
-    schema = _resolve(schema, root)
+    schema = resolve_reference(schema, root)
     found = [schema]
     for key in ("oneOf", "anyOf", "allOf"):
         for branch in schema.get(key, []):

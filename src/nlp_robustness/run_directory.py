@@ -34,6 +34,7 @@ from typing import Any
 import jsonschema
 
 from nlp_robustness.errors import InputError
+from nlp_robustness.schema_references import resolve_reference
 
 __all__ = ["CONFIG_RECORD", "DEFAULT_RUN_DIRECTORY", "config_file_names", "other_config_warning", "path_keys", "rebase_path",
            "rebase_paths", "record_config_files", "run_directory"]
@@ -61,25 +62,16 @@ def run_directory(config: Mapping[str, Any]) -> str:
     return value if isinstance(value, str) and value else DEFAULT_RUN_DIRECTORY
 
 
-def _resolve(schema: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, Any]:
-    while "$ref" in schema:
-        node: Any = root
-        for part in schema["$ref"].removeprefix("#/").split("/"):
-            node = node[part]
-        schema = node
-    return schema
-
-
 def _applicable(schema: Mapping[str, Any], value: Any, root: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """``schema`` and every subschema that applies to ``value`` as a whole: its combinators' branches, and
     the ``then`` of each ``if`` that ``value`` meets (else its ``else``)."""
-    schema = _resolve(schema, root)
+    schema = resolve_reference(schema, root)
     found = [schema]
     for key in ("allOf", "anyOf", "oneOf"):
         for branch in schema.get(key, []):
             found += _applicable(branch, value, root)
     if "if" in schema:
-        met = jsonschema.Draft202012Validator(_resolve(schema["if"], root)).is_valid(value)
+        met = jsonschema.Draft202012Validator(resolve_reference(schema["if"], root)).is_valid(value)
         branch = schema.get("then" if met else "else")
         if branch is not None:
             found += _applicable(branch, value, root)

@@ -24,6 +24,7 @@ from nlp_robustness.config_reference import (
     render,
     sections,
 )
+from nlp_robustness.schema_references import resolve_reference
 from tests.paths import REPOSITORY
 
 SCHEMA_PATH = REPOSITORY / "schemas" / "config.schema.yaml"
@@ -44,20 +45,11 @@ def test_the_page_is_the_rendering_of_the_schema(schema: dict[str, Any]) -> None
 
 # Every key is documented.
 
-def _resolve(node: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, Any]:
-    while "$ref" in node:
-        target: Any = root
-        for part in node["$ref"].removeprefix("#/").split("/"):
-            target = target[part]
-        node = target
-    return node
-
-
 def _described(node: Mapping[str, Any], root: Mapping[str, Any]) -> bool:
     """A key's own description, or that of the schema it refers to (``$ref``, a plain ``allOf`` branch)."""
     if isinstance(node.get("description"), str) and node["description"].strip():
         return True
-    if "$ref" in node and _described(_resolve({"$ref": node["$ref"]}, root), root):
+    if "$ref" in node and _described(resolve_reference({"$ref": node["$ref"]}, root), root):
         return True
     return any(_described(branch, root) for branch in node.get("allOf", []) if "if" not in branch)
 
@@ -68,7 +60,7 @@ def _undocumented(node: Mapping[str, Any], root: Mapping[str, Any], path: str,
     description of the record's own property of that name (``kind: {const: fairseq}``); the properties of
     ``if``, ``oneOf``, ``anyOf`` and ``not`` only restrict documented keys and are not keys of their own."""
     if "$ref" in node:
-        yield from _undocumented(_resolve({"$ref": node["$ref"]}, root), root, path, inherited)
+        yield from _undocumented(resolve_reference({"$ref": node["$ref"]}, root), root, path, inherited)
     for name, schema in node.get("properties", {}).items():
         if not (_described(schema, root) or (name in inherited and _described(inherited[name], root))):
             yield f"{path}.{name}".lstrip(".")
