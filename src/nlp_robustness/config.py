@@ -21,6 +21,7 @@ from typing import Any, Iterable
 import jsonschema
 import yaml
 
+from nlp_robustness.config_schema import load_schema
 from nlp_robustness.errors import InputError
 from nlp_robustness.statistics.pools import WHOLE_POOL
 from nlp_robustness.studies.sentiment import sentiment_classifiers
@@ -73,7 +74,7 @@ def _schema_branch(path: Any) -> str:
 
 def validate_config(config: Mapping[str, Any], schema_path: str | Path) -> None:
     """Raise :class:`InputError` naming the key of the first problem found in ``config``."""
-    schema = yaml.safe_load(Path(schema_path).read_text(encoding="utf-8"))
+    schema = load_schema(schema_path)
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(config), key=lambda error: list(error.absolute_path))
     if errors:

@@ -41,10 +41,10 @@ from typing import Any
 import yaml
 
 from nlp_robustness.fileio import atomic_write
-from nlp_robustness.schema_references import resolve_reference
+from nlp_robustness.config_schema import load_schema, resolve_reference
 
 __all__ = ["COMMAND", "PLACEHOLDERS", "SCHEMA", "Entry", "Section", "check", "describe", "entries", "inline_value",
-           "load_schema", "main", "render", "sections"]
+           "main", "render", "sections"]
 
 #: The schema, relative to the repository root (the command's working directory).
 SCHEMA = Path("schemas") / "config.schema.yaml"
@@ -82,12 +82,6 @@ class Section:
     title: str
     level: int
     entries: list[Entry] = field(default_factory=list)
-
-
-def load_schema(path: str | Path = SCHEMA) -> dict[str, Any]:
-    """The schema as the workflow reads it (:func:`nlp_robustness.planning.prepare_config`: plain YAML);
-    ``$ref`` is resolved while rendering."""
-    return yaml.safe_load(Path(path).read_text(encoding="utf-8"))
 
 
 # Reading the schema.

@@ -40,10 +40,10 @@ from nlp_robustness.data.local_testsets import LocalFiles, check_local_testsets
 from nlp_robustness.data.manifest import Manifest, load_manifest
 from nlp_robustness.data.testset_preparation import check_text_files
 from nlp_robustness.data.testset_selection import check_testset_selections
+from nlp_robustness.config_schema import load_schema, resolve_reference
 from nlp_robustness.errors import InputError
 from nlp_robustness.perturbations.configuration import complete_perturbations
 from nlp_robustness.run_directory import rebase_paths
-from nlp_robustness.schema_references import resolve_reference
 from nlp_robustness.studies.metric_attacks import complete_metric_robustness
 from nlp_robustness.studies.mt_studies import complete_mt_studies
 from nlp_robustness.studies.natural_robustness import complete_natural_robustness
@@ -51,10 +51,6 @@ from nlp_robustness.studies.profile_plan import complete_profile
 from nlp_robustness.systems.kinds.hypotheses import check_submissions
 
 __all__ = ["canonical_config", "canonical_number", "check_human_files", "check_mirror_dir", "fill_schema_defaults", "prepare_config"]
-
-
-def _load_schema(schema_path: str | Path) -> dict[str, Any]:
-    return yaml.safe_load(Path(schema_path).read_text(encoding="utf-8"))
 
 
 def fill_schema_defaults(config: MutableMapping[str, Any], schema: Mapping[str, Any]) -> None:
@@ -186,7 +182,7 @@ def prepare_config(config: MutableMapping[str, Any], workflow_dir: str | Path, c
     schema_path = workflow_dir / "schemas" / "config.schema.yaml"
     check_duplicate_keys(configfiles)
     validate_config(config, schema_path)  # names the first bad key
-    schema = _load_schema(schema_path)
+    schema = load_schema(schema_path)
     fill_schema_defaults(config, schema)
     fill_dependent_defaults(config)  # sentiment.epsilon, human.epsilon: robustness.epsilon unless given
     if launch_directory is not None:  # relative paths keep naming the launch directory's files from the run directory

@@ -34,7 +34,7 @@ from typing import Any
 import jsonschema
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.schema_references import resolve_reference
+from nlp_robustness.config_schema import resolve_reference
 
 __all__ = ["CONFIG_RECORD", "DEFAULT_RUN_DIRECTORY", "config_file_names", "other_config_warning", "path_keys", "rebase_path",
            "rebase_paths", "record_config_files", "run_directory"]

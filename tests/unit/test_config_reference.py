@@ -19,12 +19,11 @@ from nlp_robustness.config_reference import (
     COMMAND,
     entries,
     inline_value,
-    load_schema,
     main,
     render,
     sections,
 )
-from nlp_robustness.schema_references import resolve_reference
+from nlp_robustness.config_schema import load_schema, resolve_reference
 from tests.paths import REPOSITORY
 
 SCHEMA_PATH = REPOSITORY / "schemas" / "config.schema.yaml"

@@ -44,7 +44,7 @@ LAYERS: dict[str, int] = {
     "statistics": 5,
     "studies": 6,
     "outputs": 7, "report_check": 7,
-    "config": 8, "config_reference": 8, "schema_references": 8, "planning": 8, "run_directory": 8, "scheduler_fix": 8, "snakemake_messages": 8,
+    "config": 8, "config_reference": 8, "config_schema": 8, "planning": 8, "run_directory": 8, "scheduler_fix": 8, "snakemake_messages": 8,
 }
 
 #: (importing module, imported module) pairs that break the layering today, each with who removes it.
