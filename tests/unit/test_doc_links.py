@@ -85,8 +85,7 @@ def test_every_docs_page_opens_with_what_it_is_for() -> None:
     for page in DOCUMENTS[1:]:
         text = page.read_text(encoding="utf-8")
         assert text.startswith("# "), page.name
-        assert "What this page is for" in text.split("\n## ")[0] or "It is generated" in text.split("\n## ")[0], (
-            f"{page.name} does not open with what it is for")
+        assert "What this page is for" in text.split("\n## ")[0], f"{page.name} does not open with what it is for"
 
 
 # The patterns of named paths.
