@@ -25,6 +25,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from nlp_robustness.outputs.verdict_check import check_run
 from tests.e2e.workflow_runner import REPOSITORY, SNAKEMAKE
 
 pytestmark = pytest.mark.e2e
@@ -118,6 +119,8 @@ def test_wmt_xml_then_plain_text_then_wmt_xml_again_in_one_checkout(checkout: Pa
     again = _snakemake(checkout, xml_config, "--dry-run")
     assert again.returncode == 0 and "Nothing to be done" in again.stdout, again.stdout[-3000:]
     assert "holds the results of config file" not in again.stdout
+    for run in (run_a, run_b):  # one truth: every verdict, interval and Holm p, and the profile's reading, agree
+        assert check_run(run, 0.05) == [], run
     # B pointed at A's run directory would replace A's results: planning says so (a warning; a dry run goes on)
     mixed = _snakemake(checkout, plain_config, "--dry-run", "--config", "run_directory=runs/wmt-xml")
     assert mixed.returncode == 0, mixed.stdout[-3000:]
@@ -134,3 +137,4 @@ def test_a_hugging_face_model_on_own_test_sets(checkout: Path, tiny_models: Path
     assert list(pool.index) == ["opus-mt-en-fr", "apertium-en-es-fr"]
     for testset in ("news", "biomedical", "ted"):
         assert len((results / "translations" / "opus-mt-en-fr" / f"{testset}.txt").read_text(encoding="utf-8").splitlines()) == 15
+    assert check_run(results.parent, 0.05) == []

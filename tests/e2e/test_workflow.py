@@ -24,6 +24,7 @@ import pytest
 import sacrebleu
 import yaml
 
+from nlp_robustness.outputs.verdict_check import check_run
 from nlp_robustness.statistics.pools import csv_group
 from tests.e2e.workflow_runner import TINY_CLASSIFIER, TINY_TRANSLATOR, REPOSITORY, SNAKEMAKE, run_workflow, small_config, with_profile
 
@@ -278,6 +279,12 @@ def test_reports_are_written_in_every_format(finished_run: Path) -> None:
         assert (finished_run / f"results/figures/paper/{metric}/gamma_curves.pdf").read_bytes()[:5] == b"%PDF-"
     report = (finished_run / "results/translations/apertium-en-ca-fr/wmt14.report.json").read_text(encoding="utf-8")
     assert '"segments": 40' in report
+
+
+def test_every_verdict_interval_and_holm_p_agree(finished_run: Path) -> None:
+    """One truth (issue 52): in every table of the run, a verdict, its Holm-adjusted interval and its Holm p say
+    the same; no zero difference is separated; every claim of the profile's reading is in its verdict rows."""
+    assert check_run(finished_run, 0.05) == []
 
 
 def test_same_config_gives_identical_results_with_one_core(
