@@ -269,7 +269,7 @@ def study_table_job(study_table):
     return {
         "summaries": STUDY_PLAN.table_summaries(study_table), "row_label": table.row_label, "leave_out": table.leave_out,
         "branch": table.branch, "scores": table.scores, "pool": table.pool, "note": table.note,
-        "latex_label": table.latex_label, "decimals": table.decimals,
+        "latex_label": table.latex_label, "decimals": table.decimals, "with_cov": table.cov_meaningful,
     }
 
 

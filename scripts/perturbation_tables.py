@@ -27,10 +27,13 @@ level = f"{100 * uncertainty['confidence']:g} %"
 means_caption = (
     f"{family} perturbations, sentence {metric}: mean beta (source), beta1 (perturbed source vs reference: "
     "robustness), beta2 (perturbed source vs perturbed reference: faithfulness), alpha (perturbed vs original "
-    f"source) and beta2 - beta1, each with its {level} interval from {uncertainty['resamples']} bootstrap "
-    "resamples of the segments (a segment brings its rows under every function); p: paired bootstrap test of "
-    "beta2 = beta1, p Holm: adjusted over the functions of the system; kept fraction of the sampled segments, "
-    f"and flips (beta1 > beta + {margin:g} points, the flip margin)"
+    f"source), each with its {level} percentile interval from {uncertainty['resamples']} bootstrap resamples of the "
+    "segments (a segment brings its rows under every function), and beta2 - beta1 with the paired bootstrap test of "
+    "beta2 = beta1 (p; p Holm: adjusted over the functions of the system). The interval of beta2 - beta1 beside "
+    "p Holm is Holm-adjusted: it excludes 0 exactly when p Holm is below the level (CSV/HTML: beta2_minus_beta1_lo, "
+    f"_hi); its unadjusted {level} interval, which ignores the other functions' tests, follows under its own name "
+    "(beta2_minus_beta1_lo_unadjusted, _hi_unadjusted). Kept fraction of the sampled segments, and flips "
+    f"(beta1 > beta + {margin:g} points, the flip margin)"
 )
 write_means_tables(
     means, snakemake.output.means, snakemake.output.means_markdown, snakemake.output.means_latex,
@@ -41,7 +44,9 @@ write_html_table(means, snakemake.output.means_html, means_caption, column_decim
 write_over_functions_tables(
     over_functions_table(intervals), snakemake.output.over_functions, snakemake.output.over_functions_markdown,
     caption=f"{family} perturbations, sentence {metric}: means per system over its functions (each function weighing "
-    f"the same) with {level} segment-bootstrap intervals; p: paired test of beta2 = beta1, p Holm: adjusted over the systems",
+    f"the same) with {level} segment-bootstrap intervals; p: paired test of beta2 = beta1, p Holm: adjusted over the "
+    "systems; the interval of beta2 - beta1 is Holm-adjusted (it excludes 0 exactly when p Holm is below the level), "
+    "its unadjusted interval follows under its own name",
 )
 texts = read_flip_texts(job["derived"], job["translations"], job["testsets"], job["testset_translations"])
 examples = flip_examples(scores, texts, metric, systems=job["systems"], functions=job["functions"], flip_margin=margin)

@@ -26,7 +26,7 @@ from nlp_robustness.display_names import INTERVAL_NOTE  # noqa: E402
 method = snakemake.wildcards.method
 spec = snakemake.params.table
 summaries = {row: pd.read_csv(path, sep="\t", keep_default_na=False) for row, path in spec["summaries"].items()}
-table = robustness_table(summaries, method, spec["leave_out"], row_label=spec["row_label"])
+table = robustness_table(summaries, method, spec["leave_out"], row_label=spec["row_label"], with_cov=spec["with_cov"])
 low, high = robustness_intervals(table, summaries, method)
 cells = interval_cells(table, low, high, spec["decimals"])
 caption = table_caption(spec["branch"], method, spec["scores"], spec["pool"], spec["note"], has_between_domains(table), spec["leave_out"])

@@ -115,7 +115,7 @@ def test_consistency_across_perturbations_uses_the_engine_with_functions_as_doma
         }
         for left_out in ["none", *names]:
             values = np.concatenate([beta1[function] for function in names if function != left_out])
-            group = "whole_pool" if left_out == "none" else left_out
+            group = "whole_pool" if left_out == "none" else f"without_{left_out}"
             assert pool.at[system, f"{group}_Mean"] == pytest.approx(values.mean(), rel=1e-5, abs=1e-4)
             assert pool.at[system, f"{group}_Var"] == pytest.approx(values.var(), rel=1e-5, abs=1e-4)
 

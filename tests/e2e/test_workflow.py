@@ -197,7 +197,7 @@ def test_sentiment_tables_match_independent_computation(finished_run: Path) -> N
     markdown = (finished_run / "results/tables/sentiment/robustness_design_bagging.md").read_text(encoding="utf-8")
     assert markdown.startswith("| classifier (training domain or model) |") and "100*Var/Mean" in markdown and "(paper Table 6)" in markdown
     latex = (finished_run / "results/tables/sentiment/robustness_pool.tex").read_text(encoding="utf-8")
-    assert r"\multicolumn{3}{c}{w/o kitchen\_\&\_housewares}" in latex and r"\multicolumn{3}{c}{whole pool}" in latex
+    assert r"\multicolumn{3}{c}{without kitchen\_\&\_housewares}" in latex and r"\multicolumn{3}{c}{whole pool}" in latex
     assert (finished_run / "results/figures/sentiment/gamma_curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -261,8 +261,8 @@ def test_human_rankings_and_agreement_follow_the_segment_scores(finished_run: Pa
     table = pd.read_csv(finished_run / "results/tables/human/wmt21-mqm/bleu/robustness_pool.csv", index_col="system")
     ted = human_segments(finished_run, "ted").groupby("system")["bleu"]
     for system in HUMAN_SYSTEMS:
-        assert table.at[system, "news_Mean"] == pytest.approx(ted.mean()[system], abs=1e-4)
-        assert table.at[system, "news_Var"] == pytest.approx(ted.apply(lambda v: np.var(v.to_numpy()))[system], rel=1e-4)
+        assert table.at[system, "without_news_Mean"] == pytest.approx(ted.mean()[system], abs=1e-4)
+        assert table.at[system, "without_news_Var"] == pytest.approx(ted.apply(lambda v: np.var(v.to_numpy()))[system], rel=1e-4)
     assert (finished_run / "results/figures/human/wmt21-mqm/gamma_curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -273,8 +273,8 @@ def test_reports_are_written_in_every_format(finished_run: Path) -> None:
             latex = (finished_run / f"results/tables/paper/{metric}/robustness_{method}.tex").read_text(encoding="utf-8")
             for system in SYSTEMS:
                 assert system in markdown and system.replace("_", r"\_") in latex
-            assert "Mean (w/o iwslt17)" in markdown and r"\multicolumn{3}{c}{w/o bio18}" in latex
-            assert "Mean (whole pool)" in markdown and "w/o none" not in markdown
+            assert "Mean (without iwslt17)" in markdown and r"\multicolumn{3}{c}{without bio18}" in latex
+            assert "Mean (whole pool)" in markdown and "without none" not in markdown
         assert (finished_run / f"results/figures/paper/{metric}/gamma_curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert (finished_run / f"results/figures/paper/{metric}/gamma_curves.pdf").read_bytes()[:5] == b"%PDF-"
     report = (finished_run / "results/translations/apertium-en-ca-fr/wmt14.report.json").read_text(encoding="utf-8")

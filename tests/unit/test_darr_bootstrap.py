@@ -119,7 +119,8 @@ def test_paired_differences_with_holm_per_family() -> None:
     result = tau_bootstrap(agreement_table(), VARIANTS, 500, seed=0)
     comparisons = [("bertscore_first", "bertscore_last"), ("chrf", "chrf")]
     table = tau_differences(result, comparisons, {"clean": [CLEAN], "both": [CLEAN, ATTACKED]}, 0.95)
-    assert list(table.columns[-6:]) == ["difference", "lo", "hi", "standard_error", "p", "p_holm"]
+    assert list(table.columns[6:]) == ["difference", "lo", "hi", "standard_error", "p", "p_holm", "level_adjusted",
+                                       "lo_unadjusted", "hi_unadjusted"]
     assert len(table) == 2 * 3 * 2
     same = table[table["metric_a"] == table["metric_b"]]
     assert (same["difference"] == 0).all() and (same["p"] == 1).all()
@@ -200,3 +201,42 @@ def test_uncertainty_tables_and_markdown() -> None:
     markdown = tau_difference_markdown(differences, 0.9)
     assert "BERTScore (first layer) − BERTScore (last layer)" in markdown
     assert markdown.count("not distinguishable at 90%") + markdown.count(" higher |") + markdown.count(" lower |") == len(differences)
+
+
+def moderate_differences() -> pd.DataFrame:
+    """A seeded agreement table of four metrics on three pairs (40 segments of 3 judgements each, a segment
+    difficulty shared by every metric): differences of 0.02-0.2 in the chance of agreeing, so that some tests
+    pass alone and fail after Holm, and one pair of metrics is separated even after Holm."""
+    rng = np.random.default_rng(52)
+    chances = {"m0": 0.58, "m1": 0.64, "m2": 0.66, "m3": 0.80}
+    rows = []
+    for pair in ("de-en", "fi-en", "lt-en"):
+        for sid in range(40):
+            difficulty = rng.normal(0, 0.15)
+            for judgement in range(3):
+                rows.append({"condition": CLEAN, "pair": pair, "line": 3 * sid + judgement, "sid": sid,
+                             **{metric: 1 if rng.random() < np.clip(chance + difficulty, 0.01, 0.99) else -1
+                                for metric, chance in chances.items()}})
+    return pd.DataFrame(rows)
+
+
+def test_the_interval_beside_a_holm_p_is_holm_adjusted() -> None:
+    """issue 52, item 4: tau_differences.* printed the unadjusted interval beside the Holm p (30 rows of the
+    default run excluded 0 with Holm p >= 0.05). The printed interval excludes 0 exactly when Holm p < alpha;
+    the unadjusted one is kept under a name that says so."""
+    metrics = ["m0", "m1", "m2", "m3"]
+    result = tau_bootstrap(moderate_differences(), metrics, 1000, seed=0)
+    comparisons = [(a, b) for index, a in enumerate(metrics) for b in metrics[index + 1:]]
+    table = tau_differences(result, comparisons, {CLEAN: [CLEAN]}, 0.95)
+    excludes = (table["lo"] > 0) | (table["hi"] < 0)
+    assert (excludes == (table["p_holm"] < 0.05)).all()
+    unadjusted = (table["lo_unadjusted"] > 0) | (table["hi_unadjusted"] < 0)
+    assert (unadjusted & (table["p_holm"] >= 0.05)).sum() >= 3  # the rows the old table contradicted
+    assert excludes.sum() >= 1  # and some rows are separated: both sides of the equivalence are tested
+    assert ((table["lo"] <= table["lo_unadjusted"]) & (table["hi"] >= table["hi_unadjusted"])).all()  # wider
+    markdown = tau_difference_markdown(table, 0.95)
+    assert "Hall-Wilson" not in markdown and "Wald test" in markdown
+    first = table.iloc[0]
+    assert (f"| {first.difference:.3f} [{first.lo:.3f}, {first.hi:.3f}] | "
+            f"[{first.lo_unadjusted:.3f}, {first.hi_unadjusted:.3f}] |") in markdown
+    assert "| difference [Holm-adjusted interval] | unadjusted interval |" in markdown

@@ -45,7 +45,7 @@ def block_table(method: str, left_out: str, blocks: list[list[tuple[str, str]]])
 
 def test_labels_of_pools() -> None:
     assert leave_out_labels(["a", "b"]) == [WHOLE_POOL, "a", "b"]
-    assert pool_label(WHOLE_POOL) == "whole pool" and pool_label("wmt14") == "w/o wmt14"
+    assert pool_label(WHOLE_POOL) == "whole pool" and pool_label("wmt14") == "without wmt14"
 
 
 def test_pools_keep_domain_order_and_unit_order() -> None:
@@ -138,7 +138,7 @@ def test_domain_aggregation_scores_domain_means_of_each_block() -> None:
 def test_too_small_pools_are_errors_never_perfect_scores() -> None:
     single = units_from_tables({"a": pd.DataFrame({"id": ["1", "2"], "s": [1.0, 2.0]}),
                                 "b": pd.DataFrame({"id": ["1"], "s": [3.0]})}, "id", "s")
-    with pytest.raises(InputError, match=r"w/o a: the pool gives 1 value\(s\)"):
+    with pytest.raises(InputError, match=r"without a: the pool gives 1 value\(s\)"):
         evaluate_study(single, ["a", "b"], ["a"], pd.DataFrame(columns=list(BLOCK_COLUMNS)), np.array([1.0]))
     keys = single[["domain", "unit_id"]]
     with pytest.raises(InputError, match="the pool has 3 units, too few for 30 blocks"):

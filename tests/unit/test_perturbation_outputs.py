@@ -193,9 +193,11 @@ def test_write_means_tables(means: pd.DataFrame, tmp_path: Path) -> None:
     row = means.set_index(["system", "function"]).loc[("sys_a", "shuffle")]
     cells = " | ".join(f"{row[stat]:.2f} [{row[stat + '_lo']:.2f}, {row[stat + '_hi']:.2f}]"
                        for stat in ("beta", "beta1", "beta2", "alpha", "beta2_minus_beta1"))
+    cells += f" | [{row['beta2_minus_beta1_lo_unadjusted']:.2f}, {row['beta2_minus_beta1_hi_unadjusted']:.2f}]"
     assert f"| sys_a | shuffle | random | 4 | 3 | 0.750 | {cells} | {row['p']:.3f} | {row['p_holm']:.3f} | 2 | 0.667 |" in markdown
     assert cells.startswith("33.33 [") and "_lo" not in markdown and "margin" in markdown
-    assert "| sys_a | treeMirror | tree | 2 | 0 | 0.000 | \u2013 | \u2013 | \u2013 | \u2013 | \u2013 | \u2013 | \u2013 | 0 | \u2013 |" in markdown
+    assert "| β2 − β1 [Holm-adjusted interval] | β2 − β1 unadjusted interval | p (β2 = β1) | p Holm |" in markdown
+    assert "| sys_a | treeMirror | tree | 2 | 0 | 0.000 | \u2013 | \u2013 | \u2013 | \u2013 | \u2013 | \u2013 | \u2013 | \u2013 | 0 | \u2013 |" in markdown
     assert markdown.rstrip().endswith("Means of BLEU & co")
     latex = paths[2].read_text()
     assert f"sys\\_a & shuffle & random & 4 & 3 & 0.750 & {cells.replace(' | ', ' & ')} & {row['p']:.3f} & {row['p_holm']:.3f} & 2 & 0.667 \\\\" in latex

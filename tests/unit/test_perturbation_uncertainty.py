@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nlp_robustness.statistics.paired_tests import holm
+from nlp_robustness.statistics.paired_tests import difference, holm
 from nlp_robustness.statistics.percentile_intervals import expansion
 from nlp_robustness.statistics.perturbation_intervals import family_intervals, replicate_means
 from nlp_robustness.statistics.resampling import cluster_design, resample_weights
@@ -105,10 +105,12 @@ def test_family_intervals_agree_with_the_vectorised_path_and_pair_the_systems() 
     expanded = estimate + expansion(30, 0.95) * (replicates.mean(axis=1) - estimate)
     over = result.over_functions.set_index("system")
     assert over.at["a", "beta2_minus_beta1"] == pytest.approx(estimate)
-    assert (over.at["a", "beta2_minus_beta1_lo"], over.at["a", "beta2_minus_beta1_hi"]) == pytest.approx(
-        tuple(np.quantile(expanded, [0.025, 0.975])))
+    assert (over.at["a", "beta2_lo"], over.at["a", "beta2_hi"]) == pytest.approx(tuple(np.quantile(10 + expanded, [0.025, 0.975])))
+    test = difference(estimate, 0.0, expanded, np.zeros_like(expanded), 0.95)  # beta1 is 10 throughout
+    assert (over.at["a", "beta2_minus_beta1_lo_unadjusted"], over.at["a", "beta2_minus_beta1_hi_unadjusted"]) == pytest.approx(
+        (test.low, test.high))
     # system b is system a shifted by 0.5 on the same segments: the same resamples give the same interval, shifted
-    assert over.at["b", "beta2_minus_beta1_lo"] == pytest.approx(over.at["a", "beta2_minus_beta1_lo"] + 0.5)
+    assert over.at["b", "beta2_minus_beta1_lo_unadjusted"] == pytest.approx(over.at["a", "beta2_minus_beta1_lo_unadjusted"] + 0.5)
     assert over.at["b", "beta1_lo"] == over.at["b", "beta1_hi"] == 10.0  # a constant has a zero-width interval
     assert over.at["b", "p"] < 0.01 and list(over["functions"]) == [4, 4]
     by_function = result.by_function
@@ -126,3 +128,26 @@ def test_the_same_seed_gives_the_same_intervals_and_another_seed_others() -> Non
     other = family_intervals(scores, functions, ["a"], "bleu", resamples=100, confidence=0.95, seed=2)
     pd.testing.assert_frame_equal(first.by_function, again.by_function)
     assert not np.allclose(first.by_function["beta2_minus_beta1_lo"], other.by_function["beta2_minus_beta1_lo"])
+
+
+def test_the_interval_of_beta2_minus_beta1_beside_holm_p_is_holm_adjusted() -> None:
+    """issue 52, item 4: the means tables printed the unadjusted interval of beta2 - beta1 beside p_holm (27 rows of
+    the default run's word-order and character-attack tables excluded 0 with Holm p >= 0.05). The interval beside
+    p_holm excludes 0 exactly when p_holm < 0.05, per function (Holm over a system's functions) and over the
+    functions (Holm over the systems); the unadjusted one is kept under its own name and agrees with p."""
+    rng = np.random.default_rng(52)
+    values = rng.normal(0, 1, (12, 40)) + rng.normal(0, 0.6, 40)[None] + np.linspace(0.0, 0.5, 12)[:, None]
+    scores = pd.concat([frame_of(values, "a"), frame_of(0.8 * values + 0.1, "b"), frame_of(1.2 * values - 0.2, "c")],
+                       ignore_index=True)
+    functions = [f"f{index}" for index in range(12)]
+    result = family_intervals(scores, functions, ["a", "b", "c"], "bleu", resamples=1000, confidence=0.95, seed=0,
+                              labels=("fam",))
+    for table in (result.by_function, result.over_functions):
+        excludes = (table["beta2_minus_beta1_lo"] > 0) | (table["beta2_minus_beta1_hi"] < 0)
+        assert (excludes == (table["p_holm"] < 0.05)).all()
+        unadjusted = (table["beta2_minus_beta1_lo_unadjusted"] > 0) | (table["beta2_minus_beta1_hi_unadjusted"] < 0)
+        assert (unadjusted == (table["p"] < 0.05)).all()
+    by_function = result.by_function
+    unadjusted = (by_function["beta2_minus_beta1_lo_unadjusted"] > 0) | (by_function["beta2_minus_beta1_hi_unadjusted"] < 0)
+    assert (unadjusted & (by_function["p_holm"] >= 0.05)).sum() >= 5  # what the old tables printed as contradictions
+    assert (by_function["p_holm"] < 0.05).sum() >= 3  # both sides of the equivalence occur

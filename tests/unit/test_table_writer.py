@@ -77,20 +77,20 @@ def test_robustness_table_golden_markdown_latex_and_csv() -> None:
     """MultiIndex columns (pool, statistic) flattened for Markdown, grouped by multicolumns in LaTeX."""
     table = _robustness()
     assert to_markdown_text(table, "Cap 50%.") == (
-        "| system | Mean (whole pool) | Var (whole pool) | COV (whole pool) | Mean (w/o wmt_14) | Var (w/o wmt_14) | COV (w/o wmt_14) |\n"
+        "| system | Mean (whole pool) | Var (whole pool) | COV (whole pool) | Mean (without wmt_14) | Var (without wmt_14) | COV (without wmt_14) |\n"
         "|---|---:|---:|---:|---:|---:|---:|\n"
         "| sys_a | 10.00 | 0.67 | 0.12 | 11.00 | 0.67 | 0.50 |\n"
         "| b & c | 0.00 | 0.67 | 0.12 | 1.00 | 0.67 | \u2013 |\n\nCap 50%.\n")
     assert to_latex_text(table, "Cap 50%.", "tab:x") == (
         "\\begin{table}[t]\n\\centering\n\\small\n\\begin{tabular}{lrrrrrr}\n\\toprule\n"
         "& \\multicolumn{6}{c}{Test pool} \\\\\n"
-        "Model & \\multicolumn{3}{c}{whole pool} & \\multicolumn{3}{c}{w/o wmt\\_14} \\\\\n"
+        "Model & \\multicolumn{3}{c}{whole pool} & \\multicolumn{3}{c}{without wmt\\_14} \\\\\n"
         "\\cmidrule(lr){2-4} \\cmidrule(lr){5-7}\n & Mean & Var & COV & Mean & Var & COV \\\\\n\\midrule\n"
         "sys\\_a & 10.00 & 0.67 & 0.12 & 11.00 & 0.67 & 0.50 \\\\\n"
         "b \\& c & 0.00 & 0.67 & 0.12 & 1.00 & 0.67 & \u2013 \\\\\n"
         "\\bottomrule\n\\end{tabular}\n\\caption{Cap 50\\%.}\n\\label{tab:x}\n\\end{table}\n")
     assert to_csv_text(table) == (
-        "system,whole_pool_Mean,whole_pool_Var,whole_pool_COV,wmt_14_Mean,wmt_14_Var,wmt_14_COV\n"
+        "system,whole_pool_Mean,whole_pool_Var,whole_pool_COV,without_wmt_14_Mean,without_wmt_14_Var,without_wmt_14_COV\n"
         "sys_a,10.0,0.6666666666666666,0.125,11.0,0.6666666666666666,0.5\n"
         "b & c,0.0,0.6666666666666666,0.125,1.0,0.6666666666666666,\n")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import io
 from pathlib import Path
 
@@ -10,9 +11,21 @@ import pytest
 
 from nlp_robustness.errors import InputError
 from nlp_robustness.outputs.report_sections import render_caption
-from nlp_robustness.outputs.tables import robustness_table, table_caption, to_csv_text, to_latex_text, to_markdown_text
+from nlp_robustness.outputs.tables import (
+    interval_cells,
+    robustness_intervals,
+    robustness_table,
+    table_caption,
+    to_csv_text,
+    to_html_text,
+    to_latex_text,
+    to_markdown_text,
+)
+from nlp_robustness.planning import prepare_config
 from nlp_robustness.statistics.pools import WHOLE_POOL
-from nlp_robustness.studies.plan import StudyTable
+from nlp_robustness.studies.plan import StudyTable, human_cov_meaningful, study_plan
+from tests.e2e.workflow_runner import DEFAULT_CONFIG
+from tests.paths import REPOSITORY
 
 
 def summary(system_offset: float) -> pd.DataFrame:
@@ -39,7 +52,7 @@ def test_rows_are_systems_and_groups_are_left_out_sets(table: pd.DataFrame) -> N
 def test_csv_round_trips_with_flat_headers(table: pd.DataFrame) -> None:
     frame = pd.read_csv(io.StringIO(to_csv_text(table)), index_col="system")
     assert list(frame.columns[:3]) == ["whole_pool_Mean", "whole_pool_Var", "whole_pool_COV"]
-    assert frame.at["sys_a", "wmt15_Var"] == 101.0
+    assert frame.at["sys_a", "without_wmt15_Var"] == 101.0
 
 
 def test_csv_keeps_full_precision() -> None:
@@ -52,11 +65,11 @@ def test_csv_keeps_full_precision() -> None:
 def test_markdown_and_latex(table: pd.DataFrame) -> None:
     markdown = to_markdown_text(table, "Caption here.")
     assert markdown.splitlines()[0].startswith(
-        "| system | Mean (whole pool) | Var (whole pool) | COV (whole pool) | Mean (w/o wmt15) |")
+        "| system | Mean (whole pool) | Var (whole pool) | COV (whole pool) | Mean (without wmt15) |")
     assert "none" not in markdown
     assert "| sys-b | 15.00 | 100.00 | 1.00 |" in markdown and markdown.rstrip().endswith("Caption here.")
     latex = to_latex_text(table, "Bagging & 50% of_it", "tab:x")
-    assert r"\multicolumn{3}{c}{whole pool}" in latex and r"\multicolumn{3}{c}{w/o bio\_18}" in latex
+    assert r"\multicolumn{3}{c}{whole pool}" in latex and r"\multicolumn{3}{c}{without bio\_18}" in latex
     assert r"sys\_a & 10.00 & 100.00 & 1.00" in latex
     assert r"\caption{Bagging \& 50\% of\_it}" in latex
     assert r"\cmidrule(lr){2-4} \cmidrule(lr){5-7} \cmidrule(lr){8-10}" in latex
@@ -118,3 +131,56 @@ def test_a_study_table_caption_file_follows_the_study() -> None:
                  "perturbation_robustness_table", "sentiment_robustness_table"):
         text = (Path(__file__).resolve().parents[2] / "report" / f"{name}.rst").read_text(encoding="utf-8")
         assert "{{ snakemake.wildcards.column_groups }}" in text and "left out in turn" not in text, name
+
+
+def with_bounds(system_offset: float) -> pd.DataFrame:
+    """:func:`summary` with an interval for every statistic (as the engine writes the pool rows)."""
+    frame = summary(system_offset)
+    for column in ("mean", "variance", "cov"):
+        frame[f"{column}_lo"], frame[f"{column}_hi"] = frame[column] - 1, frame[column] + 1
+    return frame
+
+
+def test_left_out_groups_are_named_for_the_pool_without_the_domain() -> None:
+    """issue 52, item 10: ``wmt15_Mean`` held the mean of the pool *without* wmt15 (ru-en ALMAnaCH
+    ``ecommerce_Mean`` -0.2527 beside the e-commerce mean -0.1933); every format names the pool so."""
+    summaries = {"sys_a": with_bounds(0.0)}
+    table = robustness_table(summaries, "pool", ["none", "wmt15"])
+    low, high = robustness_intervals(table, summaries, "pool")
+    frame = pd.read_csv(io.StringIO(to_csv_text(table, low, high)), index_col="system")
+    assert list(frame.columns[9:12]) == ["without_wmt15_Mean", "without_wmt15_Mean_lo", "without_wmt15_Mean_hi"]
+    assert not any(column.startswith("wmt15") for column in frame.columns)
+    assert frame.at["sys_a", "without_wmt15_Mean"] == 11.0  # the summary's row of the pool that leaves wmt15 out
+    cells = interval_cells(table, low, high, 2)
+    assert "| Mean (without wmt15) | Var (without wmt15) | COV (without wmt15) |" in to_markdown_text(cells, "c")
+    assert r"\multicolumn{3}{c}{without wmt15}" in to_latex_text(cells, "c", "tab:x")
+    assert '<th scope="colgroup" colspan="3">without wmt15</th>' in to_html_text(cells, "c")
+
+
+def test_a_score_whose_cov_means_nothing_prints_no_cov_in_any_format() -> None:
+    """issue 52, item 10: the COV of a DA z score (mean near 0) was printed, with an interval that missed its
+    estimate (504.067 [0.000, 304.226]); a table with ``with_cov=False`` has no COV column in any format."""
+    summaries = {"sys_a": with_bounds(0.0), "sys-b": with_bounds(5.0)}
+    table = robustness_table(summaries, "pool", ["none", "wmt15"], with_cov=False)
+    assert list(table.columns) == [("none", "Mean"), ("none", "Var"), ("wmt15", "Mean"), ("wmt15", "Var")]
+    low, high = robustness_intervals(table, summaries, "pool")
+    cells = interval_cells(table, low, high, 2)
+    assert "COV" not in to_csv_text(table, low, high) and "Var_hi" in to_csv_text(table, low, high)
+    for text in (to_markdown_text(cells, "c"), to_latex_text(cells, "c", "tab:x"), to_html_text(cells, "c")):
+        assert "COV" not in text and "Var" in text
+    assert ("none", "COV") in robustness_table(summaries, "pool", ["none", "wmt15"]).columns  # the default keeps it
+
+
+def test_the_plan_drops_cov_for_human_scores_whose_mean_is_near_or_below_zero() -> None:
+    assert not human_cov_meaningful({"format": "mqm", "score": "z"})
+    assert not human_cov_meaningful({"format": "wmt-da", "score": "z"})
+    assert human_cov_meaningful({"format": "wmt-da", "score": "raw"})
+    config = copy.deepcopy(DEFAULT_CONFIG)
+    prepare_config(config, REPOSITORY)
+    sections = {"domains": "D", "sentiment": "S", "human": "H", "natural": "N", "metric_robustness": "M"}
+    plan = study_plan(config, {**sections, **{family: family for family in config["perturbations"]["families"]}})
+    cov_of = {directory: table.cov_meaningful for directory, table in plan.tables.items()}
+    assert [directory for directory, meaningful in cov_of.items() if not meaningful] == [
+        "human/wmt21-mqm/human", "human/wmt22-de-en/human", "human/wmt22-ja-en/human"]  # MQM and two DA z studies
+    assert cov_of["human/wmt21-mqm/bleu"] and cov_of["paper/bleu"]
+    assert "COV means nothing and is not printed" in plan.tables["human/wmt22-ja-en/human"].scores

@@ -78,12 +78,12 @@ def test_tables_without_the_part_are_written_as_before() -> None:
 
 def test_csv_and_markdown_headers_and_rounding(table: pd.DataFrame) -> None:
     frame = pd.read_csv(io.StringIO(to_csv_text(table)), index_col="system")
-    assert list(frame.columns[6:]) == ["whole_pool_between_SD", "whole_pool_between_share_pct", "wmt15_between_SD",
-                                       "wmt15_between_share_pct"]
+    assert list(frame.columns[6:]) == ["whole_pool_between_SD", "whole_pool_between_share_pct", "without_wmt15_between_SD",
+                                       "without_wmt15_between_share_pct"]
     assert frame.at["sys_a", "whole_pool_between_share_pct"] == pytest.approx(4.567, rel=1e-12)
     markdown = to_markdown_text(table, "caption", decimals=2)
     assert markdown.splitlines()[0].endswith(
-        "| COV (w/o wmt15) | Between SD (whole pool) | Between % (whole pool) | Between SD (w/o wmt15) | Between % (w/o wmt15) |")
+        "| COV (without wmt15) | Between SD (whole pool) | Between % (whole pool) | Between SD (without wmt15) | Between % (without wmt15) |")
     assert "| sys_a | 10.00 | 100.00 | 1.00 | 11.00 | 101.00 | 1.10 | 2.00 | 4.57 | 3.00 | 4.57 |" in markdown
 
 
@@ -93,8 +93,8 @@ def test_latex_names_both_parts_with_their_pools(table: pd.DataFrame) -> None:
     top = lines.index(r"\toprule")
     assert lines[top + 1] == r"& \multicolumn{6}{c}{Test pool} & \multicolumn{4}{c}{Between domains} \\"
     assert lines[top + 2] == r"\cmidrule(lr){2-7} \cmidrule(lr){8-11}"
-    assert lines[top + 3] == (r"Model & \multicolumn{3}{c}{whole pool} & \multicolumn{3}{c}{w/o wmt15} & "
-                              r"\multicolumn{2}{c}{whole pool} & \multicolumn{2}{c}{w/o wmt15} \\")
+    assert lines[top + 3] == (r"Model & \multicolumn{3}{c}{whole pool} & \multicolumn{3}{c}{without wmt15} & "
+                              r"\multicolumn{2}{c}{whole pool} & \multicolumn{2}{c}{without wmt15} \\")
     assert lines[top + 4] == r"\cmidrule(lr){2-4} \cmidrule(lr){5-7} \cmidrule(lr){8-9} \cmidrule(lr){10-11}"
     assert lines[top + 5] == r" & Mean & Var & COV & Mean & Var & COV & SD & Share (\%) & SD & Share (\%) \\"
     assert r"sys\_a & 10.00 & 100.00 & 1.00 & 11.00 & 101.00 & 1.10 & 2.00 & 4.57 & 3.00 & 4.57 \\" in lines
@@ -106,5 +106,5 @@ def test_html_heads_the_parts_and_the_caption_says_what_they_hold(table: pd.Data
     assert caption.endswith(f"left out in turn. {BETWEEN_NOTE} A note.")
     document = to_html_text(table, caption, 2)
     assert '<th scope="colgroup" colspan="6">Test pool</th><th scope="colgroup" colspan="4">Between domains</th>' in document
-    assert '<th scope="colgroup" colspan="2">w/o wmt15</th>' in document and "<th scope=\"col\">Share (%)</th>" in document
+    assert '<th scope="colgroup" colspan="2">without wmt15</th>' in document and "<th scope=\"col\">Share (%)</th>" in document
     assert '<td class="number">4.57</td>' in document and '<td class="number">2.00</td>' in document

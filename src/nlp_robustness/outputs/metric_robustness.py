@@ -3,7 +3,8 @@
 * :func:`tau_markdown` / :func:`tau_latex` (Tables 5, 8 and 9): DARR tau of every metric variant per
   pair and the pairs' average, one block per condition (clean first, then attack x level).
 * :func:`tau_interval_markdown`: tau [lo, hi] of every metric per condition and pair (segment bootstrap);
-  :func:`tau_difference_markdown`: the paired tests of tau differences between metric variants, with a verdict.
+  :func:`tau_difference_markdown`: the paired tests of tau differences between metric variants, with a verdict
+  and the Holm-adjusted interval that agrees with it.
 * :func:`unknown_token_table` (Table 4, Figure 1): average unknown tokens per segment by attack, level, pair.
 * :func:`attack_rate_table`: the achieved rates (share of words and characters changed) by attack and level;
   :func:`attacked_source_rates` the same for the attacked sources of the MT systems' test sets.
@@ -25,6 +26,7 @@ import pandas as pd
 
 from nlp_robustness.display_names import METRIC_VARIANT_NAMES, display_name
 from nlp_robustness.outputs.table_writer import format_value, latex_cell, latex_escape, latex_row, latex_table, markdown_table
+from nlp_robustness.statistics.holm_intervals import separated
 
 if TYPE_CHECKING:
     from nlp_robustness.outputs.figures import plt
@@ -120,28 +122,36 @@ def tau_interval_markdown(intervals: pd.DataFrame, confidence: float) -> str:
 
 
 def tau_difference_markdown(differences: pd.DataFrame, confidence: float) -> str:
-    """The paired tests of tau(a) - tau(b): family, pair, comparison, difference [lo, hi], p, Holm p, verdict
-    (a is higher / lower, or "not distinguishable" at the level ``1 - confidence`` after Holm)."""
+    """The paired tests of tau(a) - tau(b): family, pair, comparison, difference [Holm-adjusted interval], the
+    unadjusted interval, p, Holm p, verdict (a is higher / lower, or "not distinguishable" at the level
+    ``1 - confidence`` after Holm). The verdict and the Holm-adjusted interval beside it say the same
+    (:mod:`nlp_robustness.statistics.holm_intervals`)."""
     level = 1 - confidence
     verdicts = []
     for row in differences.itertuples(index=False):
-        if not row.p_holm < level:
+        if not separated(row.p_holm, level):
             verdicts.append(f"not distinguishable at {confidence:.0%}")
         else:
             verdicts.append(f"{_name(row.metric_a)} {'higher' if row.difference > 0 else 'lower'}")
     table = pd.DataFrame({
         "family": differences["family"], "pair": differences["pair"],
         "comparison": [f"{_name(a)} − {_name(b)}" for a, b in zip(differences["metric_a"], differences["metric_b"])],
-        "difference": [_with_interval(*values) for values in zip(differences["difference"], differences["lo"], differences["hi"])],
+        "difference [Holm-adjusted interval]": [_with_interval(*values) for values in
+                                                zip(differences["difference"], differences["lo"], differences["hi"])],
+        "unadjusted interval": [_with_interval(*values).partition(" ")[2] for values in
+                                zip(differences["difference"], differences["lo_unadjusted"], differences["hi_unadjusted"])],
         "p": differences["p"], "Holm p": differences["p_holm"], "verdict": verdicts,
     })
     caption = (
-        f"Paired bootstrap tests of the difference of two metrics' DARR tau on the same judgements and resamples of "
-        f"segments (Hall-Wilson; symmetric {confidence:.0%} interval). A family is a condition, an attack averaged over "
-        "its levels, or every attacked condition averaged; Holm's adjustment runs over the tests of one family "
-        "(comparisons x pairs and their average)."
+        "Paired bootstrap tests of the difference of two metrics' DARR tau on the same judgements and resamples of "
+        "segments: the Wald test of the difference over its bootstrap SE (nlp_robustness.statistics.paired_tests). A "
+        "family is a condition, an attack averaged over its levels, or every attacked condition averaged; Holm's "
+        "adjustment runs over the tests of one family (comparisons x pairs and their average). 'Holm-adjusted "
+        "interval': the interval at the level Holm holds the test to, so it excludes 0 exactly when the verdict "
+        f"separates the metrics; 'unadjusted interval': the difference's own symmetric {confidence:.0%} interval, "
+        "which ignores the other tests of the family."
     )
-    return markdown_table(table, caption=caption, align="lllrrrl", column_decimals={"p": 3, "Holm p": 3})
+    return markdown_table(table, caption=caption, align="lllrrrrl", column_decimals={"p": 3, "Holm p": 3})
 
 
 def unknown_token_table(references: pd.DataFrame) -> pd.DataFrame:

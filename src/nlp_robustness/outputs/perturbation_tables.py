@@ -9,15 +9,18 @@ kappa(tokenized source, perturbed source) (how far Psi moved the source).
   perturb, the mean of each score over those with its segment-clustered bootstrap interval
   (:mod:`nlp_robustness.statistics.perturbation_intervals`), beta2 - beta1 (negative: more robust than
   faithful, the paper's Figure 1 quantity) with the paired test of beta2 = beta1 (``p``, and ``p_holm``
-  over the functions of the system), and the "flips" where the perturbed source translated better than
+  over the functions of the system; beside it the Holm-adjusted interval of beta2 - beta1, which excludes 0
+  exactly when ``p_holm`` < 1 - confidence, then its unadjusted interval, named so), and the "flips" where the perturbed source translated better than
   the original by more than the flip margin (beta1 > beta + margin; the paper reports flips in its
   Table 3 and discussion). :func:`over_functions_table` gives the same means per system over all functions.
 * :data:`DEFAULT_FLIP_MARGIN` -- why a flip needs a gain of a whole score point (measured below).
 * :func:`flip_examples` -- the paper's Table 3 analog: the largest flips of each (system, function).
 * :func:`function_similarity` -- the paper's Figure 10 analog: mean kappa(Psi_i(s), Psi_j(s)).
 
-CSV keeps full precision with ``<stat>_lo`` / ``<stat>_hi`` columns; Markdown and LaTeX print
-"value [lo, hi]" with scores to 2 decimals, fractions and p-values to 3.
+CSV keeps full precision with ``<stat>_lo`` / ``<stat>_hi`` columns (for beta2 - beta1 the Holm-adjusted
+interval, then ``beta2_minus_beta1_lo_unadjusted`` / ``_hi_unadjusted``); Markdown and LaTeX print
+"value [lo, hi]" with scores to 2 decimals, fractions and p-values to 3, and the unadjusted interval of
+beta2 - beta1 as "[lo, hi]" in a column of its own headed so.
 
 **The flip margin.** Sentence BLEU below 5 points is almost all smoothing: on the default run's word-order
 sample (300 segments x 3 systems: 25 per test set of wmt14, wmt15, iwslt17, bio18), every one of the 109
@@ -43,7 +46,7 @@ import pandas as pd
 
 from nlp_robustness.errors import InputError
 from nlp_robustness.outputs.table_writer import csv_text, format_value, latex_cell, latex_escape, latex_row, latex_table, markdown_table, write_text
-from nlp_robustness.statistics.perturbation_intervals import INTERVAL_STATISTICS, FamilyIntervals
+from nlp_robustness.statistics.perturbation_intervals import INTERVAL_STATISTICS, UNADJUSTED_BOUNDS, FamilyIntervals
 
 __all__ = [
     "MEANS_COLUMNS",
@@ -67,8 +70,11 @@ TEXT_COLUMNS = ("system", "function", "testset", "segment_id", "source", "pertur
                 "translation", "perturbed_translation")
 PERTURBED_COLUMNS = ("function", "testset", "segment_id", "text")
 
-#: The statistics with an interval, each followed by its ``_lo`` and ``_hi`` columns (printed "value [lo, hi]").
-_WITH_BOUNDS = tuple(column for stat in INTERVAL_STATISTICS for column in (stat, f"{stat}_lo", f"{stat}_hi"))
+#: The statistics with an interval, each followed by its ``_lo`` and ``_hi`` columns (printed "value [lo, hi]"); for
+#: beta2 - beta1 that is the Holm-adjusted interval of its test, followed by its unadjusted one (:data:`UNADJUSTED_BOUNDS`).
+_WITH_BOUNDS = (*(column for stat in INTERVAL_STATISTICS for column in (stat, f"{stat}_lo", f"{stat}_hi")), *UNADJUSTED_BOUNDS)
+#: The printed column of the unadjusted interval ("[lo, hi]") that replaces :data:`UNADJUSTED_BOUNDS` in Markdown and LaTeX.
+UNADJUSTED_INTERVAL = "beta2_minus_beta1_unadjusted"
 MEANS_COLUMNS = ("system", "function", "category", "sampled", "kept", "kept_fraction", *_WITH_BOUNDS, "p", "p_holm",
                  "flips", "flip_fraction", "flip_margin")
 OVER_FUNCTIONS_COLUMNS = ("system", "functions", *_WITH_BOUNDS, "p", "p_holm")
@@ -76,22 +82,24 @@ FLIP_COLUMNS = ("system", "function", "testset", "segment_id", "source", "pertur
                 "translation", "perturbed_translation", "reference")
 
 #: Columns of the means table that are scores (2 decimals) or fractions (3 decimals) when printed.
-SCORE_COLUMNS = (*SCORE_NAMES, "beta2_minus_beta1")
+SCORE_COLUMNS = (*SCORE_NAMES, "beta2_minus_beta1", *UNADJUSTED_BOUNDS)
 FRACTION_COLUMNS = ("kept_fraction", "flip_fraction", "p", "p_holm")
 #: Decimals of the printed scores (2, as the paper prints BLEU) and fractions and p-values (3); counts print as integers.
 PRINTED_DECIMALS = {**dict.fromkeys(SCORE_COLUMNS, 2), **dict.fromkeys(FRACTION_COLUMNS, 3), "flip_margin": 2}
 #: Columns right-aligned when printed (numbers).
-NUMERIC_COLUMNS = (*SCORE_COLUMNS, *FRACTION_COLUMNS, "sampled", "kept", "flips", "functions", "flip_margin")
+NUMERIC_COLUMNS = (*SCORE_COLUMNS, UNADJUSTED_INTERVAL, *FRACTION_COLUMNS, "sampled", "kept", "flips", "functions", "flip_margin")
 
 #: How the means table's columns are headed in Markdown and LaTeX.
 MARKDOWN_HEADERS = {"system": "system", "function": "function", "category": "category", "sampled": "sampled",
                     "kept": "kept", "kept_fraction": "kept fraction", "beta": "β", "beta1": "β1 (robust)",
-                    "beta2": "β2 (faithful)", "alpha": "α", "beta2_minus_beta1": "β2 − β1", "p": "p (β2 = β1)",
+                    "beta2": "β2 (faithful)", "alpha": "α", "beta2_minus_beta1": "β2 − β1 [Holm-adjusted interval]",
+                    UNADJUSTED_INTERVAL: "β2 − β1 unadjusted interval", "p": "p (β2 = β1)",
                     "p_holm": "p Holm", "flips": "flips (β1 > β + margin)", "flip_fraction": "flip fraction",
                     "functions": "functions"}
 LATEX_HEADERS = {"system": "System", "function": "Function", "category": "Category", "sampled": "Sampled",
                  "kept": "Kept", "kept_fraction": "Kept frac.", "beta": r"$\beta$", "beta1": r"$\beta_1$",
-                 "beta2": r"$\beta_2$", "alpha": r"$\alpha$", "beta2_minus_beta1": r"$\beta_2-\beta_1$",
+                 "beta2": r"$\beta_2$", "alpha": r"$\alpha$", "beta2_minus_beta1": r"$\beta_2-\beta_1$ [Holm-adj.]",
+                 UNADJUSTED_INTERVAL: r"$\beta_2-\beta_1$ unadj. interval",
                  "p": "$p$", "p_holm": r"$p_{\mathrm{Holm}}$", "flips": "Flips", "flip_fraction": "Flip frac."}
 FLIP_HEADERS = {"system": "system", "function": "function", "testset": "test set", "segment_id": "segment",
                 "source": "source", "perturbed_source": "perturbed source", "beta": "β", "beta1": "β1",
@@ -196,6 +204,7 @@ def means_table(
             for column in INTERVAL_STATISTICS:
                 row[column] = float(means.at[key, column]) if n_scored else np.nan
                 row[f"{column}_lo"], row[f"{column}_hi"] = bounds.at[key, f"{column}_lo"], bounds.at[key, f"{column}_hi"]
+            row |= {column: bounds.at[key, column] for column in UNADJUSTED_BOUNDS}
             row["p"], row["p_holm"] = bounds.at[key, "p"], bounds.at[key, "p_holm"]
             row["flips"] = n_flips
             row["flip_fraction"] = n_flips / n_scored if n_scored else np.nan
@@ -213,9 +222,16 @@ def over_functions_table(intervals: FamilyIntervals) -> pd.DataFrame:
 
 def _printed(table: pd.DataFrame) -> pd.DataFrame:
     """``table`` with its scores and fractions as floats, so that a whole-number score prints with its
-    decimals, and each statistic with bounds as one "value [lo, hi]" text (its bound columns dropped)."""
+    decimals, each statistic with bounds as one "value [lo, hi]" text (its bound columns dropped), and the
+    unadjusted interval of beta2 - beta1 as "[lo, hi]" in its own column after it."""
     table = table.astype({column: float for column in PRINTED_DECIMALS if column in table.columns})
     table = table.drop(columns=[column for column in ("flip_margin",) if column in table.columns])
+    if all(column in table.columns for column in UNADJUSTED_BOUNDS):
+        decimals = PRINTED_DECIMALS["beta2_minus_beta1"]
+        texts = [format_value(low, decimals) if pd.isna(low) or pd.isna(high) else f"[{format_value(low, decimals)}, {format_value(high, decimals)}]"
+                 for low, high in zip(*(table[column] for column in UNADJUSTED_BOUNDS))]
+        table.insert(table.columns.get_loc(UNADJUSTED_BOUNDS[0]), UNADJUSTED_INTERVAL, texts)
+        table = table.drop(columns=list(UNADJUSTED_BOUNDS))
     for stat in INTERVAL_STATISTICS:
         if f"{stat}_lo" not in table.columns:
             continue

@@ -1,9 +1,17 @@
 """Robustness tables shaped like the paper's Tables 1, 3 and 5, as CSV, Markdown, LaTeX and HTML.
 
-Rows are systems (or classifiers); column groups are the whole pool, then each left-out domain; each
-group holds Mean, Var and COV. The CSV keeps full precision (the engine's summaries are written at full
-precision too) with flat headers ``whole_pool_<statistic>`` and ``<left_out>_<statistic>`` (easy to
-load); Markdown and LaTeX round to two decimals as the paper prints them (three for accuracies).
+Rows are systems (or classifiers); column groups are the whole pool, then the pool without each left-out
+domain in turn; each group holds Mean, Var and COV. The CSV keeps full precision (the engine's summaries are
+written at full precision too) with flat headers ``whole_pool_<statistic>`` and ``without_<left_out>_<statistic>``
+(easy to load; :func:`.pools.csv_group`: the values are those of the pool *without* that domain); Markdown,
+LaTeX and HTML name the groups ``whole pool`` and ``without <left_out>`` (:func:`.pools.pool_label`) and round to
+two decimals as the paper prints them (three for accuracies).
+
+**COV only where it means something.** COV = sigma / mu is a ratio of a score measured from a true zero; a
+score whose mean is near or below 0 (a human MQM score, negative; a rater-standardised DA z score, centred on
+0) gives a COV that means nothing, and its bootstrap interval need not even hold its estimate (504.067
+[0.000, 304.226] on a DA z score). The study plan marks such a table (:attr:`.plan.StudyTable.cov_meaningful`)
+and :func:`robustness_table` then leaves the COV columns out of every format (``with_cov=False``).
 
 The whole-pool table (method ``pool``) of a study whose summaries hold the between/within-domain
 decomposition (:mod:`nlp_robustness.statistics.variance_components`) gets a second part, **Between
@@ -81,15 +89,18 @@ def has_between_domains(table: pd.DataFrame) -> bool:
 
 
 def robustness_table(
-    summaries: Mapping[str, pd.DataFrame], method: str, leave_out: Sequence[str], row_label: str = "system"
+    summaries: Mapping[str, pd.DataFrame], method: str, leave_out: Sequence[str], row_label: str = "system",
+    with_cov: bool = True,
 ) -> pd.DataFrame:
     """One row per system (or classifier: ``row_label`` names the rows), columns ``(left_out, statistic)`` for ``method``.
 
     The ``pool`` table gets the Between domains part (statistics :data:`BETWEEN_STATISTICS`, the share in
     percent) when every summary has its columns and one of them holds a value (a study without the
-    decomposition has NaN throughout).
+    decomposition has NaN throughout). ``with_cov=False`` (a score whose mean is near or below 0): no COV
+    columns (module docstring).
     """
     between = method == "pool" and _has_components(summaries.values())
+    statistics = {column: name for column, name in STATISTICS.items() if with_cov or column != "cov"}
     rows = {}
     for system, summary in summaries.items():
         selected = summary[summary["method"] == method].set_index("left_out")
@@ -99,7 +110,7 @@ def robustness_table(
         rows[system] = {
             (label, name): _as_float(selected.at[label, column])
             for label in leave_out
-            for column, name in STATISTICS.items()
+            for column, name in statistics.items()
         }
         if between:
             rows[system] |= {
@@ -165,7 +176,7 @@ def _as_float(value: object) -> float:
 
 def to_csv_text(table: pd.DataFrame, low: pd.DataFrame | None = None, high: pd.DataFrame | None = None) -> str:
     """CSV at full precision (shortest round-trip form) with flat headers ``<row label>, whole_pool_Mean,
-    whole_pool_Var, whole_pool_COV, <left_out>_Mean, ...`` (then ``whole_pool_between_SD``,
+    whole_pool_Var, whole_pool_COV, without_<left_out>_Mean, ...`` (then ``whole_pool_between_SD``,
     ``whole_pool_between_share_pct``, ... in a table with the Between domains part); with ``low`` and
     ``high`` (:func:`robustness_intervals`) every column is followed by its ``_lo`` and ``_hi`` columns."""
     names = [f"{csv_group(left_out)}_{_BETWEEN_CSV.get(statistic, statistic)}" for left_out, statistic in table.columns]
@@ -244,7 +255,7 @@ def to_latex_text(table: pd.DataFrame, caption: str, label: str, decimals: int =
 
 def to_html_text(table: pd.DataFrame, caption: str, decimals: int = 2) -> str:
     """A self-contained HTML document (:func:`.table_writer.html_table_document`): pools named as a reader
-    names them (``whole pool``, ``w/o wmt14``); with the Between domains part, a first header row names
+    names them (``whole pool``, ``without wmt14``); with the Between domains part, a first header row names
     the parts (Test pool, Between domains)."""
     if has_between_domains(table):
         columns = [(part, pool_label(left_out), name) for part, groups in _parts(table) for left_out, names in groups for name in names]

@@ -14,9 +14,11 @@ agreements ``s_i`` and its number of judgements ``n_i`` a replicate's tau is the
 tables' pooled tau is the unweighted mean of the pairs' taus (as the paper averages pairs), and so is
 every replicate's. Because every (pair, condition, variant) is computed on the same resamples, two
 variants' replicates are paired, and :func:`tau_differences` tests their difference with
-:func:`~nlp_robustness.statistics.paired_tests.difference` (Wald test with the bootstrap SE, symmetric
-interval), Holm-adjusted within a *family*: the comparisons of one condition (or condition set), every
-pair and the average.
+:func:`~nlp_robustness.statistics.paired_tests.difference` (Wald test with the bootstrap SE), Holm-adjusted
+within a *family*: the comparisons of one condition (or condition set), every pair and the average. The
+interval ``lo, hi`` of a difference is Holm-adjusted (:func:`.holm_intervals.holm_family`: it excludes 0
+exactly when ``p_holm`` < 1 - confidence, so it never contradicts the verdict printed beside it); the
+difference's own interval at the table's confidence is kept as ``lo_unadjusted, hi_unadjusted``.
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.statistics.paired_tests import difference, holm
+from nlp_robustness.statistics.holm_intervals import holm_family
+from nlp_robustness.statistics.paired_tests import difference
 from nlp_robustness.statistics.percentile_intervals import interval
 from nlp_robustness.statistics.resampling import cluster_design, resample_weights
 
@@ -48,8 +51,11 @@ __all__ = [
 #: The pair label of the mean over pairs (as the tau table's).
 AVERAGE = "average"
 INTERVAL_COLUMNS: tuple[str, ...] = ("condition", "pair", "metric", "tau", "tau_lo", "tau_hi", "judgements", "segments")
+#: ``lo, hi``: the Holm-adjusted interval (excludes 0 exactly when ``p_holm`` < 1 - confidence) at the level
+#: ``level_adjusted``; ``lo_unadjusted, hi_unadjusted``: the difference's own interval at the table's confidence.
 DIFFERENCE_COLUMNS: tuple[str, ...] = (
     "family", "pair", "metric_a", "metric_b", "tau_a", "tau_b", "difference", "lo", "hi", "standard_error", "p", "p_holm",
+    "level_adjusted", "lo_unadjusted", "hi_unadjusted",
 )
 
 
@@ -191,7 +197,8 @@ def tau_differences(result: TauBootstrap, comparisons: Sequence[tuple[str, str]]
     """:data:`DIFFERENCE_COLUMNS`: the paired test of tau(metric_a) - tau(metric_b) on the same judgements,
     for every family (a label -> the conditions whose taus are averaged: one condition, an attack's levels,
     every attacked condition), every pair and the average, every comparison; ``p_holm`` adjusts the p-values
-    of one family (its pairs x comparisons) by Holm's method.
+    of one family (its pairs x comparisons) by Holm's method, and ``lo, hi`` is the Holm-adjusted interval
+    (module docstring).
 
     Raises:
         InputError: a comparison names a variant or a family a condition the bootstrap does not have.
@@ -208,7 +215,7 @@ def tau_differences(result: TauBootstrap, comparisons: Sequence[tuple[str, str]]
         columns = [result.conditions.index(condition) for condition in members]
         estimate = result.estimate[:, columns].mean(axis=1)
         replicates = result.replicates[:, :, columns].mean(axis=2)
-        family_rows = []
+        family_rows, tests = [], []
         for scope_index, scope in enumerate(result.scopes):
             for first, second in comparisons:
                 a, b = result.variants.index(first), result.variants.index(second)
@@ -217,11 +224,13 @@ def tau_differences(result: TauBootstrap, comparisons: Sequence[tuple[str, str]]
                 family_rows.append({
                     "family": family, "pair": scope, "metric_a": first, "metric_b": second,
                     "tau_a": float(estimate[scope_index, a]), "tau_b": float(estimate[scope_index, b]),
-                    "difference": tested.estimate, "lo": tested.low, "hi": tested.high,
-                    "standard_error": tested.standard_error, "p": tested.p_value,
+                    "difference": tested.estimate, "standard_error": tested.standard_error, "p": tested.p_value,
+                    "lo_unadjusted": tested.low, "hi_unadjusted": tested.high,
                 })
-        adjusted = holm([row["p"] for row in family_rows])
-        for row, value in zip(family_rows, adjusted):
-            row["p_holm"] = float(value)
+                tests.append(tested)
+        adjusted = holm_family(tests, 1 - confidence)
+        for index, row in enumerate(family_rows):
+            row.update({"p_holm": float(adjusted.p_holm[index]), "level_adjusted": float(adjusted.level_adjusted[index]),
+                        "lo": float(adjusted.low[index]), "hi": float(adjusted.high[index])})
         rows.extend(family_rows)
     return pd.DataFrame(rows, columns=list(DIFFERENCE_COLUMNS))

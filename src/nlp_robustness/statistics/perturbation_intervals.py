@@ -16,7 +16,13 @@ percentile intervals of the replicates. The test of beta2 - beta1 = 0 is the pai
 :func:`~nlp_robustness.statistics.paired_tests.difference` on the replicates of the beta2 mean and the
 beta1 mean (the same as a test on the mean of beta2 - beta1: both come from the same rows); Holm's
 correction runs over the functions of a system (``p_holm`` of the per-function rows) and, for the
-over-functions rows, over the systems.
+over-functions rows, over the systems. The interval of beta2 - beta1 printed beside ``p_holm``
+(``beta2_minus_beta1_lo``, ``_hi``) is the Holm-adjusted interval of that test
+(:func:`.holm_intervals.holm_family`: symmetric, d +/- t SE at the level Holm holds the test to), so it
+excludes 0 exactly when ``p_holm`` < 1 - confidence; the test's own interval at the table's confidence
+(d +/- t SE, which excludes 0 exactly when ``p`` < 1 - confidence and ignores the other tests of the family)
+is kept as ``beta2_minus_beta1_lo_unadjusted``, ``_hi_unadjusted``. Both are symmetric intervals of the test,
+not percentile intervals as the other statistics' are, so that each agrees with its p.
 
 **Small samples.** Plain percentile intervals of a mean undercover at small n (the bootstrap variance has
 divisor n, and z stands where t_{n-1} belongs): simulated with 25 segments x 16 functions, 0.91-0.92 and a
@@ -38,22 +44,29 @@ import numpy as np
 import pandas as pd
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.statistics.paired_tests import difference, holm
+from nlp_robustness.statistics.holm_intervals import holm_family
+from nlp_robustness.statistics.paired_tests import Difference, difference
 from nlp_robustness.statistics.percentile_intervals import expansion, interval
 from nlp_robustness.statistics.resampling import cluster_design, resample_weights
 
-__all__ = ["INTERVAL_STATISTICS", "FamilyIntervals", "family_intervals", "replicate_means"]
+__all__ = ["INTERVAL_STATISTICS", "TESTED_STATISTIC", "UNADJUSTED_BOUNDS", "FamilyIntervals", "family_intervals",
+           "replicate_means"]
 
 #: The statistics that get an interval, in table order (beta2_minus_beta1 = the mean of beta2 - beta1).
 INTERVAL_STATISTICS = ("beta", "beta1", "beta2", "alpha", "beta2_minus_beta1")
+#: The statistic whose test (beta2 = beta1) has a Holm p: its ``_lo``, ``_hi`` are Holm-adjusted.
+TESTED_STATISTIC = "beta2_minus_beta1"
+#: The columns of the tested statistic's unadjusted interval (its test's own), after its Holm-adjusted ``_lo``, ``_hi``.
+UNADJUSTED_BOUNDS = (f"{TESTED_STATISTIC}_lo_unadjusted", f"{TESTED_STATISTIC}_hi_unadjusted")
 
 
 @dataclass(frozen=True)
 class FamilyIntervals:
     """``by_function``: system, function, then ``<stat>``, ``<stat>_lo``, ``<stat>_hi`` for every
-    :data:`INTERVAL_STATISTICS`, ``p`` and ``p_holm`` (Holm over the functions of the system).
+    :data:`INTERVAL_STATISTICS` (for beta2_minus_beta1 the Holm-adjusted interval, followed by
+    :data:`UNADJUSTED_BOUNDS`), ``p`` and ``p_holm`` (Holm over the functions of the system).
     ``over_functions``: system, functions (how many had scored segments), the same columns, with
-    ``p_holm`` adjusted over the systems."""
+    ``p_holm`` and the adjusted interval over the systems."""
 
     by_function: pd.DataFrame
     over_functions: pd.DataFrame
@@ -136,9 +149,11 @@ def family_intervals(
     n_by_function = np.array([[np.unique(segment_codes[columns][present[row, columns]]).size for row in range(values.shape[0])]
                               for columns in columns_of_function]).reshape(len(functions), -1)
     n_over = np.array([np.unique(segment_codes[present[row]]).size for row in range(values.shape[0])])
-    by_function = _rows(estimates, replicates, n_by_function, [(system, function) for system in systems for function in functions],
-                        ["system", "function"], confidence, n_systems, n_stats)
-    by_function["p_holm"] = by_function.groupby("system", sort=False)["p"].transform(lambda p: holm(p.to_numpy()))
+    by_function, tests = _rows(estimates, replicates, n_by_function,
+                               [(system, function) for system in systems for function in functions],
+                               ["system", "function"], confidence, n_systems, n_stats)
+    for system in systems:  # Holm over the functions of each system
+        _adjust(by_function, tests, np.flatnonzero(by_function["system"].to_numpy() == system), confidence)
 
     # over the functions a system has scored segments for, each weighing the same
     finite = np.isfinite(estimates)
@@ -147,23 +162,34 @@ def family_intervals(
         over_estimates = np.where(finite, estimates, 0.0).sum(axis=0) / np.where(counts, counts, np.nan)
         over_replicates = np.where(finite[None], replicates, 0.0).sum(axis=1) / np.where(counts, counts, np.nan)
         over_replicates[np.isnan(np.where(finite[None], replicates, 0.0)).any(axis=1)] = np.nan
-    over = _rows(over_estimates[None], over_replicates[:, None], n_over[None], [(system,) for system in systems], ["system"],
-                 confidence, n_systems, n_stats)
+    over, over_tests = _rows(over_estimates[None], over_replicates[:, None], n_over[None], [(system,) for system in systems],
+                             ["system"], confidence, n_systems, n_stats)
     over.insert(1, "functions", [int(counts[index * n_stats]) for index in range(n_systems)])
-    over["p_holm"] = holm(over["p"].to_numpy())
+    _adjust(over, over_tests, np.arange(len(over)), confidence)  # Holm over the systems
     return FamilyIntervals(by_function.reset_index(drop=True), over)
 
 
+def _adjust(table: pd.DataFrame, tests: Sequence[Difference], rows: np.ndarray, confidence: float) -> None:
+    """Holm over the tests of ``rows`` (positions in ``table``, one family): their ``p_holm`` and the
+    Holm-adjusted interval of beta2 - beta1, in place."""
+    adjusted = holm_family([tests[row] for row in rows], 1 - confidence)
+    table.loc[table.index[rows], "p_holm"] = adjusted.p_holm
+    table.loc[table.index[rows], f"{TESTED_STATISTIC}_lo"] = adjusted.low
+    table.loc[table.index[rows], f"{TESTED_STATISTIC}_hi"] = adjusted.high
+
+
 def _rows(estimates: np.ndarray, replicates: np.ndarray, n_segments: np.ndarray, keys: list[tuple], key_names: list[str],
-          confidence: float, n_systems: int, n_stats: int) -> pd.DataFrame:
+          confidence: float, n_systems: int, n_stats: int) -> tuple[pd.DataFrame, list[Difference]]:
     """One row per key: estimates (F, k), replicates (B, F, k) and segments behind each (F, k), k = systems x
-    statistics, systems outer; rows run systems outer, functions inner. Replicates are expanded by c(n)."""
+    statistics, systems outer; rows run systems outer, functions inner. Replicates are expanded by c(n). The
+    test of beta2 = beta1 gives the unadjusted interval of beta2 - beta1 (:data:`UNADJUSTED_BOUNDS`; its
+    ``_lo``, ``_hi`` are left NaN for :func:`_adjust`); returned with the rows, one test per row."""
     n_functions = estimates.shape[0]
     with np.errstate(invalid="ignore"):
         factors = np.vectorize(lambda n: expansion(int(n), confidence))(n_segments) if n_segments.size else n_segments
         replicates = estimates[None] + factors[None] * (replicates - estimates[None])
     beta1, beta2 = INTERVAL_STATISTICS.index("beta1"), INTERVAL_STATISTICS.index("beta2")
-    rows = []
+    rows, tests = [], []
     for system_index in range(n_systems):
         for function_index in range(n_functions):
             row: dict[str, object] = dict(zip(key_names, keys[system_index * n_functions + function_index]))
@@ -175,6 +201,8 @@ def _rows(estimates: np.ndarray, replicates: np.ndarray, n_segments: np.ndarray,
             base = system_index * n_stats
             test = difference(estimates[function_index, base + beta2], estimates[function_index, base + beta1],
                               replicates[:, function_index, base + beta2], replicates[:, function_index, base + beta1], confidence)
-            row["p"] = test.p_value
+            row.update({f"{TESTED_STATISTIC}_lo": np.nan, f"{TESTED_STATISTIC}_hi": np.nan,  # Holm's, set by _adjust
+                        UNADJUSTED_BOUNDS[0]: test.low, UNADJUSTED_BOUNDS[1]: test.high, "p": test.p_value, "p_holm": np.nan})
             rows.append(row)
-    return pd.DataFrame(rows)
+            tests.append(test)
+    return pd.DataFrame(rows), tests

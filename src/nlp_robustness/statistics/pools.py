@@ -54,8 +54,8 @@ def leave_out_labels(left_out: Sequence[str]) -> list[str]:
 
 
 def pool_label(left_out: str) -> str:
-    """How a pool is named for a reader: ``whole pool`` or ``w/o <domain>``."""
-    return "whole pool" if left_out == WHOLE_POOL else f"w/o {left_out}"
+    """How a pool is named for a reader: ``whole pool`` or ``without <domain>`` (the pool of every other domain)."""
+    return "whole pool" if left_out == WHOLE_POOL else f"without {left_out}"
 
 
 def column_groups(pools: Sequence[str], domain: str) -> str:
@@ -72,9 +72,10 @@ def column_groups(pools: Sequence[str], domain: str) -> str:
 
 
 def csv_group(left_out: str) -> str:
-    """How a pool prefixes the column headers of a robustness table's CSV: ``whole_pool`` or the left-out
-    domain (``whole_pool_COV``, ``wmt14_Mean``); the profile reads those columns back by this name."""
-    return "whole_pool" if left_out == WHOLE_POOL else left_out
+    """How a pool prefixes the column headers of a robustness table's CSV: ``whole_pool`` or ``without_`` and the
+    left-out domain (``whole_pool_COV``, ``without_wmt14_Mean``: the values of the pool *without* wmt14, not of
+    wmt14); the profile reads those columns back by this name."""
+    return "whole_pool" if left_out == WHOLE_POOL else f"without_{left_out}"
 
 
 def pool_domains(domains: Sequence[str], left_out: str) -> list[str]:

@@ -31,7 +31,7 @@ from nlp_robustness.studies.registry import study_module
 from nlp_robustness.studies.sentiment import aggregation_of as sentiment_aggregation_of
 from nlp_robustness.studies.sentiment import sentiment_classifiers, sentiment_models
 
-__all__ = ["human_leave_out", "human_rows", "human_score_label", "mt_leave_out", "mt_study_directory", "sentiment_leave_out", "mt_score_files", "pair_score_files", "review_response_files", "BlockSet", "GammaFigure", "RowStatistics", "Study", "StudyPlan", "StudyTable", "study_plan", "METRIC_AGREEMENT"]
+__all__ = ["human_cov_meaningful", "human_leave_out", "human_rows", "human_score_label", "mt_leave_out", "mt_study_directory", "sentiment_leave_out", "mt_score_files", "pair_score_files", "review_response_files", "BlockSet", "GammaFigure", "RowStatistics", "Study", "StudyPlan", "StudyTable", "study_plan", "METRIC_AGREEMENT"]
 
 #: The DARR agreement units of the metric-robustness study (written by its ``metric_tau`` rule).
 METRIC_AGREEMENT = "results/metric_robustness/agreement.tsv"
@@ -105,6 +105,8 @@ class StudyTable:
     subcategory: str
     #: row -> family: rows are compared within their family (empty: one family; :mod:`.statistics.comparisons`)
     families: dict[str, str] = field(default_factory=dict)
+    #: False for a score whose mean is near or below 0 (:func:`human_cov_meaningful`): its tables print no COV
+    cov_meaningful: bool = True
 
     def caption_context(self) -> dict[str, str]:
         """The caption's variables: ``caption_variables`` and ``column_groups``, the pools as the study has them
@@ -248,10 +250,17 @@ def human_rows(study: Mapping[str, Any]) -> list[str]:
 def human_score_label(study: Mapping[str, Any]) -> str:
     """What a human study's human score is, for table captions."""
     if study["format"] == "mqm":
-        return "Segment MQM score (0 = perfect, higher = better; COV < 0 as the mean is negative)"
+        return "Segment MQM score (0 = perfect, higher = better; its mean is negative, so COV means nothing and is not printed)"
     if study["score"] == "z":
-        return "Segment DA z score (rater-standardised direct assessment; higher = better; its mean is near 0, so COV means nothing)"
+        return ("Segment DA z score (rater-standardised direct assessment; higher = better; its mean is near 0, so COV "
+                "means nothing and is not printed)")
     return "Segment DA raw score (0-100 direct assessment; higher = better)"
+
+
+def human_cov_meaningful(study: Mapping[str, Any]) -> bool:
+    """Whether COV = sigma / mu means something for a human study's human score: not for MQM (0 = perfect, the
+    mean is negative) nor for DA z scores (centred on 0 per rater); yes for raw DA (0-100)."""
+    return study["format"] != "mqm" and study["score"] != "z"
 
 
 def mt_score_files(system: str, testsets: Sequence[str]) -> dict[str, str]:
@@ -338,7 +347,7 @@ def _human(plan: StudyPlan, config: Mapping[str, Any], sections: Mapping[str, st
                 f"{study}/{score}", stems, "system", leave_out, "human", scores, "domain", "",
                 f"human-{name}-{score}", 3, "human_robustness_table",
                 {"human_score": score if score != "human" else human_unit, "study_description": description},
-                sections["human"], f"{name}: scored by {score}")
+                sections["human"], f"{name}: scored by {score}", cov_meaningful=score != "human" or human_cov_meaningful(spec))
             if score == "human":  # paper Figure 5: gamma on human scores only
                 plan.gamma_figures[study] = GammaFigure(
                     study, stems, human_unit, f"segment {human_unit} scores on the pooled domains", "human_gamma_curves",
