@@ -14,6 +14,7 @@ from sacrebleu.metrics import CHRF
 from sacrebleu.significance import _bootstrap_resample
 
 from nlp_robustness.data.wmt_xml import read_wmt_xml, wmt_xml_table
+from nlp_robustness.outputs.corpus_tables import write_corpus_tables
 from nlp_robustness.scoring.bulk_scores import corpus_statistics_many
 from nlp_robustness.scoring.corpus_scores import corpus_signature, scores_of_totals, segment_statistics
 from nlp_robustness.scoring.sentence_scores import _scorer
@@ -195,6 +196,19 @@ def test_the_pool_is_widened_for_its_smallest_test_set_as_the_engine_does() -> N
     smallest = min(documents.values())
     pair = comparisons[(comparisons["pool"] == POOL) & (comparisons["metric"] == "bleu")].iloc[0]
     assert pair["standard_error"] == pytest.approx(np.std(replicates - other, ddof=1) * np.sqrt(smallest / (smallest - 1)), rel=1e-9)
+
+
+@needs_mirror
+def test_the_corpus_comparisons_print_p_as_the_comparisons_do(tmp_path: Path) -> None:
+    """One p formatter: a p below 0.001 prints "< 0.001" in corpus_comparisons.md and .html, never "0.000"."""
+    table = _table("de-fr")
+    scores, comparisons = corpus_bootstrap(_study(table, ["Online-B", "Online-W"]), resamples=100, seed=3, confidence=0.95, name="s")
+    assert (comparisons["p_holm"] < 0.001).any()
+    paths = {kind: {extension: tmp_path / f"{kind}.{extension}" for extension in ("csv", "md", "html")} for kind in ("scores", "comparisons")}
+    write_corpus_tables(scores, comparisons, "s", ["bleu"], 0.95, 100, paths["scores"], paths["comparisons"])
+    markdown = paths["comparisons"]["md"].read_text(encoding="utf-8")
+    assert "| < 0.001 |" in markdown and "| 0.000 |" not in markdown
+    assert "&lt; 0.001" in paths["comparisons"]["html"].read_text(encoding="utf-8")
 
 
 def test_a_metric_without_summed_statistics_is_refused() -> None:

@@ -18,7 +18,7 @@ import math
 
 import pandas as pd
 
-from nlp_robustness.outputs.table_writer import csv_text, markdown_table
+from nlp_robustness.outputs.table_writer import csv_text, markdown_table, p_value_text
 from nlp_robustness.statistics.comparisons import COMPARED_STATISTICS, ONE_FAMILY, verdict_matrix
 from nlp_robustness.statistics.power import se_precision
 
@@ -43,10 +43,6 @@ def interval_text(value: float, low: float, high: float, decimals: int) -> str:
 def to_csv_text(comparisons: pd.DataFrame) -> str:
     """Every comparison at full precision."""
     return csv_text(comparisons)
-
-
-def _p_text(p: float) -> str:
-    return "n/a" if not math.isfinite(p) else ("< 0.001" if p < 0.001 else f"{p:.3f}")
 
 
 def _units_text(units: float) -> str:
@@ -115,7 +111,7 @@ def comparisons_markdown(comparisons: pd.DataFrame, rows: list[str], title: str,
                                                          in zip(selected["difference"], selected["lo"], selected["hi"])],
                 "unadjusted interval": [interval_text(value, low, high, decimals).partition(" ")[2] for value, low, high
                                         in zip(selected["difference"], selected["lo_unadjusted"], selected["hi_unadjusted"])],
-                "p (Holm)": [_p_text(p) for p in selected["p_holm"]],
+                "p (Holm)": [p_value_text(p) for p in selected["p_holm"]],
                 "verdict": selected["verdict"],
                 "units to detect": [_units_text(units) for units in selected["units_to_detect"]],
             })
