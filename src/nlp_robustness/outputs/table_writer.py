@@ -13,8 +13,8 @@ Every table the workflow prints goes through here, so that one value reads the s
   (:func:`format_number`: ``3.2e-05``, not ``0.000``) and prints ``-0.0`` without its sign; Markdown and
   LaTeX print fixed decimals exactly, as the papers' tables do.
 * **p-values** (:func:`p_value_text`, for every table that prints one): three decimals, and ``< 0.001`` below
-  that, never ``0.000`` (a p is never 0 where it is printed; Holm's adjusted p of 1e-40 and of 0.0004 both read as
-  "below a thousandth", which is all three decimals can say). A table that prints p converts its p columns with it.
+  that, never ``0.000`` (a Holm p of 0, of 1e-40 and of 0.0004 all read as "below a thousandth", which is all three
+  decimals can say; ``0.000`` would read as "no chance at all"). A table that prints p converts its p columns with it.
 * **Escaping.** Markdown: ``|`` is escaped and a line break becomes a space (a cell stays in its row).
   LaTeX: the ten special characters (``\\ & % _ # $ { } ~ ^``). HTML: ``<``, ``>`` and ``&`` (text never
   stands inside an attribute, so quotes stay as they are and the file reads well in an editor).
