@@ -25,7 +25,8 @@ domains, the per-pair rejection and Holm's family-wise error at level 0.05 were 
 
 **Identical rows.** Two rows that are the same numbers computed in another order (beta2 and beta1 of a system whose
 faithful and plain scores coincide, two columns of one matrix product) differ by floating-point rounding alone: every
-replicate difference about 1e-15, so SE about 1e-16 and t about 10, p about 1e-20: a zero difference "separated".
+replicate difference about 1e-15 and SE about 1e-16, so p between 1e-71 and 1e-12 on the default run's character
+attacks (issue 52): a zero difference "separated".
 Such a pair is *numerically identical* (:func:`numerically_identical`): |d| and every |replicate difference| within
 :data:`IDENTICAL_ULPS` units in the last place of the scale of the numbers compared (the largest |estimate| or
 |replicate| of the two rows). Its difference, SE and interval are 0 and its p is 1, so it is never separated and,
