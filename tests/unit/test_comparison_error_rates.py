@@ -43,11 +43,23 @@ sqrt(0.05 * 0.95 / 300) = 0.0126, so the FWER check is FWER <= 0.05 + 2 SE = 0.0
 p < 0.05) the same test sets give a FWER near 1 (asserted), and an SE too small by a factor of 1.4 (segments drawn
 one by one where documents are correlated) would give a FWER far above the bound.
 
-Measured (300 test sets, B = 1,000 / B = 100): FWER under the global null 0.043 / 0.063 (mean), 0.063 / 0.097 (Var),
-0.043 / 0.067 (between SD) (on 1,000 further test sets: 0.043 / 0.062, 0.038 / 0.051, 0.038 / 0.051); without Holm
-0.90-0.96; power on the planted pair 0.92 / 0.93 (mean), 0.90 / 0.91 (Var), 0.92 / 0.90 (between SD), never in the
-wrong direction; the bootstrap SE of the planted difference within 2 % of the closed form. The module takes about
-50 s of CPU on one core.
+**Few documents** (issue 52): 12 systems (66 pairs), four domains of 10 or 20 documents of 5 segments, documents
+resampled within domains as the engine resamples WMT documents; a document's effect (SD 8) and a segment's (SD 12)
+shared by the systems, each system's own per document (SD 3) and per segment (SD 10). With equal documents the
+engine's nested statistics are those of the document means, so the bootstrap runs on the document means of all 12
+systems at once (checked against :func:`pool_replicates` with the documents as clusters, and the vectorised p-values
+against :func:`difference`). Under the global null, over :data:`FEW_REPLICATIONS` = 1,000 test sets per size (bound
+0.05 + 2 MC SE = 0.064), with the few-cluster treatment (SE widened by sqrt(n / (n - 1)), t with min(B - 1, documents -
+domains) degrees of freedom) the share of pairs rejected at 0.05 and Holm's FWER are, at 10 / 20 documents per domain:
+mean 0.050 / 0.051 and 0.039 / 0.037; between SD 0.042 / 0.036 and 0.022 / 0.018. Without it (t with B - 1, before
+issue 52): mean 0.071 / 0.060 and 0.116 / 0.068; between SD 0.061 / 0.044 and 0.077 / 0.029, so the level test fails
+on the former reference (asserted for the mean at 10 documents).
+
+Measured (300 test sets, B = 1,000 / B = 100; t with B - 1 degrees of freedom, the SE widened by sqrt(500 / 499)):
+FWER under the global null 0.040 / 0.030 (mean), 0.057 / 0.067 (Var), 0.033 / 0.047 (between SD); without Holm
+0.90-0.96; power on the planted pair 0.92 / 0.91 (mean), 0.90 / 0.89 (Var), 0.92 / 0.88 (between SD), never in the
+wrong direction; the bootstrap SE of the planted difference within 2 % of the closed form. The module takes about 200 s of CPU on one core of a loaded
+machine (the few-documents part 15 s of it).
 """
 
 from __future__ import annotations
@@ -61,7 +73,8 @@ import pandas as pd
 import pytest
 
 from nlp_robustness.statistics.comparisons import compare_rows
-from nlp_robustness.statistics.paired_tests import VERDICTS, difference, holm, verdict
+from nlp_robustness.statistics.paired_tests import VERDICTS, critical_value, difference, holm, verdict
+from nlp_robustness.statistics.percentile_intervals import ClusterCounts
 from nlp_robustness.statistics.pool_uncertainty import UncertaintyOptions, pool_replicates
 from nlp_robustness.statistics.resampling import cluster_design, map_chunks
 from nlp_robustness.statistics.robustness_metrics import summarize
@@ -92,6 +105,8 @@ PAIR_LIST = list(itertools.combinations(range(SYSTEMS), 2))
 #: The pairs of two systems that are alike in every table (neither is the planted 0 or 1).
 NULL_PAIRS = np.array([a >= 2 and b >= 2 for a, b in PAIR_LIST])
 PLANTED_PAIR = PAIR_LIST.index((0, 1))
+#: The design's cluster counts as the engine records them: segments of the smallest domain, segments - domains.
+CLUSTERS = ClusterCounts(PER_DOMAIN, UNITS - DOMAINS)
 
 
 def planted_standard_errors() -> dict[str, tuple[float, float]]:
@@ -179,7 +194,8 @@ def replicates_of(scores: np.ndarray, seed: int) -> dict[str, np.ndarray]:
 def family(estimates: np.ndarray, replicates: np.ndarray, statistic: str) -> dict[str, np.ndarray]:
     """The 190 pairs of one statistic as :func:`compare_rows` tests them: difference, SE, p, Holm's p, and the
     verdict's sign (+1: row a "less consistent" / "higher"; -1 the other way; 0 "not distinguishable")."""
-    compared = [difference(estimates[a], estimates[b], replicates[:, a], replicates[:, b], CONFIDENCE) for a, b in PAIR_LIST]
+    compared = [difference(estimates[a], estimates[b], replicates[:, a], replicates[:, b], CONFIDENCE, CLUSTERS)
+                for a, b in PAIR_LIST]
     p_values = np.array([pair.p_value for pair in compared])
     adjusted = holm(p_values)
     words = [verdict(pair.estimate, p_holm, LEVEL, lower_is_more_consistent=statistic != "mean")
@@ -235,8 +251,9 @@ def test_replicates_are_the_engines_and_b_100_is_the_first_100() -> None:
     estimates = estimates_of(scores)
     for column in range(3):
         for resamples in (RESAMPLES, FEW_RESAMPLES):
-            engine, _ = pool_replicates(scores[:, column], CODES, DOMAINS, None, "unit", np.array([1.0]),
-                                        UncertaintyOptions(resamples=resamples, seed=7), LABELS, variance_components=True)
+            engine, counts = pool_replicates(scores[:, column], CODES, DOMAINS, None, "unit", np.array([1.0]),
+                                             UncertaintyOptions(resamples=resamples, seed=7), LABELS, variance_components=True)
+            assert counts == CLUSTERS
             for statistic in STATISTICS:
                 np.testing.assert_allclose(ours[statistic][:resamples, column], engine[statistic], rtol=1e-9, atol=1e-9)
         engine_parts = variance_components(scores[:, column], CODES)
@@ -251,6 +268,8 @@ def test_the_verdicts_are_those_of_compare_rows() -> None:
         replicates, estimates = replicates_of(scores, seed=1), estimates_of(scores)
         rows = [f"system {index}" for index in range(SYSTEMS)]
         summaries = {row: pd.DataFrame([{"left_out": "none", "method": "pool", "units": UNITS, "domains": DOMAINS,
+                                         "smallest_stratum_clusters": CLUSTERS.smallest_stratum,
+                                         "cluster_degrees_of_freedom": CLUSTERS.degrees_of_freedom,
                                          **{statistic: estimates[statistic][index] for statistic in STATISTICS}}])
                      for index, row in enumerate(rows)}
         drawn = {row: ({"none": {statistic: replicates[statistic][:, index] for statistic in STATISTICS}}, "same units")
@@ -313,3 +332,166 @@ def test_a_planted_difference_of_five_standard_errors_is_found(measured: dict[st
     assert (signs < 0).sum() == 0, f"{statistic}: the planted pair was told apart the wrong way round"
     power = (signs > 0).mean()
     assert power >= POWER_BOUND, f"{statistic} at B = {resamples}: power {power}"
+
+
+# ---- few documents per domain ----------------------------------------------------------------------------------------
+
+#: The issue-52 design: 12 systems (66 pairs), four domains of 10 or 20 documents of 5 segments each.
+FEW_SYSTEMS = 12
+FEW_PAIRS = list(itertools.combinations(range(FEW_SYSTEMS), 2))
+FEW_FIRST, FEW_SECOND = np.array(FEW_PAIRS).T
+DOCUMENTS_PER_DOMAIN = (10, 20)
+SEGMENTS_PER_DOCUMENT = 5
+#: Shared by every system: a document's effect and a segment's; each system's own: per document and per segment.
+DOCUMENT_SD, SHARED_SEGMENT_SD, SYSTEM_DOCUMENT_SD, SYSTEM_SEGMENT_SD = 8.0, 12.0, 3.0, 10.0
+FEW_REPLICATIONS = 1000
+FEW_STATISTICS = ("mean", "between_sd")
+#: The bound of the few-document FWER: 0.05 plus two Monte-Carlo SEs of 1,000 test sets.
+FEW_FWER_BOUND = LEVEL + 2 * math.sqrt(LEVEL * (1 - LEVEL) / FEW_REPLICATIONS)
+#: Where the share of the 66 pairs rejected at level 0.05 must lie ("near the level"): at most 0.015 above it, and not
+#: below 0.03 (the between-domain SD, an SD clipped at 0, is conservative by nature: 0.044 at 20 documents per domain
+#: even without the treatment).
+PER_PAIR_RANGE = (0.03, LEVEL + 0.015)
+
+
+def document_scores(documents: int, replication: int) -> np.ndarray:
+    """One simulated test set under the global null: the 12 systems' scores of every document (documents x 4, 12),
+    the mean of its 5 segments y_kjs = 30 + a_d + u_j + v_js + w_kj + e_kjs (u, v shared: document and segment;
+    w, e the system's own), documents domain by domain."""
+    rng = np.random.default_rng([52, documents, replication])
+    total = documents * DOMAINS
+    codes = np.repeat(np.arange(DOMAINS), documents)
+    shared = BASE + DOMAIN_EFFECTS[codes] + rng.normal(0, DOCUMENT_SD, total)
+    shared_segments = rng.normal(0, SHARED_SEGMENT_SD, (total, SEGMENTS_PER_DOCUMENT)).mean(axis=1)
+    own = rng.normal(0, SYSTEM_DOCUMENT_SD, (total, FEW_SYSTEMS))
+    own_segments = rng.normal(0, SYSTEM_SEGMENT_SD, (total, SEGMENTS_PER_DOCUMENT, FEW_SYSTEMS)).mean(axis=1)
+    return (shared + shared_segments)[:, None] + own + own_segments
+
+
+def document_replicates(means: np.ndarray, documents: int, seed: int) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """Estimates (systems,) and bootstrap replicates (B, systems) of the mean and the between-domain SD of every system
+    from its document means: documents drawn with replacement within each domain (the engine's draws, :func:`map_chunks`
+    over the documents' design). With documents of equal size the segments' mean is the documents' mean and the nested
+    between-domain SD of the segments (:mod:`.variance_components`, what the engine computes) is the one-way one of the
+    documents' means (checked against :func:`pool_replicates` with the documents as clusters)."""
+    codes = np.repeat(np.arange(DOMAINS), documents)
+    total = codes.size
+
+    def statistics(counts: np.ndarray) -> dict[str, np.ndarray]:
+        sums = np.stack([counts[:, codes == domain] @ means[codes == domain] for domain in range(DOMAINS)], axis=1)
+        squares = np.stack([counts[:, codes == domain] @ means[codes == domain] ** 2 for domain in range(DOMAINS)], axis=1)
+        grand = sums.sum(axis=1) / total
+        between_square = documents * ((sums / documents - grand[:, None, :]) ** 2).sum(axis=1) / (DOMAINS - 1)
+        within_square = (squares - sums**2 / documents).sum(axis=1) / (total - DOMAINS)
+        return {"mean": grand, "between_sd": np.sqrt(np.maximum((between_square - within_square) / documents, 0.0))}
+
+    chunks = map_chunks(statistics, cluster_design(codes), RESAMPLES, seed, LABELS, cluster_counts=True)
+    replicates = {name: np.concatenate([chunk[name] for chunk in chunks]) for name in FEW_STATISTICS}
+    estimates = {name: values[0] for name, values in statistics(np.ones((1, total))).items()}
+    return estimates, replicates
+
+
+def few_document_p_values(estimate: np.ndarray, replicates: np.ndarray, clusters: ClusterCounts | None) -> np.ndarray:
+    """The p-values of the 66 pairs as :func:`.paired_tests.difference` computes them, vectorised over the pairs
+    (``clusters`` None: without the few-cluster treatment, t with B - 1 degrees of freedom, as before issue 52;
+    checked against :func:`difference` itself)."""
+    from scipy import special
+
+    deltas = replicates[:, FEW_FIRST] - replicates[:, FEW_SECOND]
+    standard_error = deltas.std(axis=0, ddof=1)
+    freedom = replicates.shape[0] - 1
+    if clusters is not None:
+        standard_error = standard_error * math.sqrt(clusters.smallest_stratum / (clusters.smallest_stratum - 1))
+        freedom = min(freedom, clusters.degrees_of_freedom)
+    return 2 * special.stdtr(freedom, -np.abs(estimate[FEW_FIRST] - estimate[FEW_SECOND]) / standard_error)
+
+
+def measure_few_documents(documents: int) -> dict[str, dict[str, np.ndarray]]:
+    """Per statistic, over :data:`FEW_REPLICATIONS` null test sets with ``documents`` documents per domain: the share of
+    pairs rejected at level 0.05 and whether Holm rejects any, with the few-cluster treatment ("treated") and without
+    ("t with B - 1")."""
+    clusters = ClusterCounts(documents, documents * DOMAINS - DOMAINS)
+    results: dict[str, dict[str, list[float]]] = {}
+    for replication in range(FEW_REPLICATIONS):
+        estimates, replicates = document_replicates(document_scores(documents, replication), documents, replication)
+        for statistic in FEW_STATISTICS:
+            for name, counts in (("treated", clusters), ("t with B - 1", None)):
+                p = few_document_p_values(estimates[statistic], replicates[statistic], counts)
+                rates = results.setdefault(f"{statistic}|{name}", {"per pair": [], "family-wise": []})
+                rates["per pair"].append(float((p < LEVEL).mean()))
+                rates["family-wise"].append(float((holm(p) < LEVEL).any()))
+    return {key: {rate: np.array(values) for rate, values in rates.items()} for key, rates in results.items()}
+
+
+@pytest.fixture(scope="module")
+def few_documents() -> dict[int, dict[str, dict[str, np.ndarray]]]:
+    return {documents: measure_few_documents(documents) for documents in DOCUMENTS_PER_DOMAIN}
+
+
+def test_document_replicates_are_the_engines_and_the_p_values_those_of_difference() -> None:
+    documents = 10
+    means = document_scores(documents, 0)
+    estimates, replicates = document_replicates(means, documents, 3)
+    # the segments behind the document means, documents of 5 equal segments: the engine's nested bootstrap
+    segments = np.repeat(means, SEGMENTS_PER_DOCUMENT, axis=0)
+    segments += np.tile(np.array([-2.0, -1.0, 0.0, 1.0, 2.0]), means.shape[0])[:, None]  # mean 0 within a document
+    codes = np.repeat(np.arange(DOMAINS), documents * SEGMENTS_PER_DOCUMENT)
+    labels = np.array([f"document {index:03d}" for index in np.repeat(np.arange(means.shape[0]), SEGMENTS_PER_DOCUMENT)], dtype=object)
+    for column in range(3):
+        engine, counts = pool_replicates(segments[:, column], codes, DOMAINS, labels, "unit", np.array([1.0]),
+                                         UncertaintyOptions(resamples=RESAMPLES, seed=3), LABELS, variance_components=True)
+        assert counts == ClusterCounts(documents, documents * DOMAINS - DOMAINS)
+        for statistic in FEW_STATISTICS:
+            np.testing.assert_allclose(replicates[statistic][:, column], engine[statistic], rtol=1e-9, atol=1e-9)
+        assert variance_components(segments[:, column], codes, documents=labels).between_sd == pytest.approx(
+            estimates["between_sd"][column], rel=1e-9)
+    for statistic in FEW_STATISTICS:
+        for clusters in (counts, None):
+            vectorised = few_document_p_values(estimates[statistic], replicates[statistic], clusters)
+            one_by_one = [difference(estimates[statistic][a], estimates[statistic][b], replicates[statistic][:, a],
+                                     replicates[statistic][:, b], CONFIDENCE, clusters).p_value for a, b in FEW_PAIRS]
+            np.testing.assert_allclose(vectorised, one_by_one, rtol=1e-9)
+
+
+@pytest.mark.parametrize("documents", DOCUMENTS_PER_DOMAIN)
+@pytest.mark.parametrize("statistic", FEW_STATISTICS)
+def test_with_few_documents_the_tests_hold_their_level(few_documents: dict, statistic: str, documents: int) -> None:
+    """Holm's family-wise error at most 0.05 + 2 MC SE, and the share of pairs rejected at level 0.05 near 0.05."""
+    rates = few_documents[documents][f"{statistic}|treated"]
+    fwer, per_pair = rates["family-wise"].mean(), rates["per pair"].mean()
+    assert fwer <= FEW_FWER_BOUND, f"{statistic}, {documents} documents per domain: FWER {fwer} (bound {FEW_FWER_BOUND:.4f})"
+    assert PER_PAIR_RANGE[0] <= per_pair <= PER_PAIR_RANGE[1], f"{statistic}, {documents} documents per domain: per pair {per_pair}"
+
+
+def test_without_the_few_cluster_treatment_the_mean_exceeds_its_level(few_documents: dict) -> None:
+    """The check can fail: the same test sets with t on B - 1 degrees of freedom (before issue 52) exceed the bound."""
+    untreated = few_documents[10]["mean|t with B - 1"]
+    assert untreated["family-wise"].mean() > FEW_FWER_BOUND and untreated["per pair"].mean() > PER_PAIR_RANGE[1]
+
+
+def test_compare_rows_reads_the_cluster_counts_and_its_intervals_agree_with_holm() -> None:
+    """:func:`compare_rows` takes the few-cluster treatment from the summaries' cluster columns (the p-values of the
+    vectorised test), and its Holm-adjusted intervals exclude 0 exactly where Holm's p is below the level."""
+    documents = 10
+    estimates, replicates = document_replicates(document_scores(documents, 5), documents, 5)
+    clusters = ClusterCounts(documents, documents * DOMAINS - DOMAINS)
+    rows = [f"system {index}" for index in range(FEW_SYSTEMS)]
+    summaries = {row: pd.DataFrame([{"left_out": "none", "method": "pool", "units": documents * DOMAINS, "domains": DOMAINS,
+                                     "smallest_stratum_clusters": clusters.smallest_stratum,
+                                     "cluster_degrees_of_freedom": clusters.degrees_of_freedom,
+                                     **{statistic: estimates[statistic][index] for statistic in FEW_STATISTICS}}])
+                 for index, row in enumerate(rows)}
+    drawn = {row: ({"none": {statistic: replicates[statistic][:, index] for statistic in FEW_STATISTICS}}, "same units")
+             for index, row in enumerate(rows)}
+    table = compare_rows(summaries, drawn, "none", CONFIDENCE, 0.8, 0)
+    for statistic in FEW_STATISTICS:
+        theirs = table[table["statistic"] == statistic]
+        np.testing.assert_allclose(theirs["p"].to_numpy(), few_document_p_values(estimates[statistic], replicates[statistic], clusters),
+                                   rtol=1e-9)
+        excludes = (theirs["lo"] > 0) | (theirs["hi"] < 0)
+        np.testing.assert_array_equal(excludes.to_numpy(), (theirs["p_holm"] < LEVEL).to_numpy())
+        assert theirs["lo"].le(theirs["lo_unadjusted"]).all()
+    # the intervals widen by the few-cluster critical value: t with 36 degrees of freedom, not 999
+    first = table[table["statistic"] == "mean"].iloc[0]
+    half = (first["hi_unadjusted"] - first["lo_unadjusted"]) / 2
+    assert half == pytest.approx(critical_value(LEVEL, 36) * first["standard_error"], rel=1e-9)

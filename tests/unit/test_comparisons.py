@@ -3,10 +3,13 @@ the tables' intervals, and families of rows."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
 from nlp_robustness.outputs.comparisons import comparisons_markdown, interval_text
+from nlp_robustness.outputs.table_writer import MISSING, p_value_text
 from nlp_robustness.outputs.tables import interval_cells, robustness_intervals, robustness_table, to_csv_text
 from nlp_robustness.statistics.blocks import draw_study_blocks
 from nlp_robustness.statistics.comparisons import compare_rows, verdict_matrix
@@ -91,3 +94,16 @@ def test_rows_are_compared_within_their_family_and_the_report_says_so() -> None:
     assert "Warning (uncertainty.resamples = 100)" in report
     assert report.index("## Between SD") < report.index("## Var") if "## Between SD" in report else True
     assert "Warning" not in comparisons_markdown(comparisons, list(rows), "test", 0.95, 2, resamples=1000)
+
+
+def test_one_p_formatter_for_every_table() -> None:
+    """Issue 52: corpus_comparisons.md printed "0.000" where comparisons.md printed "< 0.001"; both use
+    :func:`.table_writer.p_value_text` now (tests/unit/test_corpus_scores.py checks the corpus table's files)."""
+    assert [p_value_text(p) for p in (1e-40, 0.0, 0.0004, 0.001, 0.0123, 1.0)] == [
+        "< 0.001", "< 0.001", "< 0.001", "0.001", "0.012", "1.000"]
+    assert p_value_text(math.nan) == MISSING == p_value_text(None)
+    comparisons = pd.DataFrame([{"left_out": "none", "statistic": "mean", "family": "all rows", "pairs": 1, "row_a": "x",
+                                 "row_b": "y", "paired": True, "difference": 1.0, "lo": 0.5, "hi": 1.5, "lo_unadjusted": 0.6,
+                                 "hi_unadjusted": 1.4, "p": 1e-12, "p_holm": 1e-12, "verdict": "higher",
+                                 "units_to_detect": np.nan}])
+    assert "| < 0.001 |" in comparisons_markdown(comparisons, ["x", "y"], "t", 0.95, 2)

@@ -14,11 +14,13 @@ from sacrebleu.metrics import CHRF
 from sacrebleu.significance import _bootstrap_resample
 
 from nlp_robustness.data.wmt_xml import read_wmt_xml, wmt_xml_table
+from nlp_robustness.outputs.corpus_tables import write_corpus_tables
 from nlp_robustness.scoring.bulk_scores import corpus_statistics_many
 from nlp_robustness.scoring.corpus_scores import corpus_signature, scores_of_totals, segment_statistics
 from nlp_robustness.scoring.sentence_scores import _scorer
-from nlp_robustness.statistics.corpus_uncertainty import POOL, StudyCorpus, corpus_bootstrap
+from nlp_robustness.statistics.corpus_uncertainty import POOL, StudyCorpus, _clusters, corpus_bootstrap
 from nlp_robustness.statistics.percentile_intervals import interval
+from nlp_robustness.statistics.resampling import cluster_design, resample_weights
 from tests.paths import MIRROR
 
 WMT22 = MIRROR / "wmt22-general-defr-frde"
@@ -165,6 +167,48 @@ def test_the_document_bootstrap_interval_covers_a_known_corpus_score() -> None:
         low, high = interval(scores, 0.95, estimate=estimate, clusters=60)
         covered += low <= truth <= high
     assert 0.91 <= covered / draws <= 0.99, covered / draws
+
+
+@needs_mirror
+def test_the_pool_is_widened_for_its_smallest_test_set_as_the_engine_does() -> None:
+    """One rule for every interval (:func:`.percentile_intervals.cluster_counts`): the whole pool of de-fr's test sets
+    is widened for the documents of its smallest test set, as the engine widens a pool for its smallest domain, not for
+    the documents of all test sets (issue 52: 181 documents, factor 1.010, where the engine used 23, 1.082). The
+    replicates are recomputed here from the same seeded document draws."""
+    table = _table("de-fr")
+    study = _study(table, ["Online-B", "Online-W"])
+    scores, comparisons = corpus_bootstrap(study, resamples=200, seed=3, confidence=0.95, name="s")
+    testsets = list(study.testsets)
+    sizes = [len(study.doc_ids[testset]) for testset in testsets]
+    documents = {testset: len(set(study.doc_ids[testset])) for testset in testsets}
+    assert min(documents.values()) < 40 < sum(documents.values())
+    clusters = [cluster for testset in testsets for cluster in _clusters(testset, study.doc_ids[testset])]
+    design = cluster_design(np.repeat(np.arange(len(testsets)), sizes), np.asarray(clusters, dtype=object))
+    weights = np.concatenate(list(resample_weights(design, 200, 3, "corpus", "s")))
+    replicates, other = (scores_of_totals(weights @ np.concatenate([study.statistics[system]["bleu"][testset] for testset in testsets]),
+                                          "bleu") for system in ("Online-B", "Online-W"))
+    row = scores[(scores["pool"] == POOL) & (scores["system"] == "Online-B")].iloc[0]
+    widened = interval(replicates, 0.95, estimate=row["bleu"], clusters=min(documents.values()))
+    assert (row["bleu_lo"], row["bleu_hi"]) == pytest.approx(widened, rel=1e-12)
+    assert (row["bleu_lo"], row["bleu_hi"]) != pytest.approx(
+        interval(replicates, 0.95, estimate=row["bleu"], clusters=sum(documents.values())), rel=1e-6)
+    # the tests get the same treatment: the SE of the paired differences widened by sqrt(n / (n - 1))
+    smallest = min(documents.values())
+    pair = comparisons[(comparisons["pool"] == POOL) & (comparisons["metric"] == "bleu")].iloc[0]
+    assert pair["standard_error"] == pytest.approx(np.std(replicates - other, ddof=1) * np.sqrt(smallest / (smallest - 1)), rel=1e-9)
+
+
+@needs_mirror
+def test_the_corpus_comparisons_print_p_as_the_comparisons_do(tmp_path: Path) -> None:
+    """One p formatter: a p below 0.001 prints "< 0.001" in corpus_comparisons.md and .html, never "0.000"."""
+    table = _table("de-fr")
+    scores, comparisons = corpus_bootstrap(_study(table, ["Online-B", "Online-W"]), resamples=100, seed=3, confidence=0.95, name="s")
+    assert (comparisons["p_holm"] < 0.001).any()
+    paths = {kind: {extension: tmp_path / f"{kind}.{extension}" for extension in ("csv", "md", "html")} for kind in ("scores", "comparisons")}
+    write_corpus_tables(scores, comparisons, "s", ["bleu"], 0.95, 100, paths["scores"], paths["comparisons"])
+    markdown = paths["comparisons"]["md"].read_text(encoding="utf-8")
+    assert "| < 0.001 |" in markdown and "| 0.000 |" not in markdown
+    assert "&lt; 0.001" in paths["comparisons"]["html"].read_text(encoding="utf-8")
 
 
 def test_a_metric_without_summed_statistics_is_refused() -> None:

@@ -6,7 +6,8 @@ unit scores (sentence BLEU of segments) pooled Var and COV mostly restate qualit
 scores sit nearer the bound. Each statistic, within each family of rows, opens with its verdict matrix (row
 against column at the table's level, after Holm's correction over the family's pairs, whose number is stated)
 and a count of the pairs told apart, then lists every pair's difference with its *Holm-adjusted* interval (it
-excludes 0 exactly when the verdict separates the pair), its unadjusted interval, the adjusted p-value and,
+excludes 0 exactly when the verdict separates the pair), its unadjusted interval, the adjusted p-value (printed
+"< 0.001" below a thousandth, as every table prints p: :func:`.table_writer.p_value_text`) and,
 where the pair is not distinguishable, the units per domain that would detect it at Holm's strictest level.
 Few bootstrap replicates make the SEs behind the p-values imprecise: below :data:`FIRM_RESAMPLES` the report
 says so in a named warning. The CSV keeps every number at full precision.
@@ -18,7 +19,7 @@ import math
 
 import pandas as pd
 
-from nlp_robustness.outputs.table_writer import csv_text, markdown_table
+from nlp_robustness.outputs.table_writer import csv_text, markdown_table, p_value_text
 from nlp_robustness.statistics.comparisons import COMPARED_STATISTICS, ONE_FAMILY, verdict_matrix
 from nlp_robustness.statistics.power import se_precision
 
@@ -43,10 +44,6 @@ def interval_text(value: float, low: float, high: float, decimals: int) -> str:
 def to_csv_text(comparisons: pd.DataFrame) -> str:
     """Every comparison at full precision."""
     return csv_text(comparisons)
-
-
-def _p_text(p: float) -> str:
-    return "n/a" if not math.isfinite(p) else ("< 0.001" if p < 0.001 else f"{p:.3f}")
 
 
 def _units_text(units: float) -> str:
@@ -79,7 +76,9 @@ def comparisons_markdown(comparisons: pd.DataFrame, rows: list[str], title: str,
     level = 1 - confidence
     parts = [f"# Paired comparisons: {title}\n",
              f"Whole pool. Differences row a - row b from the paired bootstrap ({resamples:,} replicates): the Wald "
-             f"test with the bootstrap SE; p-values Holm-adjusted over the pairs of each statistic within each family "
+             f"test with the bootstrap SE (widened for few documents or units, as the intervals are; Student's t with the "
+             f"fewer of B - 1 and the clusters drawn less the domains as degrees of freedom; rows equal up to rounding: "
+             f"difference 0, p 1); p-values Holm-adjusted over the pairs of each statistic within each family "
              f"of rows; verdicts at level {level:g}. 'Holm-adjusted interval': the interval at the level Holm holds the "
              f"pair to, so it excludes 0 exactly when the verdict separates the pair; 'unadjusted': the pair's own "
              f"{confidence:.0%} interval, which ignores the other pairs of the family. "
@@ -115,7 +114,7 @@ def comparisons_markdown(comparisons: pd.DataFrame, rows: list[str], title: str,
                                                          in zip(selected["difference"], selected["lo"], selected["hi"])],
                 "unadjusted interval": [interval_text(value, low, high, decimals).partition(" ")[2] for value, low, high
                                         in zip(selected["difference"], selected["lo_unadjusted"], selected["hi_unadjusted"])],
-                "p (Holm)": [_p_text(p) for p in selected["p_holm"]],
+                "p (Holm)": [p_value_text(p) for p in selected["p_holm"]],
                 "verdict": selected["verdict"],
                 "units to detect": [_units_text(units) for units in selected["units_to_detect"]],
             })

@@ -7,7 +7,7 @@ import os
 import pandas as pd
 
 from nlp_robustness.outputs.comparisons import FIRM_RESAMPLES
-from nlp_robustness.outputs.table_writer import csv_text, markdown_table, write_html_table, write_text
+from nlp_robustness.outputs.table_writer import csv_text, markdown_table, p_value_text, write_html_table, write_text
 from nlp_robustness.statistics.corpus_uncertainty import POOL
 from nlp_robustness.statistics.power import se_precision
 
@@ -36,7 +36,8 @@ def comparisons_caption(study: str, confidence: float, resamples: int) -> str:
                "replicates for firm verdicts." if resamples < FIRM_RESAMPLES else "")
     return (
         f"Study {study}: paired bootstrap tests of corpus scores, every pair of systems on every pool and metric "
-        f"(d = a - b; t = d / SE against Student's t with B - 1 df); p_holm is Holm-adjusted over the pairs of one pool and "
+        f"(d = a - b; SE widened for few documents; t = d / SE against Student's t with min(B - 1, documents - test sets) "
+        f"df; identical scores p = 1); p_holm is Holm-adjusted over the pairs of one pool and "
         f"metric; lo/hi is the Holm-adjusted {confidence:.0%} interval (it excludes 0 exactly when the pair is separated), "
         f"lo_unadjusted/hi_unadjusted the interval of the pair alone ({resamples} paired resamples).{warning}"
     )
@@ -54,5 +55,6 @@ def write_corpus_tables(scores: pd.DataFrame, comparisons: pd.DataFrame, study: 
     """Write both tables as csv/md/html (paths keyed by extension), each file atomically."""
     shown = scores.drop(columns=[f"{metric}_signature" for metric in metrics]).assign(pool=scores["pool"].map(_pool_name))
     _write_table(scores, shown, scores_caption(study, scores, metrics, confidence, resamples), scores_paths, 2)
-    shown = comparisons.assign(pool=comparisons["pool"].map(_pool_name))
+    shown = comparisons.assign(pool=comparisons["pool"].map(_pool_name),  # p as every table prints it: "< 0.001", not 0.000
+                               p_value=comparisons["p_value"].map(p_value_text), p_holm=comparisons["p_holm"].map(p_value_text))
     _write_table(comparisons, shown, comparisons_caption(study, confidence, resamples), comparisons_paths, 3)

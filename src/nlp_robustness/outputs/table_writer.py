@@ -12,6 +12,9 @@ Every table the workflow prints goes through here, so that one value reads the s
   HTML, the form the report shows, additionally keeps a non-zero value that would print as zero
   (:func:`format_number`: ``3.2e-05``, not ``0.000``) and prints ``-0.0`` without its sign; Markdown and
   LaTeX print fixed decimals exactly, as the papers' tables do.
+* **p-values** (:func:`p_value_text`, for every table that prints one): three decimals, and ``< 0.001`` below
+  that, never ``0.000`` (a Holm p of 0, of 1e-40 and of 0.0004 all read as "below a thousandth", which is all three
+  decimals can say; ``0.000`` would read as "no chance at all"). A table that prints p converts its p columns with it.
 * **Escaping.** Markdown: ``|`` is escaped and a line break becomes a space (a cell stays in its row).
   LaTeX: the ten special characters (``\\ & % _ # $ { } ~ ^``). HTML: ``<``, ``>`` and ``&`` (text never
   stands inside an attribute, so quotes stay as they are and the file reads well in an editor).
@@ -41,7 +44,8 @@ from nlp_robustness.fileio import atomic_write
 
 __all__ = [
     "DEFAULT_DECIMALS", "LONG_TEXT", "MISSING", "csv_text", "format_number", "format_value", "html_table_document",
-    "is_missing", "latex_cell", "latex_escape", "latex_row", "latex_table", "markdown_escape", "markdown_lines", "markdown_table", "write_html_table",
+    "is_missing", "latex_cell", "latex_escape", "latex_row", "latex_table", "markdown_escape", "markdown_lines", "markdown_table",
+    "p_value_text", "write_html_table",
     "write_summary_table", "write_text",
 ]
 
@@ -72,6 +76,14 @@ def format_number(value: float, decimals: int = DEFAULT_DECIMALS) -> str:
     if value != 0 and float(text) == 0:
         return f"{value:.2g}"
     return text
+
+
+def p_value_text(p: object) -> str:
+    """A p-value as every table prints it: three decimals, ``< 0.001`` below that, :data:`MISSING` without one."""
+    if is_missing(p):
+        return MISSING
+    value = float(p)  # type: ignore[arg-type]
+    return "< 0.001" if value < 0.001 else f"{value:.3f}"
 
 
 def format_value(value: object, decimals: int | None = None, *, keep_small: bool = False) -> str:

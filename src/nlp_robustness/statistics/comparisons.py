@@ -14,7 +14,9 @@ classifiers, since a comparison across kinds answers no question a reader asks a
 the pairs that do. A table without families is one family.
 
 For every statistic, family and pair of rows: the difference ``a - b`` with its bootstrap SE, its unadjusted
-interval and Wald p-value (:func:`.paired_tests.difference`: no 1 / (B + 1) floor), Holm's adjustment over the
+interval and Wald p-value (:func:`.paired_tests.difference`: no 1 / (B + 1) floor; the few-cluster treatment from
+the cluster counts the engine records in each pool row, :data:`.engine.CLUSTER_COLUMNS`, the smaller of the two rows'
+where they differ; numerically identical rows are not distinguishable, p = 1), Holm's adjustment over the
 pairs of the family (per statistic; the family's size ``pairs`` is in every row), the Holm-adjusted interval
 ``lo, hi`` that excludes 0 exactly when the verdict separates the pair (:func:`.paired_tests.adjusted_levels`),
 a verdict, and where the pair is not distinguishable the units per domain that would detect the observed
@@ -31,8 +33,10 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from nlp_robustness.errors import InputError
 from nlp_robustness.sampling import rng_for
 from nlp_robustness.statistics.paired_tests import VERDICTS, adjusted_levels, critical_value, difference, holm, verdict
+from nlp_robustness.statistics.percentile_intervals import ClusterCounts
 from nlp_robustness.statistics.power import units_to_detect
 
 __all__ = ["COMPARED_STATISTICS", "COMPARISON_COLUMNS", "compare_rows", "verdict_matrix"]
@@ -53,6 +57,19 @@ ONE_FAMILY = "all rows"
 def _pool_row(summary: pd.DataFrame, left_out: str) -> pd.Series:
     selected = summary[(summary["left_out"].astype(str) == left_out) & (summary["method"] == "pool")]
     return selected.iloc[0]
+
+
+def _clusters(row: str, pool: pd.Series) -> ClusterCounts:
+    """The cluster counts the engine recorded in a row's pool row.
+
+    Raises:
+        InputError: The summary has none (written before they were recorded, or without ``uncertainty``).
+    """
+    values = [pool.get(name, np.nan) for name in ("smallest_stratum_clusters", "cluster_degrees_of_freedom")]
+    if not all(np.isfinite(float(value)) for value in values):
+        raise InputError(f"summary of row {row!r}: no cluster counts (smallest_stratum_clusters, cluster_degrees_of_freedom) "
+                         "in its pool row; rerun its robustness_statistics job")
+    return ClusterCounts(int(values[0]), int(values[1]))
 
 
 def _family_pairs(rows: list[str], families: Mapping[str, str] | None) -> dict[str, list[tuple[str, str]]]:
@@ -99,7 +116,10 @@ def compare_rows(
                 paired = replicates[row_a][1] == replicates[row_b][1]
                 if not paired:
                     reps_b = rng_for(seed, "unpaired", row_a, row_b, statistic).permutation(reps_b)
-                compared = difference(float(pool_a[statistic]), float(pool_b[statistic]), reps_a, reps_b, confidence)
+                clusters_a, clusters_b = _clusters(row_a, pool_a), _clusters(row_b, pool_b)
+                clusters = ClusterCounts(min(clusters_a.smallest_stratum, clusters_b.smallest_stratum),
+                                         min(clusters_a.degrees_of_freedom, clusters_b.degrees_of_freedom))
+                compared = difference(float(pool_a[statistic]), float(pool_b[statistic]), reps_a, reps_b, confidence, clusters)
                 block.append({
                     "left_out": left_out, "statistic": statistic, "family": family, "row_a": row_a, "row_b": row_b,
                     "paired": paired, "estimate_a": float(pool_a[statistic]), "estimate_b": float(pool_b[statistic]),

@@ -61,6 +61,7 @@ __all__ = [
     "AGGREGATIONS",
     "BETWEEN_COLUMNS",
     "BLOCK_SCORE_COLUMNS",
+    "CLUSTER_COLUMNS",
     "GAMMA_COLUMNS",
     "INTERVAL_COLUMNS",
     "StudyEvaluation",
@@ -77,8 +78,11 @@ AGGREGATIONS = ("unit", "domain")
 BETWEEN_COLUMNS = ("between_variance", "between_sd", "within_sd", "between_share", "domain_mean_sd")
 #: The interval of every statistic that has one (:mod:`.pool_uncertainty`): ``<statistic>_lo``, ``<statistic>_hi``.
 INTERVAL_COLUMNS = tuple(f"{name}_{bound}" for name in INTERVAL_STATISTICS for bound in ("lo", "hi"))
+#: The resampling clusters of a pool row (:class:`.percentile_intervals.ClusterCounts`; NaN for the bagging methods and
+#: without ``uncertainty``): what the intervals are widened for and the paired tests' degrees of freedom.
+CLUSTER_COLUMNS = ("smallest_stratum_clusters", "cluster_degrees_of_freedom")
 SUMMARY_COLUMNS = ("left_out", "method", "domains", "units", "blocks", "block_size", "mean", "variance", "cov",
-                   *BETWEEN_COLUMNS, "gamma_area", *INTERVAL_COLUMNS)
+                   *BETWEEN_COLUMNS, "gamma_area", *INTERVAL_COLUMNS, *CLUSTER_COLUMNS)
 GAMMA_COLUMNS = ("left_out", "method", "epsilon", "gamma", "sigma", "gamma_lo", "gamma_hi")
 BLOCK_SCORE_COLUMNS = ("left_out", "method", "block", "domain", "units", "score")
 
@@ -113,7 +117,8 @@ class StudyEvaluation:
 
     ``summary`` has :data:`SUMMARY_COLUMNS` (the shape the table writers read; :data:`BETWEEN_COLUMNS`
     NaN but in the pool method's rows of a study with variance components; the intervals NaN without
-    ``uncertainty``), ``gamma`` has :data:`GAMMA_COLUMNS` (sigma: the pool's sample standard deviation the
+    ``uncertainty``; :data:`CLUSTER_COLUMNS`, the bootstrap's cluster counts that the paired comparisons of rows
+    read, in the pool method's rows only), ``gamma`` has :data:`GAMMA_COLUMNS` (sigma: the pool's sample standard deviation the
     whole-pool curve is normalised by; NaN for the bagged curves; ``gamma_lo``/``gamma_hi`` the pointwise
     band), ``block_scores`` has :data:`BLOCK_SCORE_COLUMNS` with every domain score every block contributed
     (``domain`` aggregation only; empty otherwise), ``replicates`` the whole-pool bootstrap replicates of
@@ -212,6 +217,7 @@ def evaluate_study(
         between = _between_domains(scores, codes, len(members), where, documents) if variance_components else {}
         band = (np.full(epsilons.shape, np.nan), np.full(epsilons.shape, np.nan))
         intervals_of_pool = dict.fromkeys(INTERVAL_COLUMNS, np.nan)
+        clusters_of_pool = dict.fromkeys(CLUSTER_COLUMNS, np.nan)
         if uncertainty is not None:
             if replicate_units is not None:
                 finer, finer_codes = _pool(replicate_units, finer_rows, domains, left_out, study)
@@ -227,11 +233,13 @@ def evaluate_study(
                          "gamma_area": float(whole_gamma.mean()), **between}
             intervals_of_pool = replicate_intervals(drawn, estimates, uncertainty.confidence, clusters,
                                                     reflect=aggregation == "domain" or replicate_units is not None)
+            clusters_of_pool = {"smallest_stratum_clusters": clusters.smallest_stratum,
+                                "cluster_degrees_of_freedom": clusters.degrees_of_freedom}
             band = tuple(np.nanquantile(drawn["gamma"], [(1 - uncertainty.confidence) / 2, (1 + uncertainty.confidence) / 2], axis=0))
         summary_rows.append({
             "left_out": left_out, "method": "pool", "domains": len(members), "units": len(pool), "blocks": 1,
             "block_size": len(pool), "mean": statistics.mean, "variance": statistics.variance, "cov": statistics.cov,
-            **between, "gamma_area": float(whole_gamma.mean()), **intervals_of_pool,
+            **between, "gamma_area": float(whole_gamma.mean()), **intervals_of_pool, **clusters_of_pool,
         })
         gamma_frames.append(pd.DataFrame({
             "left_out": left_out, "method": "pool", "epsilon": epsilons, "gamma": whole_gamma,
@@ -270,7 +278,7 @@ def evaluate_study(
                     }))
     block_scores = (pd.concat(block_frames, ignore_index=True) if block_frames
                     else pd.DataFrame(columns=list(BLOCK_SCORE_COLUMNS)))
-    floats = dict.fromkeys((*BETWEEN_COLUMNS, "gamma_area", *INTERVAL_COLUMNS), np.float64)
+    floats = dict.fromkeys((*BETWEEN_COLUMNS, "gamma_area", *INTERVAL_COLUMNS, *CLUSTER_COLUMNS), np.float64)
     return StudyEvaluation(
         summary=pd.DataFrame(summary_rows, columns=list(SUMMARY_COLUMNS)).astype(floats),
         gamma=pd.concat(gamma_frames, ignore_index=True)[list(GAMMA_COLUMNS)],

@@ -39,7 +39,7 @@ from numpy.typing import NDArray
 
 from nlp_robustness.errors import InputError
 from nlp_robustness.fileio import atomic_write
-from nlp_robustness.statistics.percentile_intervals import interval
+from nlp_robustness.statistics.percentile_intervals import ClusterCounts, cluster_counts, interval
 from nlp_robustness.statistics.quantiles import student_t_quantile
 from nlp_robustness.statistics.replicate_statistics import (
     block_statistics,
@@ -80,7 +80,7 @@ def pool_replicates(
     labels: Sequence[str],
     variance_components: bool = False,
     universe: tuple[NDArray, NDArray[np.int64]] | None = None,
-) -> tuple[dict[str, NDArray[np.float64]], int]:
+) -> tuple[dict[str, NDArray[np.float64]], ClusterCounts]:
     """Bootstrap replicates of one pool's statistics: ``mean, variance, cov, gamma_area`` (B,), ``gamma`` (B, G)
     and, with ``variance_components``, the between-domain columns (B,).
 
@@ -91,14 +91,15 @@ def pool_replicates(
     nested in the domains (documents) make the decomposition the nested one (module docstring).
     ``universe``: the clusters to draw from, with their domain codes (:func:`.resampling.cluster_design`), so rows
     rated on different units of the same documents draw the same documents.
-    Also returns the clusters drawn in the smallest stratum (the n of :func:`.percentile_intervals.expansion`).
+    Also returns the design's cluster counts (:func:`.percentile_intervals.cluster_counts`: the clusters drawn in the
+    smallest stratum, the n of :func:`.percentile_intervals.expansion`, and the degrees of freedom of the paired tests).
     """
     design = cluster_design(codes, clusters, options.resample_domains, universe)
     documents = (clusters is not None and bool(np.all(design.stratum_of_cluster[design.cluster_of_unit] == codes))
                  and design.n_clusters < design.n_units)
     between = between_applies(variance_components, n_domains)
     nested_documents = documents and between and n_domains < design.n_clusters
-    smallest = int(np.bincount(design.stratum_of_cluster).min())
+    counts_of_clusters = cluster_counts(np.bincount(design.stratum_of_cluster), design.resample_strata)
     if aggregation == "unit" and gathers(design):
         # units nested in domains: gather the drawn scores stratum by stratum (the same resamples as the
         # weights, no dense weight matrix)
@@ -108,7 +109,7 @@ def pool_replicates(
             return block_statistics(blocks, shift, epsilons, between)
 
         chunks = map_chunks(gathered, design, options.resamples, options.seed, labels, options.threads, values=scores - shift)
-        return {name: np.concatenate([chunk[name] for chunk in chunks]) for name in chunks[0]}, smallest
+        return {name: np.concatenate([chunk[name] for chunk in chunks]) for name in chunks[0]}, counts_of_clusters
     indicator = domain_indicator(codes, n_domains) if aggregation == "domain" or variance_components else None
     unit_cluster = design.cluster_of_unit
     if indicator is not None:
@@ -154,7 +155,7 @@ def pool_replicates(
         return statistics
 
     chunks = map_chunks(replicate, design, options.resamples, options.seed, labels, options.threads, cluster_counts=True)
-    return {name: np.concatenate([chunk[name] for chunk in chunks]) for name in chunks[0]}, smallest
+    return {name: np.concatenate([chunk[name] for chunk in chunks]) for name in chunks[0]}, counts_of_clusters
 
 
 def _nested_columns(nested: Mapping[str, NDArray[np.float64]]) -> dict[str, NDArray[np.float64]]:
@@ -214,10 +215,10 @@ NON_NEGATIVE = ("variance", "gamma_area", "between_variance", "between_sd", "bet
 
 
 def replicate_intervals(replicates: dict[str, NDArray[np.float64]], estimates: Mapping[str, float], confidence: float,
-                        clusters: int, reflect: bool) -> dict[str, float]:
+                        clusters: ClusterCounts, reflect: bool) -> dict[str, float]:
     """``<statistic>_lo`` and ``<statistic>_hi`` of every :data:`INTERVAL_STATISTICS` (NaN where no replicates or no
-    estimate): expanded percentile intervals for ``clusters`` clusters, reflected for a domain-level sample
-    (:func:`.percentile_intervals.interval`)."""
+    estimate): percentile intervals expanded for the clusters of the smallest stratum, reflected for a domain-level
+    sample (:func:`.percentile_intervals.interval`)."""
     columns: dict[str, float] = {}
     for name in INTERVAL_STATISTICS:
         values = replicates.get(name)
@@ -225,7 +226,7 @@ def replicate_intervals(replicates: dict[str, NDArray[np.float64]], estimates: M
         if values is None or not math.isfinite(estimate):
             low = high = math.nan
         else:
-            low, high = interval(values, confidence, estimate=estimate, clusters=clusters, reflect=reflect,
+            low, high = interval(values, confidence, estimate=estimate, clusters=clusters.smallest_stratum, reflect=reflect,
                                  non_negative=name in NON_NEGATIVE or (name == "cov" and estimate >= 0))
         columns[f"{name}_lo"], columns[f"{name}_hi"] = low, high
     return columns
