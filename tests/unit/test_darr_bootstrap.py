@@ -240,3 +240,12 @@ def test_the_interval_beside_a_holm_p_is_holm_adjusted() -> None:
     assert (f"| {first.difference:.3f} [{first.lo:.3f}, {first.hi:.3f}] | "
             f"[{first.lo_unadjusted:.3f}, {first.hi_unadjusted:.3f}] |") in markdown
     assert "| difference [Holm-adjusted interval] | unadjusted interval |" in markdown
+
+
+def test_tau_differences_print_p_as_every_table_does() -> None:
+    """One p formatter (issue 52, item 6): a p below a thousandth prints "< 0.001", never "0.000"."""
+    table = pd.DataFrame({"family": ["clean"], "pair": ["de-en"], "metric_a": ["bleu"], "metric_b": ["chrf"],
+                          "difference": [-0.2], "lo": [-0.3], "hi": [-0.1], "lo_unadjusted": [-0.28],
+                          "hi_unadjusted": [-0.12], "p": [1e-9], "p_holm": [4e-9]})
+    markdown = tau_difference_markdown(table, 0.95)
+    assert "| < 0.001 | < 0.001 |" in markdown and "0.000" not in markdown

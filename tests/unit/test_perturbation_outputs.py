@@ -25,6 +25,8 @@ from nlp_robustness.outputs.perturbation_tables import (
     FLIP_COLUMNS,
     DEFAULT_FLIP_MARGIN,
     MEANS_COLUMNS,
+    means_latex_text,
+    means_markdown_text,
     OVER_FUNCTIONS_COLUMNS,
     flip_examples,
     is_flip,
@@ -360,3 +362,12 @@ def test_figures_are_written_and_pdfs_are_deterministic(scores, means, tmp_path:
         # same data (rows shuffled) give the same PDF bytes
         assert second[name]["pdf"].read_bytes() == pdf, name
     assert not list(tmp_path.rglob("*.part"))
+
+
+def test_means_print_p_as_every_table_does(means: pd.DataFrame) -> None:
+    """One p formatter (issue 52, item 6): a p below a thousandth prints "< 0.001" in Markdown and LaTeX, never
+    "0.000"."""
+    tiny = means.assign(p=1e-40, p_holm=1e-39)
+    markdown, latex = means_markdown_text(tiny, "caption"), means_latex_text(tiny, "caption", "tab:x")
+    assert markdown.count("| < 0.001 | < 0.001 |") == len(tiny)
+    assert latex.count(r"\textless{} 0.001 & \textless{} 0.001") == len(tiny)

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from nlp_robustness.display_names import METRIC_VARIANT_NAMES, display_name
-from nlp_robustness.outputs.table_writer import format_value, latex_cell, latex_escape, latex_row, latex_table, markdown_table
+from nlp_robustness.outputs.table_writer import format_value, latex_cell, latex_escape, latex_row, latex_table, markdown_table, p_value_text
 from nlp_robustness.statistics.holm_intervals import separated
 
 if TYPE_CHECKING:
@@ -140,7 +140,8 @@ def tau_difference_markdown(differences: pd.DataFrame, confidence: float) -> str
                                                 zip(differences["difference"], differences["lo"], differences["hi"])],
         "unadjusted interval": [_with_interval(*values).partition(" ")[2] for values in
                                 zip(differences["difference"], differences["lo_unadjusted"], differences["hi_unadjusted"])],
-        "p": differences["p"], "Holm p": differences["p_holm"], "verdict": verdicts,
+        "p": [p_value_text(p) for p in differences["p"]], "Holm p": [p_value_text(p) for p in differences["p_holm"]],
+        "verdict": verdicts,
     })
     caption = (
         "Paired bootstrap tests of the difference of two metrics' DARR tau on the same judgements and resamples of "
@@ -151,7 +152,7 @@ def tau_difference_markdown(differences: pd.DataFrame, confidence: float) -> str
         f"separates the metrics; 'unadjusted interval': the difference's own symmetric {confidence:.0%} interval, "
         "which ignores the other tests of the family."
     )
-    return markdown_table(table, caption=caption, align="lllrrrrl", column_decimals={"p": 3, "Holm p": 3})
+    return markdown_table(table, caption=caption, align="lllrrrrl")
 
 
 def unknown_token_table(references: pd.DataFrame) -> pd.DataFrame:

@@ -45,7 +45,8 @@ import numpy as np
 import pandas as pd
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.outputs.table_writer import csv_text, format_value, latex_cell, latex_escape, latex_row, latex_table, markdown_table, write_text
+from nlp_robustness.outputs.table_writer import (csv_text, format_value, latex_cell, latex_escape, latex_row, latex_table, markdown_table,
+                                                 p_value_text, write_text)
 from nlp_robustness.statistics.perturbation_intervals import INTERVAL_STATISTICS, UNADJUSTED_BOUNDS, FamilyIntervals
 
 __all__ = [
@@ -223,8 +224,12 @@ def over_functions_table(intervals: FamilyIntervals) -> pd.DataFrame:
 def _printed(table: pd.DataFrame) -> pd.DataFrame:
     """``table`` with its scores and fractions as floats, so that a whole-number score prints with its
     decimals, each statistic with bounds as one "value [lo, hi]" text (its bound columns dropped), and the
-    unadjusted interval of beta2 - beta1 as "[lo, hi]" in its own column after it."""
+    unadjusted interval of beta2 - beta1 as "[lo, hi]" in its own column after it, p-values as every table prints
+    them (:func:`.table_writer.p_value_text`: "< 0.001", never "0.000")."""
     table = table.astype({column: float for column in PRINTED_DECIMALS if column in table.columns})
+    for column in ("p", "p_holm"):
+        if column in table.columns:
+            table[column] = [p_value_text(value) for value in table[column]]
     table = table.drop(columns=[column for column in ("flip_margin",) if column in table.columns])
     if all(column in table.columns for column in UNADJUSTED_BOUNDS):
         decimals = PRINTED_DECIMALS["beta2_minus_beta1"]

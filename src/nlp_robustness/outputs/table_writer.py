@@ -184,7 +184,8 @@ def markdown_table(frame: pd.DataFrame, *, caption: str | None = None, **options
 # ---- LaTeX ------------------------------------------------------------------------------------------------
 
 _LATEX_SPECIALS = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "_": r"\_", "#": r"\#", "$": r"\$",
-                   "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+                   "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+                   "<": r"\textless{}", ">": r"\textgreater{}"}
 
 
 def latex_escape(text: str) -> str:
