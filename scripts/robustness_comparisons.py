@@ -10,7 +10,7 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 
 from nlp_robustness.fileio import atomic_write  # noqa: E402
 from nlp_robustness.outputs.comparisons import comparisons_markdown, to_csv_text  # noqa: E402
-from nlp_robustness.statistics.comparisons import compare_rows  # noqa: E402
+from nlp_robustness.statistics.comparisons import COMPARED_STATISTICS, compare_rows  # noqa: E402
 from nlp_robustness.statistics.engine import read_summary  # noqa: E402
 from nlp_robustness.statistics.pool_uncertainty import read_replicates  # noqa: E402
 from nlp_robustness.statistics.pools import WHOLE_POOL  # noqa: E402
@@ -19,8 +19,10 @@ spec = snakemake.params.table
 settings = snakemake.params.uncertainty
 summaries = {row: read_summary(path) for row, path in spec["summaries"].items()}
 replicates = {row: read_replicates(path) for row, path in spec["replicates"].items()}
+# no COV where the table prints none (a human score whose mean is near or below 0: the COV means nothing)
+compared = [statistic for statistic in COMPARED_STATISTICS if statistic != "cov" or spec["with_cov"]]
 comparisons = compare_rows(summaries, replicates, WHOLE_POOL, settings["confidence"], settings["power"], settings["seed"],
-                           spec["families"])
+                           spec["families"], compared)
 with atomic_write(snakemake.output.csv) as handle:
     handle.write(to_csv_text(comparisons))
 with atomic_write(snakemake.output.markdown) as handle:

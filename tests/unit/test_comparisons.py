@@ -96,6 +96,21 @@ def test_rows_are_compared_within_their_family_and_the_report_says_so() -> None:
     assert "Warning" not in comparisons_markdown(comparisons, list(rows), "test", 0.95, 2, resamples=1000)
 
 
+def test_a_table_without_cov_compares_no_cov() -> None:
+    """A human score's table prints no COV (its mean is near or below 0); its comparisons must not test one either
+    (issue 52, item 10): ``statistics`` names what is compared, the report has no COV section."""
+    rows = {"a": _units(0.5, 1), "b": _units(2.0, 2), "c": _units(0.6, 3)}
+    evaluations = {row: _evaluate(units) for row, units in rows.items()}
+    summaries = {row: evaluation.summary for row, evaluation in evaluations.items()}
+    replicates = {row: (evaluation.replicates, units_digest(rows[row])) for row, evaluation in evaluations.items()}
+    every = compare_rows(summaries, replicates, "none", 0.95, 0.8, 0)
+    without = compare_rows(summaries, replicates, "none", 0.95, 0.8, 0, statistics=["variance", "between_sd", "mean", "gamma_area"])
+    assert "cov" in set(every["statistic"]) and "cov" not in set(without["statistic"])
+    pd.testing.assert_frame_equal(without.reset_index(drop=True),
+                                  every[every["statistic"] != "cov"].reset_index(drop=True))
+    assert "## COV" not in comparisons_markdown(without, list(rows), "test", 0.95, 2)
+
+
 def test_one_p_formatter_for_every_table() -> None:
     """Issue 52: corpus_comparisons.md printed "0.000" where comparisons.md printed "< 0.001"; both use
     :func:`.table_writer.p_value_text` now (tests/unit/test_corpus_scores.py checks the corpus table's files)."""

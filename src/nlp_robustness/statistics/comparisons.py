@@ -27,7 +27,7 @@ gamma-area and between-domain SD is more consistent; for the mean, higher is bet
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -90,11 +90,14 @@ def compare_rows(
     power: float,
     seed: int,
     families: Mapping[str, str] | None = None,
+    statistics: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """Every pair of rows of a family (table order) on the pool ``left_out``, for each of :data:`COMPARED_STATISTICS`
     the rows have: columns :data:`COMPARISON_COLUMNS` (see the module docstring). ``replicates``: row ->
     (left-out label -> statistic -> replicates, units digest) as read by :func:`.pool_uncertainty.read_replicates`;
-    ``families``: row -> family (None or a row absent: :data:`ONE_FAMILY`)."""
+    ``families``: row -> family (None or a row absent: :data:`ONE_FAMILY`); ``statistics``: which of
+    :data:`COMPARED_STATISTICS` to compare (None: all; a human score's table leaves out the COV, which means
+    nothing for a score whose mean is near or below 0)."""
     level = 1 - confidence
     records = []
     pool_rows: dict[str, pd.Series] = {}
@@ -104,7 +107,7 @@ def compare_rows(
             pool_rows[row] = _pool_row(summaries[row], left_out)
         return pool_rows[row]
 
-    for statistic in COMPARED_STATISTICS:
+    for statistic in [statistic for statistic in COMPARED_STATISTICS if statistics is None or statistic in statistics]:
         for family, pairs in _family_pairs(list(summaries), families).items():
             block = []
             for row_a, row_b in pairs:
