@@ -6,9 +6,11 @@ so every number in a finding's bullet is listed, in the order it is printed, in 
 (``docs/findings-sources.yaml``) with where it comes from:
 
 * ``cell``: one row of a CSV under the run directory (``file``, ``where``: column -> value, or a list of accepted
-  values) and its ``column``, printed with ``format`` (a Python format spec such as ``.2f``, ``+.1f``, ``,.0f``)
-  after multiplying by ``scale`` (100 for a share printed in %); ``agg: max`` or ``min`` takes the largest or
-  smallest of several rows instead of requiring exactly one;
+  values) and its ``column``, printed with ``format`` (a Python format spec such as ``.2f``, ``+.1f``, ``,d``, or
+  ``p`` for a p-value as the tables print it, whose "< 0.001" the README's text reads as 0.001) after
+  multiplying by ``scale`` (100 for a share printed in %); ``agg: max`` or ``min`` takes the largest or smallest of
+  several rows (of its ``by`` column, its ``column`` printed) instead of requiring exactly one;
+  ``complement: true`` prints 1 - the value (a noise floor from a share unchanged);
 * ``count``: the number of rows of ``file`` that ``where`` selects;
 * ``distinct``: the number of distinct values in ``columns`` of the rows ``where`` selects (e.g. the systems of a
   comparisons table);
@@ -100,6 +102,8 @@ def printed(value: float, spec: str, scale: float = 1.0) -> str:
     """``value * scale`` printed with the format ``spec``, a minus as U+2212 (as the README prints it); ``,d``-like
     integer specs round first."""
     scaled = value * scale
+    if spec == "p":  # as every table prints a p-value (table_writer.p_value_text): "< 0.001" reads as 0.001
+        return "0.001" if scaled < 0.001 else f"{scaled:.3f}"
     if spec.endswith("d"):
         scaled = int(round(scaled))
     text = format(scaled, spec)
@@ -179,15 +183,21 @@ def source_text(source: Mapping[str, Any], tables: _Tables, config: Mapping[str,
     values = pd.to_numeric(rows[column], errors="coerce")
     aggregate = where.get("agg")
     if aggregate in ("max", "min"):
-        if values.dropna().empty:
-            raise LookupError(f"{path}: no row with a value of '{column}' where {dict(where.get('where', {}))}")
-        value = float(values.max() if aggregate == "max" else values.min())
+        by = str(where.get("by", column))  # the row with the largest (smallest) ``by``; its ``column``
+        if by not in rows.columns:
+            raise LookupError(f"{path}: no column '{by}'")
+        keys = pd.to_numeric(rows[by], errors="coerce")
+        if keys.dropna().empty:
+            raise LookupError(f"{path}: no row with a value of '{by}' where {dict(where.get('where', {}))}")
+        value = float(values.loc[keys.idxmax() if aggregate == "max" else keys.idxmin()])
     else:
         if len(rows) != 1:
             raise LookupError(f"{path}: {len(rows)} rows where {dict(where.get('where', {}))}, not one")
         value = float(values.iloc[0])
     if not math.isfinite(value):
         raise LookupError(f"{path}: '{column}' is not a number where {dict(where.get('where', {}))}")
+    if source.get("complement"):  # a share printed as its complement (a noise floor: 1 - the share unchanged)
+        value = 1.0 - value
     return printed(value, spec, float(source.get("scale", 1.0)))
 
 
