@@ -13,7 +13,7 @@ from matplotlib.collections import PolyCollection
 from matplotlib.colors import to_rgba
 
 from nlp_robustness.data.wmt_da import da_base_name, read_da_segment_scores
-from nlp_robustness.outputs.figures import plt
+from nlp_robustness.outputs.figures import MIN_SHOWN_TEXT_PX, plt, shown_text_px
 from nlp_robustness.outputs.gamma_figures import ALL_BANDS_UP_TO, banded_rows, curve_styles, gamma_figure, plot_gamma_curves
 from nlp_robustness.statistics.robustness_metrics import gamma_curve
 from tests.paths import MIRROR
@@ -99,6 +99,7 @@ def test_bands_are_drawn_for_the_extremes_only_and_the_outlier_is_named(ja_en: d
         assert {tuple(np.round(band.get_facecolor()[0][:3], 6)) for band in bands} == {
             tuple(np.round(colours[row][:3], 6)) for row in ("AIST", "NT5")}
         assert {text.get_text() for text in raw_axis.texts} == {"AIST", "NT5"}
+        assert shown_text_px(figure) >= MIN_SHOWN_TEXT_PX  # the names too, at the width the report shows the figure
         widths = {row: line.get_linewidth() for row, line in zip(ja_en, _curve_lines(raw_axis))}
         assert widths["AIST"] > max(width for row, width in widths.items() if row not in ("AIST", "NT5"))
     finally:

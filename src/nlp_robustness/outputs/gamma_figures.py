@@ -15,12 +15,14 @@ all solid, under bands that hid them, on an axis up to 1 while the curves stayed
   in both; a marker every eighth of the curve tells the rows apart where lines cross.
 * **Axes fitted to the data** (:func:`gamma_limits`): gamma from 0 to just above the highest curve or drawn band
   (to 1.05, with Chebyshev's bound drawn, only when a curve comes near it; otherwise the y label says the bound is
-  1); epsilon up to where the last curve reaches 0 (gamma is 0 where no score deviates by epsilon).
+  1); epsilon up to where the last curve reaches 0 (gamma is 0 where no score deviates by epsilon), and each curve
+  ends where it reaches 0 for good, rather than running on along the axis over the others.
 * **Bands that do not hide curves** (:func:`banded_rows`): with up to :data:`ALL_BANDS_UP_TO` rows every row's
   bootstrap band is drawn; with more, only those of the rows named by ``highlight`` or, by default, of the two
   extremes: the rows of the lowest and the highest gamma-area (the mean of the curve over the grid, the statistic
   human studies rank by). Those rows are drawn thicker, on top, and named at the end of their curves, so an outlier
-  (ja-en: AIST, highest gamma-area) is found without the legend.
+  (ja-en: AIST, highest gamma-area) is found without the legend. The bands share one amount of ink (each lighter
+  the more are drawn), so a curve drawn through several of them stays visible.
 """
 
 from __future__ import annotations
@@ -52,8 +54,9 @@ MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 #: Up to this many rows every band is drawn; above it, only the highlighted rows' bands.
 ALL_BANDS_UP_TO = 4
 
-#: Opacity of a bootstrap band (light: a curve drawn through another row's band stays visible).
-BAND_ALPHA = 0.15
+#: Opacity of the bands, shared by the bands drawn (one band 0.2, four 0.06 each, never below 0.06): overlapping
+#: bands stay light enough for every curve drawn through them to be seen.
+BAND_INK, MIN_BAND_ALPHA = 0.24, 0.06
 
 #: Line widths of a row and of a highlighted row.
 LINE_WIDTH, HIGHLIGHT_WIDTH = 1.3, 2.6
@@ -109,6 +112,16 @@ def banded_rows(curves: Mapping[str, pd.DataFrame], highlight: Sequence[str] | N
     return [row for row in curves if row in {lowest, highest}]
 
 
+def _drawn_end(curve: pd.DataFrame, banded: bool) -> int:
+    """The number of grid points of a row drawn: up to the first point from which its curve (and band, if drawn) is 0,
+    that point included (the drop to 0 is drawn; a flat line along the axis after it would only hide others)."""
+    drawn = curve["gamma"].to_numpy(dtype=float)
+    if banded:
+        drawn = np.fmax(drawn, curve["gamma_hi"].to_numpy(dtype=float))
+    positive = np.flatnonzero(drawn > 0)
+    return len(drawn) if not len(positive) else min(int(positive[-1]) + 2, len(drawn))
+
+
 def gamma_limits(curves: Mapping[str, pd.DataFrame], banded: Sequence[str]) -> tuple[float, float]:
     """The top of the gamma axis and the largest raw epsilon drawn.
 
@@ -121,15 +134,7 @@ def gamma_limits(curves: Mapping[str, pd.DataFrame], banded: Sequence[str]) -> t
         highest = max(highest, float(np.nanmax(curves[row]["gamma_hi"])))
     top = max(0.05, 1.08 * highest)
     top = 1.05 if top >= 0.9 else top
-    last = 0.0
-    for row, curve in curves.items():
-        epsilon = curve["epsilon"].to_numpy(dtype=float)
-        drawn = curve["gamma"].to_numpy(dtype=float)
-        if row in banded:
-            drawn = np.fmax(drawn, curve["gamma_hi"].to_numpy(dtype=float))
-        positive = np.flatnonzero(drawn > 0)
-        end = len(epsilon) - 1 if not len(positive) else min(int(positive[-1]) + 1, len(epsilon) - 1)
-        last = max(last, float(epsilon[end]))
+    last = max(float(curve["epsilon"].iloc[_drawn_end(curve, row in banded) - 1]) for row, curve in curves.items())
     return top, last
 
 
@@ -148,6 +153,7 @@ def gamma_figure(curves: Mapping[str, pd.DataFrame], metric: str, scores: str | 
     styles, banded = curve_styles(rows), banded_rows(curves, highlight)
     highlighted = set(banded) if len(rows) > ALL_BANDS_UP_TO else set()
     top, last_epsilon = gamma_limits(curves, banded)
+    band_alpha = max(MIN_BAND_ALPHA, BAND_INK / max(len(banded), 1))
     legend_rows = -(-len(rows) // 5)
     figure, axes = panel_grid(1, 2, (11, 4.6 + 0.25 * legend_rows), constrained_layout=True)
     raw_axis, normalised_axis = axes[0]
@@ -155,10 +161,12 @@ def gamma_figure(curves: Mapping[str, pd.DataFrame], metric: str, scores: str | 
     for row, curve in curves.items():
         style, strong = styles[row], row in highlighted
         sigma = float(curve["sigma"].iloc[0])
-        shown = curve[curve["epsilon"] <= last_epsilon + 1e-12]
+        shown = curve.iloc[:_drawn_end(curve, row in banded)]
         step = max(1, len(shown) // 8)
+        offset = int(rows.index(row) * step / max(len(rows), 1)) % step
+        marked = [index for index in range(offset, len(shown), step) if shown["gamma"].iloc[index] > 0]  # none on the axis
         line = {"color": style.colour, "linestyle": style.dashes, "marker": style.marker, "markersize": 4.5 if strong else 3.5,
-                "markevery": (int(rows.index(row) * step / max(len(rows), 1)) % step, step),
+                "markevery": marked,
                 "linewidth": HIGHLIGHT_WIDTH if strong else LINE_WIDTH, "zorder": 3 if strong else 2}
         label = f"{row} (band drawn)" if strong else row
         panels = [(raw_axis, shown["epsilon"])]
@@ -168,10 +176,10 @@ def gamma_figure(curves: Mapping[str, pd.DataFrame], metric: str, scores: str | 
         for axis, x in panels:
             axis.plot(x, shown["gamma"], label=label if axis is raw_axis else None, **line)
             if row in banded:  # the bootstrap band of the curve (pointwise, the configured level)
-                axis.fill_between(x, shown["gamma_lo"], shown["gamma_hi"], color=style.colour, alpha=BAND_ALPHA, linewidth=0, zorder=1)
+                axis.fill_between(x, shown["gamma_lo"], shown["gamma_hi"], color=style.colour, alpha=band_alpha, linewidth=0, zorder=1)
             if strong:  # named at the end of its curve, so the outlier is found without the legend
                 axis.annotate(row, (float(x.iloc[-1]), float(shown["gamma"].iloc[-1])), xytext=(4, 0), textcoords="offset points",
-                              color=style.colour, fontsize=8, fontweight="bold", va="center", clip_on=False)
+                              color=style.colour, fontsize=9, fontweight="bold", va="center", clip_on=False)
     bound_drawn = top > 1
     for axis in (raw_axis, normalised_axis):
         if bound_drawn:
