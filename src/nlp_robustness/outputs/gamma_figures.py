@@ -20,7 +20,7 @@ all solid, under bands that hid them, on an axis up to 1 while the curves stayed
 * **Bands that do not hide curves** (:func:`banded_rows`): with up to :data:`ALL_BANDS_UP_TO` rows every row's
   bootstrap band is drawn; with more, only those of the rows named by ``highlight`` or, by default, of the two
   extremes: the rows of the lowest and the highest gamma-area (the mean of the curve over the grid, the statistic
-  human studies rank by). Those rows are drawn thicker, on top, and named at the end of their curves, so an outlier
+  human studies rank by). Those rows are drawn thicker, on top, and named where their curves end above 0, so an outlier
   (ja-en: AIST, highest gamma-area) is found without the legend. The bands share one amount of ink (each lighter
   the more are drawn), so a curve drawn through several of them stays visible.
 """
@@ -177,9 +177,11 @@ def gamma_figure(curves: Mapping[str, pd.DataFrame], metric: str, scores: str | 
             axis.plot(x, shown["gamma"], label=label if axis is raw_axis else None, **line)
             if row in banded:  # the bootstrap band of the curve (pointwise, the configured level)
                 axis.fill_between(x, shown["gamma_lo"], shown["gamma_hi"], color=style.colour, alpha=band_alpha, linewidth=0, zorder=1)
-            if strong:  # named at the end of its curve, so the outlier is found without the legend
-                axis.annotate(row, (float(x.iloc[-1]), float(shown["gamma"].iloc[-1])), xytext=(4, 0), textcoords="offset points",
-                              color=style.colour, fontsize=9, fontweight="bold", va="center", clip_on=False)
+            if strong:  # named at the last point where its curve is above 0, so the outlier is found without the legend
+                positive = np.flatnonzero(shown["gamma"].to_numpy(dtype=float) > 0)
+                end = int(positive[-1]) if len(positive) else len(shown) - 1
+                axis.annotate(row, (float(x.iloc[end]), float(shown["gamma"].iloc[end])), xytext=(4, 2), textcoords="offset points",
+                              color=style.colour, fontsize=9, fontweight="bold", va="bottom", clip_on=False)
     bound_drawn = top > 1
     for axis in (raw_axis, normalised_axis):
         if bound_drawn:
