@@ -37,7 +37,7 @@ import pandas as pd
 from nlp_robustness.display_names import metric_name
 from nlp_robustness.outputs.figures import grid, panel_grid, plt, save_figure
 
-__all__ = ["ALL_BANDS_UP_TO", "COLOURS", "CurveStyle", "banded_rows", "curve_styles", "gamma_figure", "gamma_limits",
+__all__ = ["ALL_BANDS_UP_TO", "COLOURS", "CurveStyle", "banded_rows", "curve_styles", "gamma_figure", "gamma_limits", "legend_columns",
            "plot_gamma_curves"]
 
 #: Colours of the rows, in order: matplotlib's ten, then six more far from them (all dark enough on white).
@@ -127,15 +127,24 @@ def gamma_limits(curves: Mapping[str, pd.DataFrame], banded: Sequence[str]) -> t
 
     Top: 8 % above the highest value drawn (every curve, and the bands of ``banded``), at least 0.05; 1.05 when that
     reaches 0.9 (Chebyshev's bound, 1, is then drawn). Epsilon: the grid up to the first point from which every curve
-    (and drawn band) is 0, one grid step past it; the whole grid when some curve never reaches 0.
+    is 0, one grid step past it (a band reaching further is cut there: with few units a band can run on to ten times
+    the curves' range); the whole grid when some curve never reaches 0.
     """
     highest = max(float(np.nanmax(curve["gamma"])) for curve in curves.values())
     for row in banded:
         highest = max(highest, float(np.nanmax(curves[row]["gamma_hi"])))
     top = max(0.05, 1.08 * highest)
     top = 1.05 if top >= 0.9 else top
-    last = max(float(curve["epsilon"].iloc[_drawn_end(curve, row in banded) - 1]) for row, curve in curves.items())
+    last = max(float(curve["epsilon"].iloc[_drawn_end(curve, False) - 1]) for curve in curves.values())
     return top, last
+
+
+def legend_columns(labels: Sequence[str], width_inches: float, points: float = 10) -> int:
+    """How many legend columns fit ``width_inches`` (at most 5): an entry is its label (a character about 0.55 em wide)
+    plus the line sample and gaps (about 6 em)."""
+    em = points / 72
+    entry = (0.55 * max((len(label) for label in labels), default=1) + 6) * em
+    return max(1, min(len(labels), 5, int(width_inches // entry)))
 
 
 def gamma_figure(curves: Mapping[str, pd.DataFrame], metric: str, scores: str | None = None,
@@ -154,7 +163,7 @@ def gamma_figure(curves: Mapping[str, pd.DataFrame], metric: str, scores: str | 
     highlighted = set(banded) if len(rows) > ALL_BANDS_UP_TO else set()
     top, last_epsilon = gamma_limits(curves, banded)
     band_alpha = max(MIN_BAND_ALPHA, BAND_INK / max(len(banded), 1))
-    legend_rows = -(-len(rows) // 5)
+    legend_rows = -(-len(rows) // legend_columns([f"{row} (band drawn)" for row in rows], 11))
     figure, axes = panel_grid(1, 2, (11, 4.6 + 0.25 * legend_rows), constrained_layout=True)
     raw_axis, normalised_axis = axes[0]
     last_normalised = 0.0
@@ -172,7 +181,7 @@ def gamma_figure(curves: Mapping[str, pd.DataFrame], metric: str, scores: str | 
         panels = [(raw_axis, shown["epsilon"])]
         if sigma > 0:
             panels.append((normalised_axis, shown["epsilon"] / sigma))
-            last_normalised = max(last_normalised, float(shown["epsilon"].iloc[-1]) / sigma)
+            last_normalised = max(last_normalised, float(curve["epsilon"].iloc[_drawn_end(curve, False) - 1]) / sigma)
         for axis, x in panels:
             axis.plot(x, shown["gamma"], label=label if axis is raw_axis else None, **line)
             if row in banded:  # the bootstrap band of the curve (pointwise, the configured level)
@@ -198,7 +207,8 @@ def gamma_figure(curves: Mapping[str, pd.DataFrame], metric: str, scores: str | 
     normalised_axis.set_xlabel(r"$\epsilon / \sigma$")
     normalised_axis.set_title(r"normalised: $\epsilon$ in standard deviations")
     handles, labels = raw_axis.get_legend_handles_labels()
-    figure.legend(handles, labels, loc="outside lower center", ncol=min(len(labels), 5), frameon=False, handlelength=3.2)
+    figure.legend(handles, labels, loc="outside lower center", ncol=legend_columns(labels, figure.get_figwidth()), frameon=False,
+                  handlelength=3.2)
     figure.suptitle(rf"$(\epsilon,\gamma)$-Robustness of {scores}")
     return figure
 
