@@ -13,6 +13,7 @@ from nlp_robustness.data.acquisition import (
     missing_mirror_files,
     plan_dataset,
 )
+from nlp_robustness.data.document_ids import configured_without_document_ids, segments_as_units_note, segments_as_units_warning
 from nlp_robustness.data.download import Checksum
 from nlp_robustness.errors import InputError
 from nlp_robustness.outputs.report_sections import (
@@ -140,6 +141,15 @@ for _key in ACQUIRED_DATASETS:
             f"the whole dataset is taken from its downloads"
         )
 ARCHIVE_DOWNLOADS = [key for key, download in MANIFEST.downloads.items() if download.archive is not None]
+# Test sets whose segments carry no document id (plain text, TSV, a domain file without ids): the bootstrap
+# resamples their segments as independent units, which the log says now and every caption built on them says
+# (nlp_robustness.data.document_ids).
+TESTSETS_WITHOUT_DOCUMENT_IDS = configured_without_document_ids(
+    config["testsets"], {key: plan.format for key, plan in DATASET_PLANS.items()}
+)
+for _study, _spec in MT_STUDIES.items():
+    if _without := [testset for testset in _spec["testsets"] if testset in TESTSETS_WITHOUT_DOCUMENT_IDS]:
+        logger.warning(segments_as_units_warning(_study, _without))
 
 
 def _alternation(names):
@@ -282,9 +292,24 @@ def study_comparisons_job(study_table):
 
 
 def study_caption(item, **variables):
-    """The report caption of a study's table or figure: its caption file rendered with its variables."""
+    """The report caption of a study's table or figure: its caption file rendered with its variables, then what
+    :func:`resampling_note` says of its test sets."""
     template = Path(workflow.source_path(f"../report/{item.caption}.rst")).read_text(encoding="utf-8")
-    return render_caption(template, {**item.caption_context(), **variables})
+    caption = render_caption(template, {**item.caption_context(), **variables})
+    note = resampling_note(study_testsets(item.rows))
+    return f"{caption.rstrip()}\n{note}\n" if note else caption
+
+
+def study_testsets(rows):
+    """The test sets behind a study table's or figure's rows (``rows``: row -> statistics stem), those of an MT domain
+    study; none for the other studies (their units are not segments of configured test sets)."""
+    study = STUDY_PLAN.studies[STUDY_PLAN.statistics[next(iter(rows.values()))].study]
+    return list(study.domains) if study.module == "domains" else []
+
+
+def resampling_note(testsets):
+    """The caption sentence on those of ``testsets`` without document ids ("" when every one has them)."""
+    return segments_as_units_note([testset for testset in testsets if testset in TESTSETS_WITHOUT_DOCUMENT_IDS])
 
 
 def row_files(pattern, rows, **wildcards):

@@ -34,6 +34,7 @@ rule corpus_scores:
         resamples=UNCERTAINTY["resamples"],
         seed=UNCERTAINTY["seed"],
         confidence=UNCERTAINTY["confidence"],
+        resampling_note=lambda wildcards: resampling_note(MT_STUDIES[wildcards.mt_study]["testsets"]),
     threads: 1
     resources:
         mem_mb=2000,

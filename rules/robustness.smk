@@ -79,6 +79,7 @@ rule robustness_tables:
     params:
         table=lambda wildcards: study_table_job(wildcards.study_table),
         caption=lambda wildcards: study_caption(STUDY_PLAN.tables[wildcards.study_table], method=wildcards.method),
+        resampling_note=lambda wildcards: resampling_note(study_testsets(STUDY_PLAN.tables[wildcards.study_table].rows)),
     threads: 1
     resources:
         mem_mb=500,
@@ -105,6 +106,7 @@ rule robustness_comparisons:
     params:
         table=lambda wildcards: study_comparisons_job(wildcards.study_table),
         uncertainty=UNCERTAINTY,
+        resampling_note=lambda wildcards: resampling_note(study_testsets(STUDY_PLAN.tables[wildcards.study_table].rows)),
     threads: 1
     resources:
         mem_mb=1000,

@@ -9,6 +9,7 @@ import sys
 sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
+from nlp_robustness.data.document_ids import segments_as_units_note  # noqa: E402
 from nlp_robustness.data.local_testsets import is_local_testset, read_local_testset  # noqa: E402
 from nlp_robustness.data.testset_preparation import prepare_testset  # noqa: E402
 from nlp_robustness.data.testsets import load_parallel_files, read_testset_table, sha256_of, write_testset_table  # noqa: E402
@@ -62,3 +63,5 @@ with atomic_write(snakemake.output.provenance) as handle:
     json.dump(provenance, handle, indent=2, ensure_ascii=False)
     handle.write("\n")
 logging.info("%s: %d segments, %d documents", name, counts["segments"], counts["documents"])
+if not counts["document_ids"]:
+    logging.warning("%s: %s", name, segments_as_units_note([name]))

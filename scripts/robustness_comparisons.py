@@ -27,5 +27,5 @@ with atomic_write(snakemake.output.csv) as handle:
     handle.write(to_csv_text(comparisons))
 with atomic_write(snakemake.output.markdown) as handle:
     handle.write(comparisons_markdown(comparisons, list(summaries), spec["scores"], settings["confidence"], spec["decimals"],
-                                      settings["resamples"], spec["aggregation"]))
+                                      settings["resamples"], spec["aggregation"], note=snakemake.params.resampling_note))
 logging.info("%d comparisons, %d told apart", len(comparisons), int((comparisons["verdict"] != "not distinguishable").sum()))

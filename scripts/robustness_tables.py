@@ -30,7 +30,7 @@ table = robustness_table(summaries, method, spec["leave_out"], row_label=spec["r
 low, high = robustness_intervals(table, summaries, method)
 cells = interval_cells(table, low, high, spec["decimals"])
 caption = table_caption(spec["branch"], method, spec["scores"], spec["pool"], spec["note"], has_between_domains(table), spec["leave_out"])
-caption = f"{caption} {INTERVAL_NOTE[method]}"
+caption = " ".join(part for part in (caption, INTERVAL_NOTE[method], snakemake.params.resampling_note) if part)
 for path, text in (
     (snakemake.output.csv, to_csv_text(table, low, high)),
     (snakemake.output.markdown, to_markdown_text(cells, caption, spec["decimals"])),

@@ -138,7 +138,8 @@ def prepare_testset(
         a dict of counts: ``segments_read``, ``segments_selected`` (with ``select`` only), ``empty_source``, ``empty_reference``,
         ``empty_segments`` (either side), ``source_equals_reference`` (all counted on the segments
         read), ``dropped_source_equals_reference``, ``segments_before_cut`` (the whole test set, before
-        ``max_segments``: the lines a hypotheses file of it has), ``segments`` and ``documents`` (of the result).
+        ``max_segments``: the lines a hypotheses file of it has), ``segments``, ``documents`` and ``document_ids`` (of the
+        result; :func:`document_counts`).
 
     Raises:
         InputError: An empty segment of a file pair (not allowed), no segment selected, or no segment
@@ -173,8 +174,18 @@ def prepare_testset(
     counts["segments_before_cut"] = len(table)
     table = limit_segments(table[list(TABLE_COLUMNS)], max_segments)
     counts["segments"] = len(table)
-    counts["documents"] = int(table["doc_id"].nunique())
+    counts |= document_counts(table["doc_id"])
     return table, counts
+
+
+def document_counts(doc_ids: pd.Series) -> dict[str, Any]:
+    """What a provenance file records of a test set's documents: ``documents``, the distinct document ids (0 for a
+    test set without any: plain text and TSV have none, so "" is no document), and ``document_ids``, whether any
+    segment has one; without, the bootstrap resamples the segments as independent units
+    (:mod:`nlp_robustness.data.document_ids`)."""
+    named = doc_ids.fillna("").astype(str)
+    named = named[named != ""]
+    return {"documents": int(named.nunique()), "document_ids": bool(len(named))}
 
 
 #: Why a hypotheses file is compared whole when ``max_segments`` is set (one wording for the planning check and the job).

@@ -70,9 +70,10 @@ def statistic_meaning(statistic: str, aggregation: str) -> str:
 
 
 def comparisons_markdown(comparisons: pd.DataFrame, rows: list[str], title: str, confidence: float, decimals: int,
-                         resamples: int = FIRM_RESAMPLES, aggregation: str = "unit") -> str:
+                         resamples: int = FIRM_RESAMPLES, aggregation: str = "unit", note: str = "") -> str:
     """The Markdown report of one table's comparisons (module docstring): ``resamples`` the bootstrap replicates
-    behind them, ``aggregation`` the study's sample (``unit`` or ``domain``)."""
+    behind them, ``aggregation`` the study's sample (``unit`` or ``domain``), ``note`` a paragraph after the opening
+    one (e.g. that some test sets' segments were resampled as independent units)."""
     level = 1 - confidence
     parts = [f"# Paired comparisons: {title}\n",
              f"Whole pool. Differences row a - row b from the paired bootstrap ({resamples:,} replicates): the Wald "
@@ -85,6 +86,8 @@ def comparisons_markdown(comparisons: pd.DataFrame, rows: list[str], title: str,
              "Lower Var, COV, gamma-area and between-domain SD = more consistent; for the mean, higher is better. "
              "'Units to detect': units per domain at which the observed difference would be detected with the "
              "configured power at Holm's strictest level (alpha / pairs), for pairs not yet told apart.\n"]
+    if note:
+        parts.append(f"{note}\n")
     if resamples < FIRM_RESAMPLES:
         parts.append(f"**Warning (uncertainty.resamples = {resamples}):** the SEs behind these p-values are known to "
                      f"+/- {se_precision(resamples):.0%} only; verdicts near the level may flip. Use at least "

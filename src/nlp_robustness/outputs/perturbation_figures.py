@@ -36,17 +36,41 @@ __all__ = [
     "system_free_points",
 ]
 
-#: Colour of each perturbation category (an unknown category is grey).
+#: Colour of each word-order category; every other family's categories take the colours of :data:`CATEGORY_PALETTE`
+#: in the order they appear (before, they were all grey: the three character-attack categories could not be told apart).
 CATEGORY_COLOURS = {"random": "tab:blue", "pos": "tab:orange", "tree": "tab:green"}
+CATEGORY_PALETTE = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown", "tab:pink", "tab:olive", "tab:cyan")
 OTHER_COLOUR = "tab:grey"
+
+#: The share of all differences the x axis of :func:`plot_robust_vs_faithful` shows: the central 98 % (the tails of a
+#: few segments stretched it to +/-60 BLEU while the boxes, a quarter of a point wide, could not be seen).
+SHOWN_QUANTILES = (0.01, 0.99)
+
+#: Below this, a difference beta2 - beta1 is 0 (the two scores of one segment, in floating point).
+ZERO_DIFFERENCE = 1e-9
 
 #: Axis labels of the per-segment quantities.
 QUANTITY_LABELS = {"beta1": r"$\beta_1$ (robustness)", "beta2": r"$\beta_2$ (faithfulness)",
                    "alpha": r"$\alpha$ (source vs perturbed source)", "source_length": "source length (tokens)"}
 
 
-def _colour(category: str) -> str:
-    return CATEGORY_COLOURS.get(category, OTHER_COLOUR)
+def category_colours(categories: Sequence[str]) -> dict[str, str]:
+    """The colour of every category of ``categories`` (in the order they appear): a word-order category its fixed
+    colour, any other the first colour of :data:`CATEGORY_PALETTE` not yet taken, "" (no category) grey."""
+    colours: dict[str, str] = {}
+    for category in dict.fromkeys(categories):
+        if category in CATEGORY_COLOURS:
+            colours[category] = CATEGORY_COLOURS[category]
+        elif not category:
+            colours[category] = OTHER_COLOUR
+        else:
+            taken = set(colours.values()) | {CATEGORY_COLOURS[known] for known in categories if known in CATEGORY_COLOURS}
+            colours[category] = next((colour for colour in CATEGORY_PALETTE if colour not in taken), OTHER_COLOUR)
+    return colours
+
+
+def _palette(functions: Sequence[str], categories: Mapping[str, str]) -> dict[str, str]:
+    return category_colours([categories.get(function, "") for function in functions])
 
 
 def _metric_rows(scores: pd.DataFrame, metric: str) -> pd.DataFrame:
@@ -80,8 +104,29 @@ def spearman(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -
     return float(np.corrcoef(np.vstack((_average_ranks(x), _average_ranks(y))))[1, 0])
 
 
+def _share_label(label: str, values: np.ndarray) -> str:
+    """A row's tick label with the shares of its differences below, at and above 0 (most are exactly 0: a box of
+    quartiles alone hides that)."""
+    if not len(values):
+        return label
+    below, above = float(np.mean(values < -ZERO_DIFFERENCE)), float(np.mean(values > ZERO_DIFFERENCE))
+    return f"{label}\n< 0: {below:.0%} · 0: {1 - below - above:.0%} · > 0: {above:.0%}"
+
+
+def _shown_range(groups: Sequence[np.ndarray]) -> tuple[float, float, int, int]:
+    """The x range of the box panels (the central :data:`SHOWN_QUANTILES` of every difference, 0 inside, at least
+    +/-1 point) and how many of how many differences lie beyond it."""
+    values = np.concatenate([group for group in groups if len(group)]) if any(len(group) for group in groups) else np.zeros(1)
+    low, high = (float(value) for value in np.quantile(values, SHOWN_QUANTILES))
+    low, high = min(low, -1.0), max(high, 1.0)
+    pad = 0.05 * (high - low)
+    low, high = low - pad, high + pad
+    return low, high, int(((values < low) | (values > high)).sum()), len(values)
+
+
 def _boxes(axis: plt.Axes, groups: Sequence[np.ndarray], labels: Sequence[str], colours: Sequence[str]) -> None:
-    """Horizontal box plots, first group at the top; an empty group keeps its row, without a box."""
+    """Horizontal box plots, first group at the top; an empty group keeps its row, without a box; each row's label
+    carries the shares of its values below, at and above 0."""
     positions = np.arange(len(groups))[::-1]
     filled = [index for index, values in enumerate(groups) if len(values)]
     if filled:
@@ -94,7 +139,7 @@ def _boxes(axis: plt.Axes, groups: Sequence[np.ndarray], labels: Sequence[str], 
         for patch, index in zip(boxes["boxes"], filled):
             patch.set_facecolor(colours[index])
             patch.set_alpha(0.75)
-    axis.set_yticks(positions, labels)
+    axis.set_yticks(positions, [_share_label(label, values) for label, values in zip(labels, groups)], fontsize=9)
     axis.set_ylim(-0.7, len(groups) - 0.3)
     axis.axvline(0.0, color="black", linestyle="--", linewidth=1)
     grid(axis, axis="x")
@@ -119,26 +164,36 @@ def plot_robust_vs_faithful(
                    for function in functions]
     by_system = [rows.loc[(rows["system"] == system) & rows["function"].isin(functions), "difference"].to_numpy()
                  for system in systems]
-    height = max(4.0, 0.32 * len(functions) + 1.8)
+    height = max(4.0, 0.5 * len(functions) + 2.0)
     figure, axes = panel_grid(1, 2, (12, height), constrained_layout=True, gridspec_kw={"width_ratios": [1.3, 1]})
     function_axis, system_axis = axes[0]
-    _boxes(function_axis, by_function, list(functions), [_colour(categories.get(function, "")) for function in functions])
+    palette = _palette(functions, categories)
+    _boxes(function_axis, by_function, list(functions), [palette[categories.get(function, "")] for function in functions])
     _boxes(system_axis, by_system, list(systems), ["tab:purple"] * len(systems))
-    label = rf"$\beta_2 - \beta_1$ ({name} points; < 0: more robust than faithful)"
-    function_axis.set_xlabel(label)
-    system_axis.set_xlabel(label)
+    low, high, beyond, total = _shown_range(by_function)  # every difference once (panel b pools the same ones)
+    for axis in (function_axis, system_axis):
+        axis.set_xlabel(rf"$\beta_2 - \beta_1$ ({name} points)")
+        axis.set_xlim(low, high)
     function_axis.set_title("(a) per perturbation function, systems pooled")
     system_axis.set_title("(b) per system, functions pooled")
     _category_legend(figure, functions, categories)
+    reading = "< 0: more robust than faithful"
+    if beyond:
+        reading += f"; axis cut at the 1st and 99th percentiles ({beyond} of {total} differences beyond)"
+    if all(not len(values) or np.all(np.abs(values) <= ZERO_DIFFERENCE) for values in by_function):
+        # e.g. a family that perturbs sources only: its perturbed target is the target
+        reading = r"$\beta_2 = \beta_1$ for every segment: the perturbed target is the target, so faithfulness and robustness coincide"
     figure.suptitle(rf"Faithfulness minus robustness per segment, sentence {name}: "
-                    rf"$\kappa$(perturbed target, $\Phi$(perturbed source)) $-$ $\kappa$(target, $\Phi$(perturbed source))")
+                    rf"$\kappa$(perturbed target, $\Phi$(perturbed source)) $-$ $\kappa$(target, $\Phi$(perturbed source))"
+                    f"\n{reading}")
     save_figure(figure, outputs)
 
 
 def _category_legend(figure: plt.Figure, functions: Sequence[str], categories: Mapping[str, str]) -> None:
     """A legend of the categories present, under the figure."""
     present = list(dict.fromkeys(categories.get(function, "") for function in functions))
-    figure.legend(handles=[Patch(facecolor=_colour(category), alpha=0.75,
+    palette = _palette(functions, categories)
+    figure.legend(handles=[Patch(facecolor=palette[category], alpha=0.75,
                                  label=WORD_ORDER_CATEGORY_NAMES.get(category, category or "other")) for category in present],
                   loc="outside lower center", ncol=len(present), frameon=False)
 
@@ -178,8 +233,9 @@ def _mark_categories(axis: plt.Axes, functions: Sequence[str], categories: Mappi
             if columns:
                 axis.axvline(first - 0.5, color="black", linewidth=1.2)
     labels = axis.get_yticklabels() + (axis.get_xticklabels() if columns else [])
+    palette = _palette(functions, categories)
     for label in labels:
-        label.set_color(_colour(categories.get(label.get_text(), "")))
+        label.set_color(palette[categories.get(label.get_text(), "")])
 
 
 def plot_beta_heatmaps(
@@ -273,7 +329,7 @@ def plot_scores_vs_alpha_and_length(
     rasterised in the PDF."""
     name = metric_name(metric)
     rows = _metric_rows(scores, metric)
-    figure, axes = panel_grid(2, 3, (15, 9), constrained_layout=True)
+    figure, axes = panel_grid(2, 3, (12, 8.4), constrained_layout=True)  # 15 in wide showed 7 px text in the report
     colours = plt.get_cmap("tab10")
     for axis, (y, x, title) in zip(axes.ravel(), SCATTER_PANELS):
         if (y, x) in SYSTEM_FREE_PANELS:
@@ -290,10 +346,10 @@ def plot_scores_vs_alpha_and_length(
         axis.set_ylabel(QUANTITY_LABELS[y] + f", {name}")
         axis.set_title(title)
         grid(axis)
-        legend = axis.legend(loc="best", fontsize="small", markerscale=2.5)
+        legend = axis.legend(loc="best", fontsize=9, markerscale=2.5)
         for handle in legend.legend_handles:
             handle.set_alpha(1.0)
-    figure.suptitle(f"Per-segment robustness, faithfulness, perturbation distance and length, sentence {name} "
+    figure.suptitle(f"Per-segment robustness, faithfulness, perturbation distance and length, sentence {name}\n"
                     r"(all perturbation functions pooled; Spearman's $\rho$ per system)")
     save_figure(figure, outputs)
 
@@ -313,7 +369,7 @@ def plot_function_similarity(
     size = max(5.0, 0.45 * len(functions) + 2.5)
     figure, axes = panel_grid(1, 1, (size + 1.2, size), constrained_layout=True)
     axis = axes[0, 0]
-    image = _annotated_heatmap(axis, values, 0.0, 100.0, "viridis", 0, 7)
+    image = _annotated_heatmap(axis, values, 0.0, 100.0, "viridis", 0, 8)
     axis.set_xticks(np.arange(len(matrix.columns)), [str(column) for column in matrix.columns],
                     rotation=45, ha="right")
     axis.set_yticks(np.arange(len(functions)), functions)
