@@ -11,9 +11,11 @@ columns) the same way: small enough to open the report with.
 
 Both figures show how sure each rank is, so that a reader who only looks at the picture does not read noise
 as order: a cell's text carries its rank interval where it is wider than one rank (``#2 (1–6)``), and a cell
-whose place is not *separated* from every other system (:mod:`nlp_robustness.studies.profile_uncertainty`;
-untested where its column has no bootstrap replicates) is faded to a light grey, with a line under the
-figure saying so. Colour alone would not do: γ-areas of 0.126-0.129 that no test tells apart span the whole
+whose system is not *separated* from every other system by the verdict rows
+(:mod:`nlp_robustness.studies.profile_verdicts`: the comparisons tables; untested where its column has no
+bootstrap replicates) is faded to a light grey, with a line under the figure saying so, and where a column's
+rows separate at least one pair each cell carries its significance letters (``#3 ab``: systems sharing a
+letter are not separated), the same letters the reading prints. Colour alone would not do: γ-areas of 0.126-0.129 that no test tells apart span the whole
 scale. The detailed figure marks with † the columns that mostly restate quality (left out of the axes).
 The reading is :mod:`.profile_reading`.
 """
@@ -43,7 +45,7 @@ if TYPE_CHECKING:
 
 # matplotlib is imported by the drawing functions, on first use: the jobs that only write tables start without it.
 
-__all__ = ["faded_cells", "plot_axes_overview", "plot_profile", "profile_display", "profile_markdown", "rank_text", "read_axes_table", "read_profile_table",
+__all__ = ["faded_cells", "letters_shown", "plot_axes_overview", "plot_profile", "profile_display", "profile_markdown", "rank_text", "read_axes_table", "read_profile_table",
            "reading", "report_description", "rst_text", "value_text"]
 
 _COLOURS = "viridis"
@@ -59,6 +61,14 @@ _FADE, _FADED_GREY = 0.85, 0.92
 _TRACKS_QUALITY = " †"
 
 
+def letters_shown(frame: pd.DataFrame) -> dict[str, str]:
+    """The significance letters to print in a column's or axis's cells (system -> letters): only where its
+    rows separate a pair (more than one letter in use); one group says nothing a faded cell does not."""
+    letters = {system: str(value) for system, value in zip(frame["system"], frame.get("letters", pd.Series(dtype=str)))
+               if isinstance(value, str) and value and value != "nan"}
+    return letters if len({letter for value in letters.values() for letter in value}) > 1 else {}
+
+
 def faded_cells(frame: pd.DataFrame) -> list[bool]:
     """Which rows of a profile or axes table the figures fade: every place not separated from every other
     system (the rank interval wider than one rank, the paired tests not separating it, or untested: no
@@ -68,8 +78,9 @@ def faded_cells(frame: pd.DataFrame) -> list[bool]:
 
 
 def _legend(confidence: float, tracks_quality: bool, width: int) -> str:
-    parts = [f"Faded: place not separated from every other system at {confidence:.0%} (paired bootstrap, Holm) "
-             f"or untested (no replicates). Brackets: {confidence:.0%} rank interval."]
+    parts = [f"Faded: not separated from every other system at {1 - confidence:g} (the comparisons tables' paired "
+             f"tests, Holm over all pairs) or untested (no replicates). Brackets: {confidence:.0%} rank interval. "
+             "Letters: significance groups; systems sharing a letter are not separated."]
     if tracks_quality:
         parts.append("†: mostly restates quality, left out of the axis ranking.")
     return textwrap.fill(" ".join(parts), width)
@@ -135,12 +146,14 @@ def plot_profile(profile: pd.DataFrame, group: str, label: str, outputs: Mapping
             labels.append(cells["label"].iloc[0] + (_TRACKS_QUALITY if measure in marked else ""))
             values = np.array([float(cells["value"].get(system, math.nan)) for system in systems])
             scaled[:, column] = _scaled(values, cells["orientation"].iloc[0] == "higher")
+            letters = letters_shown(cells.reset_index())
             for row, system in enumerate(systems):
                 if system in cells.index and math.isfinite(values[row]):
                     cell = cells.loc[system]
                     faded[row, column] = bool(cell["faded"])
                     texts[row][column] = value_text(values[row]) + (
-                        "" if pd.isna(cell["rank"]) else "\n" + rank_text(cell["rank"], cell.get("rank_lo"), cell.get("rank_hi")))
+                        "" if pd.isna(cell["rank"]) else "\n" + rank_text(cell["rank"], cell.get("rank_lo"), cell.get("rank_hi"))
+                        + (f" {letters[system]}" if system in letters else ""))
         image = _heatmap(panel, scaled, faded, texts, labels, systems, axis_name, show_rows=index == 0)
     if image is not None:
         bar = figure.colorbar(image, ax=panels[0].tolist(), fraction=0.02, pad=0.01)
@@ -172,11 +185,13 @@ def plot_axes_overview(axes: pd.DataFrame, labels: Mapping[str, str], outputs: M
             cells = frame[frame["axis"] == name].set_index("system")
             means = np.array([float(cells["mean_rank"].get(system, math.nan)) for system in systems])
             scaled[:, column] = _scaled(means, higher_is_better=False)
+            letters = letters_shown(cells.reset_index())
             for row, system in enumerate(systems):
                 if system in cells.index:
                     cell = cells.loc[system]
                     faded[row, column] = bool(cell["faded"])
-                    texts[row][column] = rank_text(cell["rank"], cell.get("rank_lo"), cell.get("rank_hi"))
+                    texts[row][column] = (rank_text(cell["rank"], cell.get("rank_lo"), cell.get("rank_hi"))
+                                          + (f" {letters[system]}" if system in letters else ""))
         image = _heatmap(panel, scaled, faded, texts, names, systems, labels.get(group, group), show_rows=True,
                          cell_points=_OVERVIEW_POINTS)
     if image is not None:
