@@ -118,3 +118,40 @@ def test_an_axis_named_separated_says_which_column_separates_and_that_the_evenne
     assert {claim["kind"] for claim in claims if claim["statistic"] == "between_sd" and claim["axis"] == "test domains"} >= {
         "none separated", "column does not name the end"}
     assert check_claims(tmp_path) == []
+
+
+@pytest.mark.parametrize("statistic", ["mean", "between_sd"])
+def test_computed_rows_are_the_comparisons_tables_rows(tmp_path: Path, statistic: str) -> None:
+    """A score the tables do not compare goes through the tables' own compare_rows: fed a statistic the tables
+    do compare, it gives their rows number for number (higher-is-better scores too), verdicts in plain words."""
+    import math
+
+    import numpy as np
+
+    from nlp_robustness.statistics.comparisons import compare_rows
+    from nlp_robustness.statistics.engine import SUMMARY_COLUMNS, read_summary
+    from nlp_robustness.statistics.pool_uncertainty import read_replicates, write_replicates
+    from nlp_robustness.studies.profile_verdicts import computed_rows
+
+    rng = np.random.default_rng(3)
+    units = pd.DataFrame({"domain": ["a"], "unit_id": ["1"]})
+    points = {"A": 10.0, "B": 10.4, "C": 12.0}
+    for system, point in points.items():
+        write_replicates(str(tmp_path / f"{system}.replicates.npz"), {"none": {statistic: point + rng.normal(0, 0.3, 400)}}, units)
+        row = {column: math.nan for column in SUMMARY_COLUMNS} | {"left_out": "none", "method": "pool", "domains": 3,
+                                                                   "units": 90, statistic: point}
+        pd.DataFrame([row]).assign(system=system)[["system", *SUMMARY_COLUMNS]].to_csv(
+            tmp_path / f"{system}.summary.tsv", sep="\t", index=False)
+    summaries = {system: str(tmp_path / f"{system}.summary.tsv") for system in points}
+    archives = {system: read_replicates(str(tmp_path / f"{system}.replicates.npz")) for system in points}
+    table = compare_rows({system: read_summary(path) for system, path in summaries.items()}, archives, "none", 0.95, 0.8, 0)
+    table = table[table["statistic"] == statistic].reset_index(drop=True)
+    computed = computed_rows(points, {system: archive[0]["none"][statistic] for system, archive in archives.items()}, summaries,
+                             {system: archive[1] for system, archive in archives.items()}, "planted", "g",
+                             statistic == "mean", 0.95, 0.8, 0)
+    for column in ("difference", "standard_error", "lo", "hi", "p", "p_holm", "lo_unadjusted", "hi_unadjusted"):
+        assert computed[column].to_numpy() == pytest.approx(table[column].to_numpy(), rel=1e-12), column
+    words = {"higher": "better", "lower": "worse", "more consistent": "better", "less consistent": "worse"}
+    assert computed["verdict"].tolist() == [words.get(verdict, verdict) for verdict in table["verdict"]]
+    assert set(computed["statistic"]) == {"planted"} and set(computed["family"]) == {"g"}
+    assert (table["verdict"] != "not distinguishable").sum() == 2  # A and B apart from C, not from each other

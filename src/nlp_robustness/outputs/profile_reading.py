@@ -124,7 +124,7 @@ def _verdict(rows: pd.DataFrame, verdicts: Verdicts | None, words: tuple[str, st
         return f"{shown}no paired comparisons behind it, so no system is named", []
     separated, pairs = len(verdicts.separated_pairs()), verdicts.pairs
     holm = f"Holm over the {pairs} pair{'s' * (pairs != 1)} at {level:g}"
-    counted = f"{separated} of {pairs} pair{'s' * (pairs != 1)} separated ({holm})"
+    counted = f"{separated} of {pairs} pair{'s' * (pairs != 1)} separated{on} ({holm})"
     claims = [claim("pairs separated" if separated else "none separated", about, verdicts, [], verdicts.largest_p())]
     if not separated:
         return f"{shown}no pair of systems is separated{on} ({holm}; {_intervals(rows)})", claims
@@ -132,10 +132,10 @@ def _verdict(rows: pd.DataFrame, verdicts: Verdicts | None, words: tuple[str, st
     named = [(system, word, kind) for system, word, kind in ((best, words[0], "best named"), (worst, words[1], "worst named")) if system]
     claims += [claim(kind, about, verdicts, [system], verdicts.largest_p(system)) for system, _, kind in named]
     if len(verdicts.order) == 2 and len(named) == 2:
-        return f"{shown}{words[0]} {best}, {words[1]} {worst}: the pair is separated{on} (Holm p = {_p(verdicts.largest_p())})", claims
+        return f"{shown}{words[0]} {best}, {words[1]} {worst}: the pair is separated{on} (Holm p {_p(verdicts.largest_p())})", claims
     text = shown + ", ".join(f"{word} {system}" for system, word, _ in named)
-    text += (f", each separated from every other system{on}; " if len(named) == 2 else
-             f", separated from every other system{on}; " if named else "")
+    text += (", each separated from every other system; " if len(named) == 2 else
+             ", separated from every other system; " if named else "")
     text += counted
     if separated < pairs:
         letters = verdicts.letters()
@@ -145,7 +145,8 @@ def _verdict(rows: pd.DataFrame, verdicts: Verdicts | None, words: tuple[str, st
 
 
 def _p(value: float | None) -> str:
-    return "n/a" if value is None else ("< 0.001" if value < 0.001 else f"{value:.3f}")
+    """A Holm p after "Holm p": ``= 0.012``, ``< 0.001``."""
+    return "n/a" if value is None else ("< 0.001" if value < 0.001 else f"= {value:.3f}")
 
 
 def _by_column(axis_verdicts: Verdicts, columns: Sequence[tuple[str, str, bool]], verdicts: Mapping[tuple[str, str], Verdicts],
