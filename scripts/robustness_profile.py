@@ -40,7 +40,7 @@ for index, (group, label) in enumerate(labels.items()):
     texts[snakemake.output.tables[2 * index]] = wide.to_csv(index=False, lineterminator="\n")
     texts[snakemake.output.tables[2 * index + 1]] = profile_markdown(display, label)
     texts[snakemake.output.kendall_tables[index]] = square.to_csv(index=False, lineterminator="\n")
-    tables[snakemake.output.html[index]] = (display, f"Robustness profile: {label} (value [interval] (#rank, rank interval); rank 1 = best)")
+    tables[snakemake.output.html[index]] = (display, f"Robustness profile: {label} (value [interval] (#rank, rank interval; significance letters); rank 1 = best)")
     tables[snakemake.output.kendall_html[index]] = (square, f"Kendall tau between the profile's column rankings: {label}")
 for path, text in texts.items():
     with atomic_write(path) as handle:

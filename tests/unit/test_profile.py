@@ -340,6 +340,9 @@ def test_with_replicates_beside_the_branch_tables_the_separated_ends_are_named(b
     assert verdicts[("mt", "between_sd_bleu")].where == {"path": "results/tables/paper/bleu/comparisons.csv", "statistic": "between_sd",
                                                          "left_out": "none", "family": "all rows"}
     assert verdicts[("mt", "axis: test domains")].where["path"] == "results/profile/comparisons.csv"
+    # the table prints the significance letters of a column whose rows separate a pair
+    display = profile_display(profile, "mt").set_index("measure")
+    assert display.loc["mean BLEU", ["good", "mid", "weak"]].tolist() == ["30 (#1; a)", "20 (#2; b)", "10 (#3; c)"]
 
 
 def test_a_study_of_one_test_set_is_left_out_of_the_test_domains_axis_with_its_reason(branch_outputs: Path) -> None:

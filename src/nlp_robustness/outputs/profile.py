@@ -204,14 +204,16 @@ def plot_axes_overview(axes: pd.DataFrame, labels: Mapping[str, str], outputs: M
 
 def profile_display(profile: pd.DataFrame, group: str) -> pd.DataFrame:
     """One group's profile for reading: a row per measure (axis, column), a column per system holding
-    'value [interval] (#rank, rank interval)' as text -- with few systems and many measures, measures down the page read
-    better than across it (the CSV keeps a row per system)."""
+    'value [interval] (#rank, rank interval; letters)' as text -- with few systems and many measures, measures down the
+    page read better than across it (the CSV keeps a row per system). The letters are the significance groups
+    (:func:`letters_shown`: where the column's rows separate a pair)."""
     frame = profile[profile["group"] == group]
     systems = list(dict.fromkeys(frame["system"]))
     rows = []
     for measure, cells in frame.groupby("measure", sort=False):
         row = {"axis": cells["axis"].iloc[0], "measure": cells["label"].iloc[0]}
         by_system = cells.set_index("system")
+        letters = letters_shown(cells)
         for system in systems:
             if system not in by_system.index:
                 row[system] = MISSING
@@ -224,7 +226,7 @@ def profile_display(profile: pd.DataFrame, group: str) -> pd.DataFrame:
             if pd.notna(cell["rank"]):
                 spread = (f", {int(cell['rank_lo'])}–{int(cell['rank_hi'])}"
                           if "rank_lo" in cell and pd.notna(cell["rank_lo"]) and cell["rank_lo"] != cell["rank_hi"] else "")
-                rank = f" (#{cell['rank']}{spread})"
+                rank = f" (#{cell['rank']}{spread}{'; ' + letters[system] if system in letters else ''})"
             row[system] = f"{text}{rank}"
         rows.append(row)
     return pd.DataFrame(rows, columns=["axis", "measure", *systems])
@@ -232,7 +234,8 @@ def profile_display(profile: pd.DataFrame, group: str) -> pd.DataFrame:
 
 def profile_markdown(display: pd.DataFrame, label: str) -> str:
     """:func:`profile_display` as Markdown, under its title."""
-    return f"**Robustness profile: {label}** (value [interval] (#rank, rank interval); rank 1 = best)\n\n" + markdown_table(display)
+    return (f"**Robustness profile: {label}** (value [interval] (#rank, rank interval; significance letters: systems "
+            "sharing a letter are not separated); rank 1 = best)\n\n" + markdown_table(display))
 
 
 def rst_text(text: str) -> str:
