@@ -38,6 +38,7 @@ from nlp_robustness.studies.profile import (
     wide_table,
 )
 from nlp_robustness.studies.profile_plan import complete_profile, config_hash, plan_files, profile_plan
+from tests.unit.test_profile_reading import CLUSTERS
 
 SYSTEMS = ["good", "weak", "mid"]
 
@@ -313,7 +314,7 @@ def _engine_outputs(values: dict[str, dict[str, float]], spread: float, seed: in
         drawn = {name: value * (1 + rng.normal(0.0, spread, 500)) for name, value in statistics.items()}
         write_replicates(f"{stem}.replicates.npz", {"none": drawn}, units)
         summary = pd.DataFrame([{column: math.nan for column in SUMMARY_COLUMNS} | statistics
-                                | {"left_out": "none", "method": "pool", "domains": 2, "units": 200}])
+                                | {"left_out": "none", "method": "pool", "domains": 2, "units": 200} | CLUSTERS])
         summary.assign(system=system)[["system", *SUMMARY_COLUMNS]].to_csv(f"{stem}.summary.tsv", sep="\t", index=False)
         summaries[system] = read_summary(f"{stem}.summary.tsv")
         replicates[system] = read_replicates(f"{stem}.replicates.npz")

@@ -17,7 +17,7 @@ from nlp_robustness.outputs.profile_claims import check_claims
 from nlp_robustness.outputs.profile_reading import read_out
 from nlp_robustness.studies.profile import build_profile, profile_document
 from nlp_robustness.studies.profile_verdicts import PROFILE_COMPARISONS, computed_table
-from tests.unit.test_profile_reading import _planted
+from tests.unit.test_profile_reading import CLUSTERS, _planted
 
 
 def _run(tmp_path: Path, plan: dict) -> tuple[list[str], list[dict], dict]:
@@ -139,7 +139,7 @@ def test_computed_rows_are_the_comparisons_tables_rows(tmp_path: Path, statistic
     for system, point in points.items():
         write_replicates(str(tmp_path / f"{system}.replicates.npz"), {"none": {statistic: point + rng.normal(0, 0.3, 400)}}, units)
         row = {column: math.nan for column in SUMMARY_COLUMNS} | {"left_out": "none", "method": "pool", "domains": 3,
-                                                                   "units": 90, statistic: point}
+                                                                   "units": 90, statistic: point} | CLUSTERS
         pd.DataFrame([row]).assign(system=system)[["system", *SUMMARY_COLUMNS]].to_csv(
             tmp_path / f"{system}.summary.tsv", sep="\t", index=False)
     summaries = {system: str(tmp_path / f"{system}.summary.tsv") for system in points}

@@ -25,6 +25,9 @@ from nlp_robustness.studies.profile import build_profile
 from nlp_robustness.statistics.engine import SUMMARY_COLUMNS
 
 SIX = ["A", "B", "C", "D", "E", "F"]
+#: The cluster counts the engine records in a pool row (documents and their degrees of freedom), which the
+#: paired comparisons read for their few-cluster treatment: 100 documents in 3 domains.
+CLUSTERS = {"smallest_stratum_clusters": 30, "cluster_degrees_of_freedom": 97}
 RESAMPLES = 1000
 
 
@@ -51,7 +54,7 @@ def _planted(tmp_path: Path, systems: list[str], measures: list[dict], seed: int
     table.to_csv(tmp_path / "table.csv", index=False)
     units = pd.DataFrame({"domain": ["a"], "unit_id": ["1"]})
     summary = pd.DataFrame([{column: math.nan for column in SUMMARY_COLUMNS} | {"left_out": "none", "method": "pool",
-                                                                                 "domains": 3, "units": 300}])
+                                                                                 "domains": 3, "units": 300} | CLUSTERS])
     for system in systems:
         write_replicates(str(tmp_path / f"{system}.replicates.npz"), {"none": replicates[system]}, units)
         summary.assign(system=system)[["system", *SUMMARY_COLUMNS]].to_csv(tmp_path / f"{system}.summary.tsv", sep="\t", index=False)
