@@ -111,7 +111,7 @@ def test_an_axis_named_separated_says_which_column_separates_and_that_the_evenne
     assert "no pair of systems is separated (Holm over the 1 pair at 0.05" in paragraph  # the between-domain SD
     sentence = next(sentence for sentence in paragraph.split(". ") if sentence.startswith("Test domains ("))
     assert sentence.startswith("Test domains (3 columns): most robust pivot-a, "
-                               "least robust pivot-b: the pair is separated on the axis score (the mean rank over its tested columns)")
+                               "least robust pivot-b: the pair is separated on the axis score (the mean rank over its tested columns; Holm p ")
     assert ("by column: pivot-a is most robust and separated from every other system on γ-area planted and between-domain "
             "share planted, not on between-domain SD planted (0 of 1 pairs separated)") in sentence
     assert "distinguishable as" not in paragraph

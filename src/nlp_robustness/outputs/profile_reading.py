@@ -114,7 +114,7 @@ def _verdict(rows: pd.DataFrame, verdicts: Verdicts | None, words: tuple[str, st
     """The verdict on one ranked set of rows (an axis, or one column; ``rows``: system, rank, rank_lo, rank_hi)
     from its verdict rows (module docstring), and the claims it makes (``about``: group, axis, statistic,
     label). ``values`` (system -> value and its text) leads with the lowest and highest value; ``on`` names
-    the score separated (an axis: " on the axis score ...")."""
+    the score separated (an axis of several tested columns: " on the axis score")."""
     rows = rows.assign(rank=rows["rank"].astype(float), rank_lo=[_number(value) for value in rows["rank_lo"]],
                        rank_hi=[_number(value) for value in rows["rank_hi"]])
     shown = _shown(values)
@@ -123,7 +123,8 @@ def _verdict(rows: pd.DataFrame, verdicts: Verdicts | None, words: tuple[str, st
     if verdicts is None:
         return f"{shown}no paired comparisons behind it, so no system is named", []
     separated, pairs = len(verdicts.separated_pairs()), verdicts.pairs
-    holm = f"Holm over the {pairs} pair{'s' * (pairs != 1)} at {level:g}"
+    note = "the mean rank over its tested columns; " if on else ""
+    holm = f"{note}Holm over the {pairs} pair{'s' * (pairs != 1)} at {level:g}"
     counted = f"{separated} of {pairs} pair{'s' * (pairs != 1)} separated{on} ({holm})"
     claims = [claim("pairs separated" if separated else "none separated", about, verdicts, [], verdicts.largest_p())]
     if not separated:
@@ -132,7 +133,7 @@ def _verdict(rows: pd.DataFrame, verdicts: Verdicts | None, words: tuple[str, st
     named = [(system, word, kind) for system, word, kind in ((best, words[0], "best named"), (worst, words[1], "worst named")) if system]
     claims += [claim(kind, about, verdicts, [system], verdicts.largest_p(system)) for system, _, kind in named]
     if len(verdicts.order) == 2 and len(named) == 2:
-        return f"{shown}{words[0]} {best}, {words[1]} {worst}: the pair is separated{on} (Holm p {_p(verdicts.largest_p())})", claims
+        return f"{shown}{words[0]} {best}, {words[1]} {worst}: the pair is separated{on} ({note}Holm p {_p(verdicts.largest_p())})", claims
     text = shown + ", ".join(f"{word} {system}" for system, word, _ in named)
     text += (", each separated from every other system; " if len(named) == 2 else
              ", separated from every other system; " if named else "")
@@ -304,7 +305,7 @@ def read_out(axes: pd.DataFrame, axes_kendall: pd.DataFrame, profile: pd.DataFra
             columns = [(measure, cells["label"].iloc[0], bool(is_separated(cells["answers_evenness"])[0]))
                        for measure, cells in axis_rows(measures[measures["axis"] == axis]).groupby("measure", sort=False)
                        if (group, measure) in verdicts]
-            on = " on the axis score (the mean rank over its tested columns)" if len(columns) > 1 else ""
+            on = " on the axis score" if len(columns) > 1 else ""
             if len(columns) == 1:  # the axis takes its one tested column's rows (profile_verdicts)
                 about = {**about, "statistic": columns[0][0], "label": f"{axis} (its one tested column: {columns[0][1]})"}
             text, found = _verdict(rows, verdicts.get((group, key)), words, level, about, on=on)
