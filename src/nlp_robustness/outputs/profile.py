@@ -129,7 +129,10 @@ def plot_profile(profile: pd.DataFrame, group: str, label: str, outputs: Mapping
     systems = list(dict.fromkeys(frame["system"]))
     axes_names = axes_order(frame)
     widths = [frame[frame["axis"] == axis]["measure"].nunique() for axis in axes_names]
-    figure, panels = panel_grid(1, len(axes_names), (1.6 + 0.85 * sum(widths) + 0.3 * len(widths), 2.0 + 0.42 * len(systems)),
+    # a cell's text: value, rank (interval), and on a third line the significance letters where a column has them
+    lettered = "letters" in frame and any(letters_shown(rows) for _, rows in frame.groupby("measure", sort=False))
+    figure, panels = panel_grid(1, len(axes_names), (1.6 + 0.85 * sum(widths) + 0.3 * len(widths),
+                                                     2.0 + (0.55 if lettered else 0.42) * len(systems)),
                                 gridspec_kw={"width_ratios": widths}, layout="constrained")
     tracks = is_separated(frame["tracks_quality"]) if "tracks_quality" in frame else [False] * len(frame)
     marked = set(frame.loc[tracks, "measure"])
@@ -153,7 +156,7 @@ def plot_profile(profile: pd.DataFrame, group: str, label: str, outputs: Mapping
                     faded[row, column] = bool(cell["faded"])
                     texts[row][column] = value_text(values[row]) + (
                         "" if pd.isna(cell["rank"]) else "\n" + rank_text(cell["rank"], cell.get("rank_lo"), cell.get("rank_hi"))
-                        + (f" {letters[system]}" if system in letters else ""))
+                        + (f"\n{letters[system]}" if system in letters else ""))
         image = _heatmap(panel, scaled, faded, texts, labels, systems, axis_name, show_rows=index == 0)
     if image is not None:
         bar = figure.colorbar(image, ax=panels[0].tolist(), fraction=0.02, pad=0.01)
@@ -171,7 +174,9 @@ def plot_axes_overview(axes: pd.DataFrame, labels: Mapping[str, str], outputs: M
     from nlp_robustness.outputs.figures import panel_grid, save_figure
     groups = list(dict.fromkeys(axes["group"]))
     heights = [axes[axes["group"] == group]["system"].nunique() for group in groups]
-    figure, panels = panel_grid(len(groups), 1, (_OVERVIEW_WIDTH_INCHES, 1.5 + 0.9 * len(groups) + 0.3 * sum(heights)),
+    # rows of two text lines (rank and interval, then the significance letters) where a group has letters
+    lettered = "letters" in axes and any(letters_shown(rows) for _, rows in axes.groupby(["group", "axis"], sort=False))
+    figure, panels = panel_grid(len(groups), 1, (_OVERVIEW_WIDTH_INCHES, 1.5 + 0.9 * len(groups) + (0.42 if lettered else 0.3) * sum(heights)),
                                   gridspec_kw={"height_ratios": heights}, layout="constrained")
     image = None
     for panel, group in zip(panels[:, 0], groups):
@@ -191,8 +196,9 @@ def plot_axes_overview(axes: pd.DataFrame, labels: Mapping[str, str], outputs: M
                     cell = cells.loc[system]
                     faded[row, column] = bool(cell["faded"])
                     texts[row][column] = (rank_text(cell["rank"], cell.get("rank_lo"), cell.get("rank_hi"))
-                                          + (f" {letters[system]}" if system in letters else ""))
-        image = _heatmap(panel, scaled, faded, texts, names, systems, labels.get(group, group), show_rows=True,
+                                          + (f"\n{letters[system]}" if system in letters else ""))
+        # a long group label is wrapped: wider than the panel it would run under the colour bar
+        image = _heatmap(panel, scaled, faded, texts, names, systems, textwrap.fill(labels.get(group, group), 44), show_rows=True,
                          cell_points=_OVERVIEW_POINTS)
     if image is not None:
         bar = figure.colorbar(image, ax=panels[:, 0].tolist(), fraction=0.03, pad=0.02)
