@@ -334,7 +334,7 @@ def test_with_replicates_beside_the_branch_tables_the_separated_ends_are_named(b
     assert "lowest good 1, highest weak 3; most even good, least even weak, each separated from every other system; 3 of 3" in paragraph
     # COV and Var of sentence scores track quality: out of the axis (7 columns -> 4; the design-bagged γ-area untested)
     assert ("Test domains (4 columns; tested on the 3 with bootstrap replicates): most robust good, least robust weak, "
-            "each separated from every other system; 3 of 3 pairs separated on the axis score (the mean rank over its tested "
+            "each separated from every other system on the axis score; 3 of 3 pairs separated (the mean rank over its tested "
             "columns; Holm over the 3 pairs at 0.05)") in paragraph
     assert set(profile[profile["tracks_quality"]]["measure"]) == {"cov_bleu_pool", "cov_bleu_design_bagging", "var_bleu_pool"}
     # a compared statistic's verdicts are its study's comparisons table, row for row

@@ -135,9 +135,9 @@ def _verdict(rows: pd.DataFrame, verdicts: Verdicts | None, words: tuple[str, st
     if len(verdicts.order) == 2 and len(named) == 2:
         return f"{shown}{words[0]} {best}, {words[1]} {worst}: the pair is separated{on} ({note}Holm p {_p(verdicts.largest_p())})", claims
     text = shown + ", ".join(f"{word} {system}" for system, word, _ in named)
-    text += (", each separated from every other system; " if len(named) == 2 else
-             ", separated from every other system; " if named else "")
-    text += counted
+    text += (f", each separated from every other system{on}; " if len(named) == 2 else
+             f", separated from every other system{on}; " if named else "")
+    text += counted.replace(f"separated{on} (", "separated (") if named else counted
     if separated < pairs:
         letters = verdicts.letters()
         claims.append(claim("groups", about, verdicts, list(letters), verdicts.largest_p(), letters=letters))
@@ -170,8 +170,11 @@ def _by_column(axis_verdicts: Verdicts, columns: Sequence[tuple[str, str, bool]]
             else:
                 no.append(f"{label} ({len(found.separated_pairs())} of {found.pairs} pairs separated)")
                 claims.append(claim("column does not name the end", about, found, [system], None, end=word))
-        parts.append(f"{system} is {word} and separated from every other system on "
-                     f"{_names(yes) if yes else 'none of its tested columns'}" + (f", not on {_names(no)}" if no else ""))
+        if yes:
+            parts.append(f"{system} is {word} and separated from every other system on {_names(yes)}"
+                         + (f", not on {_names(no)}" if no else ""))
+        else:
+            parts.append(f"no tested column on its own separates {system} as {word} from every other system: {_names(no)}")
     return "; ".join(parts), claims
 
 
