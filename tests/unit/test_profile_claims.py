@@ -57,9 +57,10 @@ def test_separated_pairs_are_counted_and_grouped_not_called_indistinguishable(gr
     assert not any(claim["kind"] in ("best named", "worst named") for claim in claims)
 
 
-def test_check_claims_accepts_the_run_and_catches_planted_contradictions(groups_case) -> None:
+def test_check_claims_accepts_the_run_and_catches_planted_contradictions(groups_case, tmp_path_factory) -> None:
     run, _, _, _ = groups_case
     assert check_claims(run) == []
+    assert check_claims(tmp_path_factory.mktemp("no-profile")) == []  # a run without a profile claims nothing
     comparisons = run / PROFILE_COMPARISONS
     rows = pd.read_csv(comparisons, keep_default_na=False, na_values=[""])
     # the table no longer separates A from C: the count, the largest p and the letters are now wrong

@@ -117,8 +117,10 @@ def _problem(item: Mapping[str, Any], rows: pd.DataFrame) -> str | None:
 
 def check_claims(run_directory: Path) -> list[str]:
     """One message per claim of ``<run_directory>/results/profile.json`` that its verdict rows do not support
-    (module docstring); an empty list: every claim is what the rows say."""
+    (module docstring); an empty list: every claim is what the rows say (a run without a profile has none)."""
     run_directory = Path(run_directory)
+    if not (run_directory / "results/profile.json").exists():
+        return []
     document = json.loads((run_directory / "results/profile.json").read_text(encoding="utf-8"))
     messages, cache = [], {}
     for item in document.get("claims", []):
