@@ -5,8 +5,9 @@ from nlp_robustness.outputs.report_sections import PROFILE as PROFILE_SECTION
 
 rule robustness_profile:
     """Per system: quality, consistency across test domains, each perturbation family, Natural Robustness;
-    ranks per column, Kendall tau between every two columns and between axes, the generated reading and
-    results/profile.json (every number and the hash of the config it came from)."""
+    ranks per column, Kendall tau between every two columns and between axes, the verdicts (the studies'
+    comparisons tables; the axis scores' rows computed alike into results/profile/comparisons.csv), the
+    generated reading and results/profile.json (every number, the reading's claims and the hash of the config)."""
     input:
         profile_inputs,
     output:
@@ -14,6 +15,7 @@ rule robustness_profile:
         kendall="results/profile/kendall.tsv",
         axes="results/profile/axes.tsv",
         axes_kendall="results/profile/axes_kendall.tsv",
+        comparisons="results/profile/comparisons.csv",
         json="results/profile.json",
         tables=expand("results/tables/profile/{profile_group}.{extension}", profile_group=PROFILE_GROUPS, extension=["csv", "md"]),
         html=report(
@@ -33,7 +35,7 @@ rule robustness_profile:
         plan=PROFILE_PLAN,
         permutations=lambda wildcards: PROFILE["permutations"],
         seed=lambda wildcards: PROFILE["seed"],
-        confidence=UNCERTAINTY["confidence"],
+        uncertainty=UNCERTAINTY,
         config_hash=CONFIG_HASH,
     threads: 1
     resources:

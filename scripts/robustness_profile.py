@@ -9,21 +9,26 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 
 from nlp_robustness.fileio import atomic_write  # noqa: E402
 from nlp_robustness.outputs.table_writer import write_html_table  # noqa: E402
-from nlp_robustness.outputs.profile import profile_display, profile_markdown, reading  # noqa: E402
+from nlp_robustness.outputs.comparisons import to_csv_text  # noqa: E402
+from nlp_robustness.outputs.profile import profile_display, profile_markdown  # noqa: E402
+from nlp_robustness.outputs.profile_reading import read_out  # noqa: E402
 from nlp_robustness.studies.profile import build_profile, kendall_square, profile_document, wide_table  # noqa: E402
+from nlp_robustness.studies.profile_verdicts import computed_table  # noqa: E402
 
 plan = snakemake.params.plan
 labels = {group["name"]: group["label"] for group in plan["groups"]}
-profile, kendall, axes, axes_kendall = build_profile(plan, snakemake.params.permutations, snakemake.params.seed,
-                                                     snakemake.params.confidence)
-paragraphs = reading(axes, axes_kendall, profile, {group["name"]: group for group in plan["groups"]}, snakemake.params.confidence)
-document = profile_document(plan, profile, kendall, axes, axes_kendall, paragraphs, snakemake.params.config_hash)
+uncertainty = snakemake.params.uncertainty
+profile, kendall, axes, axes_kendall, verdicts = build_profile(plan, snakemake.params.permutations, snakemake.params.seed, uncertainty)
+paragraphs, claims = read_out(axes, axes_kendall, profile, {group["name"]: group for group in plan["groups"]},
+                              uncertainty["confidence"], verdicts)
+document = profile_document(plan, profile, kendall, axes, axes_kendall, paragraphs, snakemake.params.config_hash, claims)
 
 texts = {
     snakemake.output.profile: profile.to_csv(sep="\t", index=False, lineterminator="\n"),
     snakemake.output.kendall: kendall.to_csv(sep="\t", index=False, lineterminator="\n"),
     snakemake.output.axes: axes.to_csv(sep="\t", index=False, lineterminator="\n"),
     snakemake.output.axes_kendall: axes_kendall.to_csv(sep="\t", index=False, lineterminator="\n"),
+    snakemake.output.comparisons: to_csv_text(computed_table(verdicts)),
     snakemake.output.json: json.dumps(document, indent=1, ensure_ascii=False, allow_nan=False) + "\n",
 }
 tables = {}
@@ -35,7 +40,7 @@ for index, (group, label) in enumerate(labels.items()):
     texts[snakemake.output.tables[2 * index]] = wide.to_csv(index=False, lineterminator="\n")
     texts[snakemake.output.tables[2 * index + 1]] = profile_markdown(display, label)
     texts[snakemake.output.kendall_tables[index]] = square.to_csv(index=False, lineterminator="\n")
-    tables[snakemake.output.html[index]] = (display, f"Robustness profile: {label} (value [interval] (#rank, rank interval); rank 1 = best)")
+    tables[snakemake.output.html[index]] = (display, f"Robustness profile: {label} (value [interval] (#rank, rank interval; significance letters); rank 1 = best)")
     tables[snakemake.output.kendall_html[index]] = (square, f"Kendall tau between the profile's column rankings: {label}")
 for path, text in texts.items():
     with atomic_write(path) as handle:

@@ -15,7 +15,10 @@ import pandas as pd
 import pytest
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.statistics.pool_uncertainty import write_replicates
+from nlp_robustness.outputs.comparisons import to_csv_text
+from nlp_robustness.statistics.comparisons import compare_rows
+from nlp_robustness.statistics.engine import SUMMARY_COLUMNS, read_summary
+from nlp_robustness.statistics.pool_uncertainty import read_replicates, write_replicates
 from nlp_robustness.outputs.profile import (
     plot_axes_overview,
     plot_profile,
@@ -35,6 +38,7 @@ from nlp_robustness.studies.profile import (
     wide_table,
 )
 from nlp_robustness.studies.profile_plan import complete_profile, config_hash, plan_files, profile_plan
+from tests.unit.test_profile_reading import CLUSTERS
 
 SYSTEMS = ["good", "weak", "mid"]
 
@@ -44,7 +48,7 @@ def _config(**sections) -> dict:
     natural-robustness section (and optionally sentiment and human sections)."""
     config = {
         "systems": {name: {"kind": "apertium"} for name in SYSTEMS},
-        "mt_studies": {"paper": {"systems": SYSTEMS, "language_pair": "en-fr"}},
+        "mt_studies": {"paper": {"systems": SYSTEMS, "language_pair": "en-fr", "testsets": ["wmt14", "bio"]}},
         "metrics": ["bleu", "chrf"],
         "perturbations": {"families": {
             "word_order": {"metrics": ["bleu"], "functions": {"Reversed": {}, "WordShuffle": {}}, "systems": SYSTEMS},
@@ -105,8 +109,8 @@ def test_the_plan_has_a_group_per_branch_configured() -> None:
         "var_bleu_pool", "between_sd_bleu", "between_share_bleu", "beta1_bleu", "beta2_bleu", "beta2_minus_beta1_bleu", "drop_visual-p0.1_bleu", "drop_intrude-p0.1_bleu",
         "natural_exact", "natural_chrf",
     ]
-    human = {"wmt21": {"format": "mqm", "systems": {"A": "A", "B": "B"}}}
-    sentiment = {"training": {"domains": ["books", "dvd"]}}
+    human = {"wmt21": {"format": "mqm", "systems": {"A": "A", "B": "B"}, "domains": ["news", "ted"]}}
+    sentiment = {"training": {"domains": ["books", "dvd"]}, "test": {"domains": ["books", "dvd", "music"]}}
     plan = _plan(_config(human_studies=human, sentiment=sentiment))
     assert [group["name"] for group in plan["groups"]] == ["mt", "sentiment", "wmt21"]
     wmt21 = [measure["key"] for measure in plan["groups"][2]["measures"]]
@@ -179,7 +183,7 @@ def branch_outputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def _profile(config: dict | None = None) -> tuple[dict, pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     plan = _plan(config or _config())
-    return (plan, *build_profile(plan, permutations=1000, seed=0))
+    return (plan, *build_profile(plan, permutations=1000, seed=0)[:4])
 
 
 def _values(profile: pd.DataFrame, measure: str) -> dict[str, float]:
@@ -278,7 +282,7 @@ def test_the_document_holds_every_number_and_is_strict_json(branch_outputs: Path
     measures = {measure["key"]: measure for measure in loaded["groups"][0]["measures"]}
     assert len(measures) == len(plan["groups"][0]["measures"])
     assert measures["natural_exact"]["systems"]["mid"] == {"value": 0.5, "ci_low": 0.45, "ci_high": 0.55, "rank": 2, "rank_lo": None, "rank_hi": None,
-                                                          "separated": None}  # untested: no replicates
+                                                          "separated": None, "letters": None}  # untested: no replicates
     assert measures["mean_bleu"]["source"] == "results/tables/paper/bleu/robustness_pool.csv"
     assert loaded["config_hash"] == config_hash(config) and len(loaded["groups"][0]["kendall"]) == 15 * 14 // 2
 
@@ -289,8 +293,8 @@ def test_the_reading_names_best_worst_and_disagreements(branch_outputs: Path) ->
     assert paragraph.startswith("MT systems (paper, en-fr) (3 systems; sentence BLEU).")
     # no replicates beside the branch tables: nothing is tested, so nobody is named
     assert ("Between-domain SD BLEU (the spread of the domains' true mean scores with the noise of units taken out: is "
-            "a system more even across these domains?): lowest good 1, highest weak 3; no bootstrap replicates behind "
-            "it, so its ranks have no interval and no system is named.") in paragraph
+            "a system more even across these domains?): lowest good 1, highest weak 3; no paired comparisons behind "
+            "it, so no system is named.") in paragraph
     assert ("No bootstrap replicates behind quality (1 column; good, mid, weak), test domains (4 columns; good, mid, weak), "
             "word order (1 column; good, mid, weak), character attacks (2 columns; weak, mid, good) and natural "
             "perturbations (2 columns; good, mid, weak): their ranks have no interval and no system is named") in paragraph
@@ -298,25 +302,70 @@ def test_the_reading_names_best_worst_and_disagreements(branch_outputs: Path) ->
     assert "2 of the 3! = 6 orderings, so the smallest two-sided permutation p is 0.33" in paragraph
 
 
-def test_with_replicates_beside_the_branch_tables_the_separated_ends_are_named(branch_outputs: Path) -> None:
-    """Replicates as the engine writes them, tight around the published values: every end is separated."""
-    values = {"good": {"mean": 30.0, "cov": 0.5, "gamma_area": 0.15, "variance": 100.0, "between_sd": 1.0},
-              "mid": {"mean": 20.0, "cov": 1.0, "gamma_area": 0.3, "variance": 200.0, "between_sd": 2.0},
-              "weak": {"mean": 10.0, "cov": 1.5, "gamma_area": 0.45, "variance": 300.0, "between_sd": 3.0}}
-    rng = np.random.default_rng(0)
+def _engine_outputs(values: dict[str, dict[str, float]], spread: float, seed: int = 0) -> None:
+    """Replicates and summaries as the engine writes them (relative SD ``spread`` around ``values``), and the
+    study's comparisons table written by the comparisons code itself (as the robustness_comparisons rule does)."""
+    rng = np.random.default_rng(seed)
     units = pd.DataFrame({"domain": ["a"], "unit_id": ["1"]})
+    summaries, replicates = {}, {}
     for system, statistics in values.items():
         statistics = {**statistics, "between_share": statistics["between_sd"] ** 2 / statistics["variance"]}
-        write_replicates(f"results/robustness/paper/bleu/{system}.replicates.npz",
-                         {"none": {name: value * (1 + rng.normal(0.0, 0.01, 500)) for name, value in statistics.items()}}, units)
-    plan, profile, _, axes, axes_kendall = _profile()
-    [paragraph] = reading(axes, axes_kendall, profile, {group["name"]: group for group in plan["groups"]})
-    assert "Quality: best good, worst weak, each separated from every other system." in paragraph
-    assert "lowest good 1, highest weak 3; most even good, least even weak, each separated from every other system." in paragraph
+        stem = f"results/robustness/paper/bleu/{system}"
+        drawn = {name: value * (1 + rng.normal(0.0, spread, 500)) for name, value in statistics.items()}
+        write_replicates(f"{stem}.replicates.npz", {"none": drawn}, units)
+        summary = pd.DataFrame([{column: math.nan for column in SUMMARY_COLUMNS} | statistics
+                                | {"left_out": "none", "method": "pool", "domains": 2, "units": 200} | CLUSTERS])
+        summary.assign(system=system)[["system", *SUMMARY_COLUMNS]].to_csv(f"{stem}.summary.tsv", sep="\t", index=False)
+        summaries[system] = read_summary(f"{stem}.summary.tsv")
+        replicates[system] = read_replicates(f"{stem}.replicates.npz")
+    comparisons = compare_rows(summaries, replicates, "none", 0.95, 0.8, 0)
+    Path("results/tables/paper/bleu/comparisons.csv").write_text(to_csv_text(comparisons), encoding="utf-8")
+
+
+def test_with_replicates_beside_the_branch_tables_the_separated_ends_are_named(branch_outputs: Path) -> None:
+    """Replicates as the engine writes them, tight around the published values: every end is separated."""
+    _engine_outputs({"good": {"mean": 30.0, "cov": 0.5, "gamma_area": 0.15, "variance": 100.0, "between_sd": 1.0},
+                     "mid": {"mean": 20.0, "cov": 1.0, "gamma_area": 0.3, "variance": 200.0, "between_sd": 2.0},
+                     "weak": {"mean": 10.0, "cov": 1.5, "gamma_area": 0.45, "variance": 300.0, "between_sd": 3.0}}, 0.01)
+    plan = _plan(_config())
+    profile, _, axes, axes_kendall, verdicts = build_profile(plan, permutations=1000, seed=0)
+    [paragraph] = reading(axes, axes_kendall, profile, {group["name"]: group for group in plan["groups"]}, 0.95, verdicts)
+    assert "Quality: best good, worst weak, each separated from every other system; 3 of 3 pairs separated" in paragraph
+    assert "lowest good 1, highest weak 3; most even good, least even weak, each separated from every other system; 3 of 3" in paragraph
     # COV and Var of sentence scores track quality: out of the axis (7 columns -> 4; the design-bagged γ-area untested)
     assert ("Test domains (4 columns; tested on the 3 with bootstrap replicates): most robust good, least robust weak, "
-            "each separated from every other system.") in paragraph
+            "each separated from every other system on the axis score; 3 of 3 pairs separated (the mean rank over its tested "
+            "columns; Holm over the 3 pairs at 0.05)") in paragraph
     assert set(profile[profile["tracks_quality"]]["measure"]) == {"cov_bleu_pool", "cov_bleu_design_bagging", "var_bleu_pool"}
+    # a compared statistic's verdicts are its study's comparisons table, row for row
+    assert verdicts[("mt", "between_sd_bleu")].where == {"path": "results/tables/paper/bleu/comparisons.csv", "statistic": "between_sd",
+                                                         "left_out": "none", "family": "all rows"}
+    assert verdicts[("mt", "axis: test domains")].where["path"] == "results/profile/comparisons.csv"
+    # the table prints the significance letters of a column whose rows separate a pair
+    display = profile_display(profile, "mt").set_index("measure")
+    assert display.loc["mean BLEU", ["good", "mid", "weak"]].tolist() == ["30 (#1; a)", "20 (#2; b)", "10 (#3; c)"]
+
+
+def test_a_study_of_one_test_set_is_left_out_of_the_test_domains_axis_with_its_reason(branch_outputs: Path) -> None:
+    """Issue 52, item 8: one test set has no between-domain columns (the engine cannot split one domain); the
+    profile leaves the test-domains axis out, says why, and keeps quality and the other axes."""
+    table = pd.read_csv("results/tables/paper/bleu/robustness_pool.csv")
+    table.drop(columns=["whole_pool_between_SD", "whole_pool_between_share_pct"]).to_csv(
+        "results/tables/paper/bleu/robustness_pool.csv", index=False)
+    config = _config()
+    config["mt_studies"]["paper"]["testsets"] = ["wmt14"]
+    plan = _plan(config)
+    [group] = plan["groups"]
+    assert {measure["axis"] for measure in group["measures"]} == {"quality", "word order", "character attacks", "natural perturbations"}
+    assert group["left_out"] == [{"axis": "test domains", "reason": "study paper has one test set (wmt14): there are no domains "
+                                  "to be consistent across (give it two or more test sets for this axis)"}]
+    profile, kendall, axes, axes_kendall, verdicts = build_profile(plan, permutations=100, seed=0)
+    assert "test domains" not in set(axes["axis"])
+    [paragraph] = reading(axes, axes_kendall, profile, {group["name"]: group}, 0.95, verdicts)
+    assert ("Test domains: left out of the profile, as study paper has one test set (wmt14): there are no domains to be "
+            "consistent across (give it two or more test sets for this axis).") in paragraph
+    document = profile_document(plan, profile, kendall, axes, axes_kendall, [paragraph], "hash")
+    assert document["groups"][0]["left_out"] == group["left_out"]
 
 
 def test_the_opening_page_renders_without_errors(branch_outputs: Path, tmp_path: Path) -> None:

@@ -22,9 +22,12 @@ from nlp_robustness.outputs.profile import (
 )
 from nlp_robustness.statistics.pool_uncertainty import write_replicates
 from nlp_robustness.studies.profile import build_profile
-from nlp_robustness.studies.profile_uncertainty import separated_systems
+from nlp_robustness.statistics.engine import SUMMARY_COLUMNS
 
 SIX = ["A", "B", "C", "D", "E", "F"]
+#: The cluster counts the engine records in a pool row (documents and their degrees of freedom), which the
+#: paired comparisons read for their few-cluster treatment: 100 documents in 3 domains.
+CLUSTERS = {"smallest_stratum_clusters": 30, "cluster_degrees_of_freedom": 97}
 RESAMPLES = 1000
 
 
@@ -50,8 +53,11 @@ def _planted(tmp_path: Path, systems: list[str], measures: list[dict], seed: int
                               "answers_evenness": measure.get("answers_evenness", False)})
     table.to_csv(tmp_path / "table.csv", index=False)
     units = pd.DataFrame({"domain": ["a"], "unit_id": ["1"]})
+    summary = pd.DataFrame([{column: math.nan for column in SUMMARY_COLUMNS} | {"left_out": "none", "method": "pool",
+                                                                                 "domains": 3, "units": 300} | CLUSTERS])
     for system in systems:
         write_replicates(str(tmp_path / f"{system}.replicates.npz"), {"none": replicates[system]}, units)
+        summary.assign(system=system)[["system", *SUMMARY_COLUMNS]].to_csv(tmp_path / f"{system}.summary.tsv", sep="\t", index=False)
     return {"metric": "planted", "groups": [{"name": "g", "label": "Planted systems", "scores": "planted scores",
                                              "systems": systems, "measures": plan_measures}]}
 
@@ -72,8 +78,8 @@ def _six_systems(tmp_path: Path) -> dict:
 
 
 def _read(plan: dict) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, str]:
-    profile, _, axes, axes_kendall = build_profile(plan, permutations=1000, seed=0, confidence=0.95)
-    [paragraph] = reading(axes, axes_kendall, profile, {group["name"]: group for group in plan["groups"]}, 0.95)
+    profile, _, axes, axes_kendall, verdicts = build_profile(plan, permutations=1000, seed=0)
+    [paragraph] = reading(axes, axes_kendall, profile, {group["name"]: group for group in plan["groups"]}, 0.95, verdicts)
     return profile, axes, axes_kendall, paragraph
 
 
@@ -85,14 +91,14 @@ def six(tmp_path_factory: pytest.TempPathFactory) -> tuple[pd.DataFrame, pd.Data
 
 def test_a_clearly_separated_best_and_worst_are_named(six) -> None:
     _, axes, _, paragraph = six
-    assert "Quality: best A, worst F, each separated from every other system." in paragraph
+    assert "Quality: best A, worst F, each separated from every other system; 15 of 15 pairs separated" in paragraph
     quality = axes[axes["axis"] == "quality"].set_index("system")
     assert quality["separated"].all() and (quality["rank_lo"] == quality["rank_hi"]).all()
 
 
 def test_an_inseparable_axis_names_nobody_and_gives_the_rank_intervals(six) -> None:
     _, axes, _, paragraph = six
-    assert ("Word order (1 column): no system is distinguishable from the others on this axis (rank interval of "
+    assert ("Word order (1 column): no pair of systems is separated (Holm over the 15 pairs at 0.05; rank interval of "
             "every system: 1–6).") in paragraph
     word_order = axes[axes["axis"] == "word order"].set_index("system")
     assert not word_order["separated"].any() and (word_order["rank_lo"] == 1).all() and (word_order["rank_hi"] == 6).all()
@@ -101,13 +107,13 @@ def test_an_inseparable_axis_names_nobody_and_gives_the_rank_intervals(six) -> N
 def test_the_between_domain_sd_leads_and_quality_tracking_columns_name_nobody(six) -> None:
     profile, axes, _, paragraph = six
     lead = paragraph.index("Between-domain SD planted (the spread of the domains' true mean scores")
-    assert "lowest F 1, highest A 6; most even F, least even A, each separated from every other system." in paragraph
+    assert "lowest F 1, highest A 6; most even F, least even A, each separated from every other system; 15 of 15" in paragraph
     assert lead < paragraph.index("Pooled Var and COV of sentence scores mostly restate quality") < paragraph.index("Test domains (")
     # Var is separated on its own column, and agrees with quality: it is neither named nor in the axis
     assert profile[profile["measure"] == "var"]["separated"].all()
     assert "Var planted" not in paragraph and "test domains" in set(axes["axis"])
     assert set(axes[axes["axis"] == "test domains"]["measures"]) == {1}
-    assert "Test domains (1 column): most robust F, least robust A, each separated from every other system." in paragraph
+    assert "Test domains (1 column): most robust F, least robust A, each separated from every other system; 15 of 15" in paragraph
 
 
 def test_only_a_tau_whose_interval_excludes_0_is_a_disagreement(six) -> None:
@@ -140,18 +146,20 @@ def test_with_few_systems_no_tau_is_told_from_0(tmp_path: Path, systems: int, or
     assert "disagree beyond noise" not in paragraph  # ...is still not a finding
 
 
-def test_the_separation_test_has_no_resampling_floor_and_never_separates_a_tie() -> None:
-    rng = np.random.default_rng(1)
-    point = np.array([0.0, 10.0, 20.0, 30.0, 40.0, 50.0])
-    # 50 replicates: a percentile p could not fall below 1/51, above Holm's first level 0.05 / 5
-    draws = point + rng.normal(0.0, 1.0, (50, 6))
-    assert separated_systems(draws, point, higher_is_better=False, level=0.05).all()
-    tied = np.array([0.0, 0.0, 20.0, 30.0, 40.0, 50.0])
-    assert separated_systems(tied + rng.normal(0.0, 1.0, (50, 6)), tied, False, 0.05).tolist() == [False, False, True, True, True, True]
-    # a difference against the axis's order is not a separation
-    assert not separated_systems(draws, point, False, 0.05, order=np.array([-1.0, 0.0, -3.0, -4.0, -5.0, -6.0]))[0]
-    close = np.array([0.0, 0.5, 20.0])  # 0.5 apart with replicate SD 1: not separated
-    assert separated_systems(close + rng.normal(0.0, 1.0, (2000, 3)), close, False, 0.05).tolist() == [False, False, True]
+def test_the_separated_flags_are_the_comparison_rows_verdicts(tmp_path: Path) -> None:
+    """A place is separated exactly when every row of its system in the verdict rows separates it (no rank
+    interval or test of the profile's own): a tie is never separated."""
+    plan = _planted(tmp_path, ["A", "B", "C", "D"], [
+        {"key": "mean", "axis": "quality", "role": "quality", "orientation": "higher", "values": [40.0, 40.0, 20.0, 0.0], "noise": 1.0},
+    ])
+    profile, _, _, _, verdicts = build_profile(plan, permutations=100, seed=0)
+    rows = verdicts[("g", "mean")].rows
+    for system in "ABCD":
+        own = rows[(rows["row_a"] == system) | (rows["row_b"] == system)]
+        flag = bool(profile[(profile["measure"] == "mean") & (profile["system"] == system)]["separated"].iloc[0])
+        assert flag == bool((own["verdict"] != "not distinguishable").all()), system
+    assert profile.set_index("system").loc[["A", "B"], "separated"].tolist() == [False, False]
+    assert profile.set_index("system").loc[["C", "D"], "separated"].tolist() == [True, True]
 
 
 def test_the_figures_fade_exactly_the_places_not_separated(six, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -181,7 +189,10 @@ def test_the_figures_fade_exactly_the_places_not_separated(six, tmp_path: Path, 
             assert matrix[row, column] == faded[(axis, system)], (axis, system)
     word_order = axes[(axes["axis"] == "word order") & (axes["system"] == "A")].iloc[0]
     assert texts[rows.index("A")][columns.index("word order")] == rank_text(word_order["rank"], word_order["rank_lo"], word_order["rank_hi"])
-    assert "(" in texts[rows.index("A")][columns.index("word order")] and texts[rows.index("A")][columns.index("quality")] == "#1"
+    assert "(" in texts[rows.index("A")][columns.index("word order")]
+    # the significance letters of a column whose rows separate a pair, none where none is separated
+    assert texts[rows.index("A")][columns.index("quality")] == "#1\na" and texts[rows.index("F")][columns.index("quality")] == "#6\nf"
+    assert "\n" not in texts[rows.index("A")][columns.index("word order")]
     drawn.clear()
     plot_profile(profile, "g", "Planted systems", {"png": tmp_path / "g.png"})
     cells = dict(zip(zip(profile["measure"], profile["system"]), faded_cells(profile)))
@@ -200,6 +211,7 @@ def test_only_the_separated_end_is_named_and_the_others_get_their_intervals(tmp_
         {"key": "mean", "axis": "quality", "role": "quality", "orientation": "higher", "values": [30.0, 10.0, 10.1], "noise": 1.0},
     ])
     _, axes, _, paragraph = _read(plan)
-    assert ("Quality: best A, separated from every other system; no system is distinguishable as worst "
-            "(rank intervals: A 1, C 2–3, B 2–3).") in paragraph
+    assert ("Quality: best A, separated from every other system; 2 of 3 pairs separated (Holm over the 3 pairs at 0.05); "
+            "significance groups (systems sharing a letter are not separated): A a, C b, B b.") in paragraph
+    assert "distinguishable" not in paragraph
     assert axes.set_index("system")["separated"].tolist() == [True, False, False]

@@ -11,9 +11,11 @@ columns) the same way: small enough to open the report with.
 
 Both figures show how sure each rank is, so that a reader who only looks at the picture does not read noise
 as order: a cell's text carries its rank interval where it is wider than one rank (``#2 (1–6)``), and a cell
-whose place is not *separated* from every other system (:mod:`nlp_robustness.studies.profile_uncertainty`;
-untested where its column has no bootstrap replicates) is faded to a light grey, with a line under the
-figure saying so. Colour alone would not do: γ-areas of 0.126-0.129 that no test tells apart span the whole
+whose system is not *separated* from every other system by the verdict rows
+(:mod:`nlp_robustness.studies.profile_verdicts`: the comparisons tables; untested where its column has no
+bootstrap replicates) is faded to a light grey, with a line under the figure saying so, and where a column's
+rows separate at least one pair each cell carries its significance letters (``#3 ab``: systems sharing a
+letter are not separated), the same letters the reading prints. Colour alone would not do: γ-areas of 0.126-0.129 that no test tells apart span the whole
 scale. The detailed figure marks with † the columns that mostly restate quality (left out of the axes).
 The reading is :mod:`.profile_reading`.
 """
@@ -43,7 +45,7 @@ if TYPE_CHECKING:
 
 # matplotlib is imported by the drawing functions, on first use: the jobs that only write tables start without it.
 
-__all__ = ["faded_cells", "plot_axes_overview", "plot_profile", "profile_display", "profile_markdown", "rank_text", "read_axes_table", "read_profile_table",
+__all__ = ["faded_cells", "letters_shown", "plot_axes_overview", "plot_profile", "profile_display", "profile_markdown", "rank_text", "read_axes_table", "read_profile_table",
            "reading", "report_description", "rst_text", "value_text"]
 
 _COLOURS = "viridis"
@@ -59,6 +61,14 @@ _FADE, _FADED_GREY = 0.85, 0.92
 _TRACKS_QUALITY = " †"
 
 
+def letters_shown(frame: pd.DataFrame) -> dict[str, str]:
+    """The significance letters to print in a column's or axis's cells (system -> letters): only where its
+    rows separate a pair (more than one letter in use); one group says nothing a faded cell does not."""
+    letters = {system: str(value) for system, value in zip(frame["system"], frame.get("letters", pd.Series(dtype=str)))
+               if isinstance(value, str) and value and value != "nan"}
+    return letters if len({letter for value in letters.values() for letter in value}) > 1 else {}
+
+
 def faded_cells(frame: pd.DataFrame) -> list[bool]:
     """Which rows of a profile or axes table the figures fade: every place not separated from every other
     system (the rank interval wider than one rank, the paired tests not separating it, or untested: no
@@ -68,8 +78,9 @@ def faded_cells(frame: pd.DataFrame) -> list[bool]:
 
 
 def _legend(confidence: float, tracks_quality: bool, width: int) -> str:
-    parts = [f"Faded: place not separated from every other system at {confidence:.0%} (paired bootstrap, Holm) "
-             f"or untested (no replicates). Brackets: {confidence:.0%} rank interval."]
+    parts = [f"Faded: not separated from every other system at {1 - confidence:g} (the comparisons tables' paired "
+             f"tests, Holm over all pairs) or untested (no replicates). Brackets: {confidence:.0%} rank interval. "
+             "Letters: significance groups; systems sharing a letter are not separated."]
     if tracks_quality:
         parts.append("†: mostly restates quality, left out of the axis ranking.")
     return textwrap.fill(" ".join(parts), width)
@@ -118,7 +129,10 @@ def plot_profile(profile: pd.DataFrame, group: str, label: str, outputs: Mapping
     systems = list(dict.fromkeys(frame["system"]))
     axes_names = axes_order(frame)
     widths = [frame[frame["axis"] == axis]["measure"].nunique() for axis in axes_names]
-    figure, panels = panel_grid(1, len(axes_names), (1.6 + 0.85 * sum(widths) + 0.3 * len(widths), 2.0 + 0.42 * len(systems)),
+    # a cell's text: value, rank (interval), and on a third line the significance letters where a column has them
+    lettered = "letters" in frame and any(letters_shown(rows) for _, rows in frame.groupby("measure", sort=False))
+    figure, panels = panel_grid(1, len(axes_names), (1.6 + 0.85 * sum(widths) + 0.3 * len(widths),
+                                                     2.0 + (0.55 if lettered else 0.42) * len(systems)),
                                 gridspec_kw={"width_ratios": widths}, layout="constrained")
     tracks = is_separated(frame["tracks_quality"]) if "tracks_quality" in frame else [False] * len(frame)
     marked = set(frame.loc[tracks, "measure"])
@@ -135,12 +149,14 @@ def plot_profile(profile: pd.DataFrame, group: str, label: str, outputs: Mapping
             labels.append(cells["label"].iloc[0] + (_TRACKS_QUALITY if measure in marked else ""))
             values = np.array([float(cells["value"].get(system, math.nan)) for system in systems])
             scaled[:, column] = _scaled(values, cells["orientation"].iloc[0] == "higher")
+            letters = letters_shown(cells.reset_index())
             for row, system in enumerate(systems):
                 if system in cells.index and math.isfinite(values[row]):
                     cell = cells.loc[system]
                     faded[row, column] = bool(cell["faded"])
                     texts[row][column] = value_text(values[row]) + (
-                        "" if pd.isna(cell["rank"]) else "\n" + rank_text(cell["rank"], cell.get("rank_lo"), cell.get("rank_hi")))
+                        "" if pd.isna(cell["rank"]) else "\n" + rank_text(cell["rank"], cell.get("rank_lo"), cell.get("rank_hi"))
+                        + (f"\n{letters[system]}" if system in letters else ""))
         image = _heatmap(panel, scaled, faded, texts, labels, systems, axis_name, show_rows=index == 0)
     if image is not None:
         bar = figure.colorbar(image, ax=panels[0].tolist(), fraction=0.02, pad=0.01)
@@ -158,7 +174,9 @@ def plot_axes_overview(axes: pd.DataFrame, labels: Mapping[str, str], outputs: M
     from nlp_robustness.outputs.figures import panel_grid, save_figure
     groups = list(dict.fromkeys(axes["group"]))
     heights = [axes[axes["group"] == group]["system"].nunique() for group in groups]
-    figure, panels = panel_grid(len(groups), 1, (_OVERVIEW_WIDTH_INCHES, 1.5 + 0.9 * len(groups) + 0.3 * sum(heights)),
+    # rows of two text lines (rank and interval, then the significance letters) where a group has letters
+    lettered = "letters" in axes and any(letters_shown(rows) for _, rows in axes.groupby(["group", "axis"], sort=False))
+    figure, panels = panel_grid(len(groups), 1, (_OVERVIEW_WIDTH_INCHES, 1.5 + 0.9 * len(groups) + (0.42 if lettered else 0.3) * sum(heights)),
                                   gridspec_kw={"height_ratios": heights}, layout="constrained")
     image = None
     for panel, group in zip(panels[:, 0], groups):
@@ -172,12 +190,15 @@ def plot_axes_overview(axes: pd.DataFrame, labels: Mapping[str, str], outputs: M
             cells = frame[frame["axis"] == name].set_index("system")
             means = np.array([float(cells["mean_rank"].get(system, math.nan)) for system in systems])
             scaled[:, column] = _scaled(means, higher_is_better=False)
+            letters = letters_shown(cells.reset_index())
             for row, system in enumerate(systems):
                 if system in cells.index:
                     cell = cells.loc[system]
                     faded[row, column] = bool(cell["faded"])
-                    texts[row][column] = rank_text(cell["rank"], cell.get("rank_lo"), cell.get("rank_hi"))
-        image = _heatmap(panel, scaled, faded, texts, names, systems, labels.get(group, group), show_rows=True,
+                    texts[row][column] = (rank_text(cell["rank"], cell.get("rank_lo"), cell.get("rank_hi"))
+                                          + (f"\n{letters[system]}" if system in letters else ""))
+        # a long group label is wrapped: wider than the panel it would run under the colour bar
+        image = _heatmap(panel, scaled, faded, texts, names, systems, textwrap.fill(labels.get(group, group), 44), show_rows=True,
                          cell_points=_OVERVIEW_POINTS)
     if image is not None:
         bar = figure.colorbar(image, ax=panels[:, 0].tolist(), fraction=0.03, pad=0.02)
@@ -189,14 +210,16 @@ def plot_axes_overview(axes: pd.DataFrame, labels: Mapping[str, str], outputs: M
 
 def profile_display(profile: pd.DataFrame, group: str) -> pd.DataFrame:
     """One group's profile for reading: a row per measure (axis, column), a column per system holding
-    'value [interval] (#rank, rank interval)' as text -- with few systems and many measures, measures down the page read
-    better than across it (the CSV keeps a row per system)."""
+    'value [interval] (#rank, rank interval; letters)' as text -- with few systems and many measures, measures down the
+    page read better than across it (the CSV keeps a row per system). The letters are the significance groups
+    (:func:`letters_shown`: where the column's rows separate a pair)."""
     frame = profile[profile["group"] == group]
     systems = list(dict.fromkeys(frame["system"]))
     rows = []
     for measure, cells in frame.groupby("measure", sort=False):
         row = {"axis": cells["axis"].iloc[0], "measure": cells["label"].iloc[0]}
         by_system = cells.set_index("system")
+        letters = letters_shown(cells)
         for system in systems:
             if system not in by_system.index:
                 row[system] = MISSING
@@ -209,7 +232,7 @@ def profile_display(profile: pd.DataFrame, group: str) -> pd.DataFrame:
             if pd.notna(cell["rank"]):
                 spread = (f", {int(cell['rank_lo'])}–{int(cell['rank_hi'])}"
                           if "rank_lo" in cell and pd.notna(cell["rank_lo"]) and cell["rank_lo"] != cell["rank_hi"] else "")
-                rank = f" (#{cell['rank']}{spread})"
+                rank = f" (#{cell['rank']}{spread}{'; ' + letters[system] if system in letters else ''})"
             row[system] = f"{text}{rank}"
         rows.append(row)
     return pd.DataFrame(rows, columns=["axis", "measure", *systems])
@@ -217,7 +240,8 @@ def profile_display(profile: pd.DataFrame, group: str) -> pd.DataFrame:
 
 def profile_markdown(display: pd.DataFrame, label: str) -> str:
     """:func:`profile_display` as Markdown, under its title."""
-    return f"**Robustness profile: {label}** (value [interval] (#rank, rank interval); rank 1 = best)\n\n" + markdown_table(display)
+    return (f"**Robustness profile: {label}** (value [interval] (#rank, rank interval; significance letters: systems "
+            "sharing a letter are not separated); rank 1 = best)\n\n" + markdown_table(display))
 
 
 def rst_text(text: str) -> str:

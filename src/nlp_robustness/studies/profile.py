@@ -39,6 +39,7 @@ import pandas as pd
 from nlp_robustness.statistics.rankings import kendall_tau, rank_values
 from nlp_robustness.studies.profile_sources import LONG_COLUMNS, read_profile
 from nlp_robustness.studies.profile_uncertainty import axis_intervals, axis_rows, axis_tau_intervals, rank_intervals
+from nlp_robustness.studies.profile_verdicts import Verdicts, profile_verdicts
 
 __all__ = [
     "KENDALL_COLUMNS",
@@ -63,6 +64,7 @@ def rank_profile(profile: pd.DataFrame) -> pd.DataFrame:
     ranked["rank"] = pd.array([pd.NA] * len(ranked), dtype="Int64")
     ranked["rank_lo"] = ranked["rank_hi"] = np.nan  # filled by profile_uncertainty.rank_intervals
     ranked["separated"] = pd.array([pd.NA] * len(ranked), dtype="boolean")
+    ranked["letters"] = ""
     for _, rows in ranked.groupby(["group", "measure"], sort=False):
         finite = rows[np.isfinite(rows["value"].astype(float))]
         if finite.empty:
@@ -141,11 +143,13 @@ def _flag(value: Any) -> bool | None:
 
 
 def profile_document(plan: Mapping[str, Any], profile: pd.DataFrame, kendall: pd.DataFrame, axes: pd.DataFrame,
-                     axes_kendall: pd.DataFrame, reading: Sequence[str], digest: str) -> dict[str, Any]:
+                     axes_kendall: pd.DataFrame, reading: Sequence[str], digest: str,
+                     claims: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
     """Every number of the profile as one JSON-ready document (``results/profile.json``): the config hash,
-    the profile's metric, per group its systems, measures (with source, orientation and per-system value,
-    interval and rank), axis rankings, the Kendall taus between measures and between axes, and the
-    generated reading."""
+    the profile's metric, per group its systems, the axes left out (with their reason), measures (with
+    source, orientation and per-system value, interval, rank, separated flag and significance letters),
+    axis rankings, the Kendall taus between measures and between axes, the generated reading and its claims
+    (:mod:`nlp_robustness.outputs.profile_claims`)."""
     groups = []
     for group in plan["groups"]:
         frame = profile[profile["group"] == group["name"]]
@@ -161,17 +165,20 @@ def profile_document(plan: Mapping[str, Any], profile: pd.DataFrame, kendall: pd
                     row.system: {"value": _finite(row.value), "ci_low": _finite(row.ci_low), "ci_high": _finite(row.ci_high),
                                  "rank": None if row.rank is pd.NA else int(row.rank),
                                  "rank_lo": _finite(row.rank_lo), "rank_hi": _finite(row.rank_hi),
-                                 "separated": _flag(getattr(row, "separated", pd.NA))}
+                                 "separated": _flag(getattr(row, "separated", pd.NA)),
+                                 "letters": getattr(row, "letters", "") or None}
                     for row in rows.itertuples()
                 },
             })
         group_axes = axes[axes["group"] == group["name"]]
         groups.append({
-            "name": group["name"], "label": group["label"], "systems": list(group["systems"]), "measures": measures,
+            "name": group["name"], "label": group["label"], "systems": list(group["systems"]),
+            "left_out": list(group.get("left_out", [])), "measures": measures,
             "axes": [{"axis": row.axis, "system": row.system, "measures": int(row.measures), "mean_rank": float(row.mean_rank),
                       "rank": int(row.rank), "rank_lo": _finite(getattr(row, "rank_lo", None)),
                       "rank_hi": _finite(getattr(row, "rank_hi", None)), "tested": int(getattr(row, "tested", 0)),
-                      "separated": _flag(getattr(row, "separated", pd.NA))} for row in group_axes.itertuples()],
+                      "separated": _flag(getattr(row, "separated", pd.NA)), "letters": getattr(row, "letters", "") or None}
+                     for row in group_axes.itertuples()],
             "kendall": [{"first": row.first, "second": row.second, "systems": int(row.systems), "tau": _finite(row.tau),
                          "p_value": _finite(row.p_value)} for row in kendall[kendall["group"] == group["name"]].itertuples()],
             "axes_kendall": [{"first": row.first, "second": row.second, "systems": int(row.systems), "tau": _finite(row.tau),
@@ -179,7 +186,13 @@ def profile_document(plan: Mapping[str, Any], profile: pd.DataFrame, kendall: pd
                               "tau_lo": _finite(getattr(row, "tau_lo", None)), "tau_hi": _finite(getattr(row, "tau_hi", None))}
                              for row in axes_kendall[axes_kendall["group"] == group["name"]].itertuples()],
         })
-    return {"config_hash": digest, "metric": plan["metric"], "groups": groups, "reading": list(reading)}
+    return {"config_hash": digest, "metric": plan["metric"], "groups": groups, "reading": list(reading),
+            "claims": [_json_ready(item) for item in claims]}
+
+
+def _json_ready(item: Mapping[str, Any]) -> dict[str, Any]:
+    """A claim with its numbers as plain floats (NaN as None) for strict JSON."""
+    return {key: (_finite(value) if isinstance(value, (float, np.floating)) else value) for key, value in item.items()}
 
 
 def wide_table(profile: pd.DataFrame, group: str) -> pd.DataFrame:
@@ -213,17 +226,24 @@ def axis_kendall(axes: pd.DataFrame, permutations: int | None = None, seed: int 
     return pd.DataFrame(rows, columns=["group", "first", "second", "systems", "tau", *(["p_value"] if permutations else [])])
 
 
-def build_profile(plan: Mapping[str, Any], permutations: int, seed: int,
-                  confidence: float = 0.95) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """The whole profile from the branch outputs the plan names: the ranked long table with rank intervals
-    and separated places, the Kendall taus between measures, the axis rankings with their rank intervals and
-    separated places, and the Kendall taus between axes with their permutation p-values and intervals
-    (:mod:`.profile_uncertainty`, at ``confidence``)."""
+def build_profile(plan: Mapping[str, Any], permutations: int, seed: int, uncertainty: Mapping[str, Any] | None = None
+                  ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame, dict[tuple[str, str], Verdicts]]:
+    """The whole profile from the branch outputs the plan names: the ranked long table with rank intervals,
+    separated places and significance letters, the Kendall taus between measures, the axis rankings with the
+    same, the Kendall taus between axes with their permutation p-values and intervals
+    (:mod:`.profile_uncertainty`), and the verdict rows behind every separated place by (group, measure key
+    or axis key) (:mod:`.profile_verdicts`). ``uncertainty``: the run's confidence, power and seed of the
+    paired comparisons (default 0.95, 0.8, 0)."""
+    settings = {"confidence": 0.95, "power": 0.8, "seed": 0, **(uncertainty or {})}
+    confidence = settings["confidence"]
     profile = rank_profile(read_profile(plan))
     axes = axis_rankings(profile)
     profile, draws = rank_intervals(plan, profile, confidence)
-    return (profile[list(LONG_COLUMNS)], kendall_matrix(profile, permutations, seed), axis_intervals(profile, axes, draws, confidence),
-            axis_tau_intervals(profile, axis_kendall(axes, permutations, seed), draws, confidence))
+    axes = axis_intervals(profile, axes, draws, confidence)
+    profile, axes, verdicts = profile_verdicts(plan, profile, axes, draws, settings)
+    return (profile[list(LONG_COLUMNS)], kendall_matrix(profile, permutations, seed), axes,
+            axis_tau_intervals(profile, axis_kendall(axes[["group", "axis", "system", "measures", "mean_rank", "rank"]], permutations, seed),
+                               draws, confidence), verdicts)
 
 
 def kendall_square(kendall: pd.DataFrame, profile: pd.DataFrame, group: str) -> pd.DataFrame:

@@ -31,6 +31,7 @@ from typing import Any
 
 from nlp_robustness.display_names import METHOD_NAMES, family_name, metric_name
 from nlp_robustness.errors import InputError
+from nlp_robustness.statistics.comparisons import COMPARED_STATISTICS
 from nlp_robustness.statistics.pools import WHOLE_POOL, csv_group
 from nlp_robustness.studies.plan import human_rows
 from nlp_robustness.studies.sentiment import sentiment_classifiers
@@ -101,11 +102,14 @@ def _measure(key: str, axis: str, label: str, metric: str | None, role: str, ori
             "source": source, "tracks_quality": tracks_quality, "answers_evenness": answers_evenness}
 
 
-def _replicates(gammas: Mapping[str, str], statistic: str, scale: float = 1.0) -> dict[str, Any]:
+def _replicates(gammas: Mapping[str, str], statistic: str, tables: str, scale: float = 1.0) -> dict[str, Any]:
     """Where a whole-pool column's bootstrap replicates are (beside each row's gamma table; see
-    :mod:`.profile_uncertainty`): the source keys ``replicates``, ``statistic`` and ``scale``."""
+    :mod:`.profile_uncertainty`) and, for a statistic the comparisons tables compare, the comparisons table
+    of its study (``tables``) that holds its verdicts (:mod:`.profile_verdicts`): the source keys
+    ``replicates``, ``statistic``, ``scale`` and ``comparisons``."""
+    compared = {"comparisons": f"{tables}/comparisons.csv"} if statistic in COMPARED_STATISTICS and scale == 1.0 else {}
     return {"replicates": {row: path.removesuffix(".gamma.tsv") + ".replicates.npz" for row, path in gammas.items()},
-            "statistic": statistic, "scale": scale}
+            "statistic": statistic, "scale": scale, **compared}
 
 
 def _consistency(prefix: str, score: str, label: str, tables: str, gammas: Mapping[str, str], with_cov: bool = True,
@@ -120,12 +124,12 @@ def _consistency(prefix: str, score: str, label: str, tables: str, gammas: Mappi
             measures.append(_measure(
                 f"{prefix}cov_{score}_{method}", axis, f"COV {label} ({METHOD_NAMES[method]})", score,
                 "robustness", "lower", {"kind": "table_column", "path": f"{tables}/robustness_{method}.csv",
-                                        "column": f"{csv_group(WHOLE_POOL)}_COV", **(_replicates(gammas, "cov") if pooled else {})},
+                                        "column": f"{csv_group(WHOLE_POOL)}_COV", **(_replicates(gammas, "cov", tables) if pooled else {})},
                 tracks_quality=sentence_scores))
         measures.append(_measure(
             f"{prefix}gamma_area_{score}_{method}", axis, f"γ-area {label} ({METHOD_NAMES[method]})", score,
             "robustness", "lower", {"kind": "gamma_area", "paths": dict(gammas), "method": method,
-                                    **(_replicates(gammas, "gamma_area") if pooled else {})}))
+                                    **(_replicates(gammas, "gamma_area", tables) if pooled else {})}))
     return measures
 
 
@@ -138,15 +142,25 @@ def _between_domains(prefix: str, score: str, label: str, tables: str, gammas: M
     pool = csv_group(WHOLE_POOL)
     return [
         _measure(f"{prefix}var_{score}_pool", axis, f"Var {label} (whole pool)", score, "robustness", "lower",
-                 {"kind": "table_column", "path": path, "column": f"{pool}_Var", **_replicates(gammas, "variance")},
+                 {"kind": "table_column", "path": path, "column": f"{pool}_Var", **_replicates(gammas, "variance", tables)},
                  tracks_quality=True),
         _measure(f"{prefix}between_sd_{score}", axis, f"between-domain SD {label}", score, "robustness", "lower",
-                 {"kind": "table_column", "path": path, "column": f"{pool}_between_SD", **_replicates(gammas, "between_sd")},
+                 {"kind": "table_column", "path": path, "column": f"{pool}_between_SD", **_replicates(gammas, "between_sd", tables)},
                  answers_evenness=True),
         _measure(f"{prefix}between_share_{score}", axis, f"between-domain share {label} (%)", score, "robustness",
                  "lower", {"kind": "table_column", "path": path, "column": f"{pool}_between_share_pct",
-                           **_replicates(gammas, "between_share", 100.0)}),
+                           **_replicates(gammas, "between_share", tables, 100.0)}),
     ]
+
+
+def _one_domain(study: str, kind: str, domains: Sequence[str], axes: Sequence[str]) -> list[dict[str, str]]:
+    """The axes a study of fewer than two domains cannot enter, each with its reason (the profile states it):
+    consistency across domains needs two of them; its quality and perturbation axes stay."""
+    if len(domains) >= 2:
+        return []
+    reason = (f"{study} has one {kind} ({', '.join(domains)}): there are no domains to be consistent across "
+              f"(give it two or more {kind}s for this axis)")
+    return [{"axis": axis, "reason": reason} for axis in axes]
 
 
 def _natural(criteria: Sequence[str], rows: Sequence[str]) -> list[dict]:
@@ -202,17 +216,19 @@ def profile_plan(config: Mapping[str, Any], gamma_curves: Mapping[str, Mapping[s
         measures = [
             _measure(f"mean_{metric}", "quality", f"mean {display}", metric, "quality", "higher",
                      {"kind": "table_column", "path": f"{tables}/robustness_pool.csv", "column": f"{csv_group(WHOLE_POOL)}_Mean",
-                      **_replicates(gamma_curves[f"{study}/{metric}"], "mean")}),
-            *_consistency("", metric, display, tables, gamma_curves[f"{study}/{metric}"]),
-            *_between_domains("", metric, display, tables, gamma_curves[f"{study}/{metric}"]),
+                      **_replicates(gamma_curves[f"{study}/{metric}"], "mean", tables)}),
         ]
+        left_out = _one_domain(f"study {study}", "test set", spec["testsets"], ["test domains"])
+        if not left_out:
+            measures += [*_consistency("", metric, display, tables, gamma_curves[f"{study}/{metric}"]),
+                         *_between_domains("", metric, display, tables, gamma_curves[f"{study}/{metric}"])]
         for family, view in section["families"].items():
             if set(families[family]["systems"]) & set(systems):
                 measures += _family_measures(family, view, metric, list(families[family]["functions"]), display)
         if natural and set(natural["systems"]) & set(systems):
             measures += _natural(["exact", "chrf"], natural["systems"])
         groups.append({"name": "mt" if index == 0 else f"mt-{study}", "label": f"MT systems ({study}, {spec['language_pair']})",
-                       "scores": f"sentence {display}", "systems": systems, "measures": measures})
+                       "scores": f"sentence {display}", "systems": systems, "measures": measures, "left_out": left_out})
 
     sentiment = config.get("sentiment")
     if sentiment:
@@ -220,13 +236,15 @@ def profile_plan(config: Mapping[str, Any], gamma_curves: Mapping[str, Mapping[s
         measures = [
             _measure("mean_accuracy", "quality", "mean accuracy", "accuracy", "quality", "higher",
                      {"kind": "table_column", "path": "results/tables/sentiment/robustness_pool.csv", "column": f"{csv_group(WHOLE_POOL)}_Mean",
-                      **_replicates(gamma_curves["sentiment"], "mean")}),
-            *_consistency("", "accuracy", "accuracy", "results/tables/sentiment", gamma_curves["sentiment"], sentence_scores=False),
+                      **_replicates(gamma_curves["sentiment"], "mean", "results/tables/sentiment")}),
         ]
+        left_out = _one_domain("the sentiment study", "test domain", sentiment["test"]["domains"], ["test domains"])
+        if not left_out:
+            measures += _consistency("", "accuracy", "accuracy", "results/tables/sentiment", gamma_curves["sentiment"], sentence_scores=False)
         if natural:
             measures += _natural(["label"], classifiers)
         groups.append({"name": "sentiment", "label": "Sentiment classifiers", "scores": "accuracy in %", "systems": classifiers,
-                       "measures": measures})
+                       "measures": measures, "left_out": left_out})
 
     for study, spec in config.get("human_studies", {}).items():  # a human axis for the systems of each human study
         names = human_rows(spec)
@@ -236,14 +254,16 @@ def profile_plan(config: Mapping[str, Any], gamma_curves: Mapping[str, Mapping[s
             measures.append(_measure(
                 f"mean_{score}", "quality", f"mean {label}", score, "quality", "higher",
                 {"kind": "table_column", "path": f"results/tables/human/{study}/{score}/robustness_pool.csv",
-                 "column": f"{csv_group(WHOLE_POOL)}_Mean", **_replicates(gamma_curves[f"human/{study}/{score}"], "mean")}))
-        for score, label in ((metric, display), ("human", human_label)):  # people's consistency: an axis of its own
+                 "column": f"{csv_group(WHOLE_POOL)}_Mean", **_replicates(gamma_curves[f"human/{study}/{score}"], "mean", f"results/tables/human/{study}/{score}")}))
+        left_out = _one_domain(f"human study {study}", "domain", spec["domains"], ["test domains", "human judgements"])
+        for score, label in ((metric, display), ("human", human_label)) if not left_out else ():  # people's consistency: an axis of its own
             prefix, tables, gammas = f"{'human' if score == 'human' else 'metric'}_", f"results/tables/human/{study}/{score}", gamma_curves[f"human/{study}/{score}"]
             axis = "human judgements" if score == "human" else "test domains"
             measures += _consistency(prefix, score, label, tables, gammas, with_cov=score != "human", axis=axis)
             measures += _between_domains(prefix, score, label, tables, gammas, axis=axis)
         groups.append({"name": study, "label": f"{spec.get('description', study)} (human judgements)",
-                       "scores": f"{human_label} and sentence {display}", "systems": names, "measures": measures})
+                       "scores": f"{human_label} and sentence {display}", "systems": names, "measures": measures,
+                       "left_out": left_out})
     return {"metric": metric, "groups": groups}
 
 
@@ -253,9 +273,16 @@ def _source_files(source: Mapping[str, Any]) -> list[str]:
 
 
 def plan_files(plan: Mapping[str, Any]) -> list[str]:
-    """Every file the plan reads, once, in plan order (the profile job's input)."""
-    files = [path for group in plan["groups"] for measure in group["measures"]
-             for path in [*_source_files(measure["source"]), *measure["source"].get("replicates", {}).values()]]
+    """Every file the plan reads, once, in plan order (the profile job's input): the measures' sources, their
+    replicates and the summaries beside them, and the comparisons tables that hold their verdicts."""
+    files = []
+    for group in plan["groups"]:
+        for measure in group["measures"]:
+            source = measure["source"]
+            replicates = list(source.get("replicates", {}).values())
+            files += [*_source_files(source), *replicates,
+                      *(path.removesuffix(".replicates.npz") + ".summary.tsv" for path in replicates),
+                      *([source["comparisons"]] if "comparisons" in source else [])]
     return list(dict.fromkeys(files))
 
 

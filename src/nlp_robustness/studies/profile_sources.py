@@ -30,7 +30,7 @@ __all__ = [
 
 #: Columns of the long profile table (one row per group, system and measure).
 LONG_COLUMNS = ("group", "system", "axis", "measure", "label", "metric", "role", "tracks_quality", "answers_evenness",
-                "orientation", "value", "ci_low", "ci_high", "rank", "rank_lo", "rank_hi", "separated", "source")
+                "orientation", "value", "ci_low", "ci_high", "rank", "rank_lo", "rank_hi", "separated", "letters", "source")
 
 
 def _read_csv(path: str, cache: dict[str, pd.DataFrame]) -> pd.DataFrame:
@@ -154,7 +154,7 @@ def read_profile(plan: Mapping[str, Any]) -> pd.DataFrame:
                     "tracks_quality": bool(measure.get("tracks_quality", False)),
                     "answers_evenness": bool(measure.get("answers_evenness", False)),
                     "orientation": measure["orientation"], "value": value, "ci_low": low, "ci_high": high,
-                    "rank_lo": math.nan, "rank_hi": math.nan, "separated": pd.NA, "source": where,
+                    "rank_lo": math.nan, "rank_hi": math.nan, "separated": pd.NA, "letters": "", "source": where,
                 })
     columns = [column for column in LONG_COLUMNS if column != "rank"]
     return pd.DataFrame(rows, columns=columns)

@@ -1,4 +1,4 @@
-"""How sure the profile's ranks and axis agreements are: rank intervals, separation tests, Kendall tau intervals.
+"""How sure the profile's ranks and axis agreements are: rank intervals, tested axis scores, Kendall tau intervals.
 
 A profile column read from a study table (mean, Var, COV, the between-domain SD and share, the
 gamma-area on the whole pool) has the engine's bootstrap replicates for every system
@@ -7,16 +7,11 @@ gamma-area on the whole pool) has the engine's bootstrap replicates for every sy
 replicate gives the bootstrap distribution of each system's rank; its percentile interval is the *rank
 interval* (ties share the better rank, as the point ranks).
 
-**Separated** (:func:`separated_systems`): a system's place is separated from every other system when, for
-each other system, the paired bootstrap of their difference puts it on the side of the point order: the
-Wald test z = d / sd(d*) (d the point difference, d* its replicates; a two-sided p from the normal, so p has
-no 1/(B + 1) floor and needs no more replicates than the SE does), Holm over the S - 1 comparisons (the
-family of the question "is this system's place established?"), at level 1 - confidence; and its rank
-interval is a single rank (the two agree but at the margin; requiring both keeps a cell marked separated
-from showing a wide interval). A column is tested on its values; an axis on its *tested score*, the mean
-rank over its columns that have replicates, recomputed in every replicate. Holm over S - 1 comparisons is
-less strict than the comparisons tables' Holm over all S(S - 1)/2 pairs, which answer another question
-(every pair at once). The reading and the figures name or mark a place only where it is separated.
+**Separated** places are not decided here: the paired-comparison rows are the profile's one verdict
+source (:mod:`.profile_verdicts`: the study's comparisons tables, and the same code for the axis scores).
+This module gives those rows the *tested score* of an axis (:func:`_axis_draws`): the mean rank over its
+columns that have replicates, recomputed in every replicate. A rank interval is descriptive (how far a
+system's rank moves over the resamples), never a verdict.
 
 Columns without replicates (perturbation families, Natural Robustness, bagged columns) keep their point rank
 in every replicate: an axis's rank interval and the taus reflect the columns that have replicates only, and
@@ -40,11 +35,10 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from nlp_robustness.statistics.paired_tests import holm
 from nlp_robustness.statistics.pool_uncertainty import read_replicates
 from nlp_robustness.statistics.pools import WHOLE_POOL
 
-__all__ = ["axis_intervals", "axis_rows", "axis_tau_intervals", "rank_intervals", "rank_interval", "replicate_ranks", "replicate_taus", "separated_systems",
+__all__ = ["axis_intervals", "axis_rows", "axis_tau_intervals", "rank_intervals", "rank_interval", "replicate_ranks", "replicate_taus",
            "tau_interval"]
 
 Draws = Mapping[tuple[str, str], Mapping[str, NDArray[np.float64]]]
@@ -57,45 +51,6 @@ def replicate_ranks(values: NDArray[np.float64], higher_is_better: bool) -> NDAr
     oriented = -values if higher_is_better else values
     oriented = np.where(np.isfinite(oriented), oriented, np.inf)
     return stats.rankdata(oriented, method="min", axis=1).astype(np.float64)
-
-
-def _two_sided_p(point: float, replicates: NDArray[np.float64]) -> float:
-    """The Wald p of a paired difference: z = point / sd(replicates), two-sided normal; NaN with fewer than
-    two finite replicates. Replicates without spread: 0 when they share the point's sign, else 1."""
-    finite = replicates[np.isfinite(replicates)]
-    if finite.size < 2 or not math.isfinite(point):
-        return math.nan
-    spread = float(finite.std(ddof=1))
-    if spread == 0:
-        return 0.0 if np.sign(finite[0]) == np.sign(point) != 0 else 1.0
-    return math.erfc(abs(point) / spread / math.sqrt(2))
-
-
-def separated_systems(draws: NDArray[np.float64], point: NDArray[np.float64], higher_is_better: bool, level: float,
-                      order: NDArray[np.float64] | None = None) -> NDArray[np.bool_]:
-    """Per system (a column of ``draws``, (B, S), paired replicates of ``point``, (S,)): whether the paired
-    tests separate it from every other system (module docstring), Holm over its S - 1 comparisons at
-    ``level``. ``order`` (better-up, (S,); default ``point`` oriented): the point order each difference must
-    agree with (an axis is tested on its columns with replicates but ranked on all of them). A tie is never
-    separated; one system has no other to be separated from."""
-    sign = 1.0 if higher_is_better else -1.0
-    up, up_draws = sign * np.asarray(point, dtype=float), sign * np.asarray(draws, dtype=float)
-    order = up if order is None else np.asarray(order, dtype=float)
-    count = up.size
-    result = np.zeros(count, dtype=bool)
-    for system in range(count if count > 1 else 0):
-        p_values = []
-        for other in range(count):
-            if other == system:
-                continue
-            difference = up[system] - up[other]
-            if difference == 0 or np.sign(difference) != np.sign(order[system] - order[other]):
-                p_values = [math.nan]
-                break
-            p_values.append(_two_sided_p(difference, up_draws[:, system] - up_draws[:, other]))
-        adjusted = holm(p_values)
-        result[system] = bool(np.all(np.isfinite(adjusted)) and np.all(adjusted < level))
-    return result
 
 
 def _measure_replicates(source: Mapping[str, Any], systems: Sequence[str],
@@ -126,13 +81,11 @@ def rank_interval(ranks: NDArray[np.float64], confidence: float) -> tuple[NDArra
 
 
 def rank_intervals(plan: Mapping[str, Any], profile: pd.DataFrame, confidence: float) -> tuple[pd.DataFrame, dict]:
-    """``profile`` (ranked) with ``rank_lo``, ``rank_hi`` and ``separated`` per cell (NaN / NA for columns
-    without replicates; a column is tested on its values), and the replicate ranks per (group, measure) ->
+    """``profile`` (ranked) with ``rank_lo`` and ``rank_hi`` per cell (NaN for columns without replicates), and the replicate ranks per (group, measure) ->
     system -> (B,) array for :func:`axis_intervals` and :func:`axis_tau_intervals`."""
     ranked = profile.copy()
     ranked["rank_lo"] = np.nan
     ranked["rank_hi"] = np.nan
-    ranked["separated"] = pd.array([pd.NA] * len(ranked), dtype="boolean")
     cache: dict[str, dict[str, dict[str, NDArray[np.float64]]]] = {}
     draws: dict[tuple[str, str], dict[str, NDArray[np.float64]]] = {}
     for group in plan["groups"]:
@@ -149,10 +102,8 @@ def rank_intervals(plan: Mapping[str, Any], profile: pd.DataFrame, confidence: f
             matrix = np.column_stack([replicates[system] for system in systems])
             ranks = replicate_ranks(matrix, higher)
             low, high = rank_interval(ranks, confidence)
-            tested = separated_systems(matrix, rows["value"].to_numpy(dtype=float), higher, 1 - confidence)
             ranked.loc[rows.index, "rank_lo"] = low
             ranked.loc[rows.index, "rank_hi"] = high
-            ranked.loc[rows.index, "separated"] = tested & (low == high)
             draws[(group["name"], measure["key"])] = {system: ranks[:, position] for position, system in enumerate(systems)}
     return ranked, draws
 
@@ -195,13 +146,12 @@ def _axis_draws(rows: pd.DataFrame, group: str, draws: Draws) -> tuple[int, dict
 def axis_intervals(profile: pd.DataFrame, axes: pd.DataFrame, draws: Draws, confidence: float) -> pd.DataFrame:
     """``axes`` (:func:`nlp_robustness.studies.profile.axis_rankings`) with per system and axis ``rank_lo`` and
     ``rank_hi`` (the rank of the axis's mean rank in every replicate), ``tested`` (the axis's columns with
-    replicates) and ``separated`` (module docstring: tested on those columns, in the direction of the axis's
-    ranking over all of them); NaN / 0 / NA for an axis without replicates."""
+    replicates); NaN / 0 for an axis without replicates. Its separated places come from the axis score's
+    verdict rows (:mod:`.profile_verdicts`)."""
     result = axes.copy()
     result["rank_lo"] = np.nan
     result["rank_hi"] = np.nan
     result["tested"] = 0
-    result["separated"] = pd.array([pd.NA] * len(result), dtype="boolean")
     rows = axis_rows(profile)
     for group, frame in rows.groupby("group", sort=False):
         n_draws, full, tested = _axis_draws(frame, group, draws)
@@ -210,21 +160,15 @@ def axis_intervals(profile: pd.DataFrame, axes: pd.DataFrame, draws: Draws, conf
             systems = [system for system in selected["system"] if system in scores]
             if len(systems) < 2 or len(systems) != len(selected):
                 continue
-            selected = selected.set_index("system").loc[systems]
             ranks = replicate_ranks(np.column_stack([full[axis][system] for system in systems]), higher_is_better=False)
             low, high = rank_interval(ranks, confidence)
             backed = frame[(frame["axis"] == axis) & frame["measure"].isin([key[1] for key in draws if key[0] == group])]
-            point = backed.groupby("system")["rank"].agg(lambda values: float(np.mean(values.astype(float))))
-            matrix = np.column_stack([scores[system] for system in systems])
-            separated = separated_systems(matrix, point.loc[systems].to_numpy(), False, 1 - confidence,
-                                          order=-selected["mean_rank"].to_numpy(dtype=float))
             index = result.index[(result["group"] == group) & (result["axis"] == axis)]
             position = {system: place for place, system in enumerate(systems)}
             for row_index in index:
                 place = position[result.at[row_index, "system"]]
                 result.loc[row_index, ["rank_lo", "rank_hi"]] = [low[place], high[place]]
                 result.at[row_index, "tested"] = int(backed["measure"].nunique())
-                result.at[row_index, "separated"] = bool(separated[place] and low[place] == high[place])
     return result
 
 
