@@ -21,6 +21,7 @@ from nlp_robustness.statistics.engine import SUMMARY_COLUMNS, read_summary
 from nlp_robustness.statistics.pool_uncertainty import read_replicates, write_replicates
 from nlp_robustness.outputs.profile import (
     plot_axes_overview,
+    panel_rows,
     plot_profile,
     profile_display,
     profile_markdown,
@@ -409,3 +410,26 @@ def test_the_display_shows_value_interval_and_rank_per_measure(branch_outputs: P
     assert "| test domains | COV BLEU (pool) | 0.5 (#1) | 1.5 (#3) | 1 (#2) |" in profile_markdown(display.reset_index()[
         ["axis", "measure", "good", "weak", "mid"]], "MT systems")
     assert rst_text("a_b*") == "a\\_b\\*"
+
+
+def test_panels_wrap_into_rows_so_the_cell_text_can_be_read_in_the_report() -> None:
+    """Issue 52: the default run's MT profile drew its 20 columns in one row, 18 inches wide: shown 900 px wide in the
+    report its cell text was 4.8 px. Panels now wrap into rows of at most nine columns, an axis wider than that on a
+    row of its own."""
+    assert panel_rows([1, 7, 3, 5, 2]) == [[0, 1], [2, 3], [4]]
+    assert panel_rows([12, 2, 2]) == [[0], [1, 2]]
+    assert panel_rows([2, 2, 2, 2]) == [[0, 1, 2, 3]]
+
+
+def test_a_wide_profile_keeps_its_text_readable_at_the_reports_width(branch_outputs: Path, tmp_path: Path) -> None:
+    from PIL import Image
+
+    from nlp_robustness.outputs.figures import DPI, MIN_SHOWN_TEXT_PX, REPORT_WIDTH_PX
+    _, profile, _, _, _ = _profile()
+    rows = profile[profile["group"] == "mt"]
+    # the same panels four times over (other axis names): about 24 columns, as many as the default run's MT group
+    wide = pd.concat([rows.assign(axis=rows["axis"] + suffix, measure=rows["measure"] + suffix) for suffix in ("", " 2", " 3", " 4")])
+    plot_profile(wide, "mt", "MT systems", {"png": tmp_path / "wide.png"})
+    width_inches = Image.open(tmp_path / "wide.png").size[0] / DPI
+    assert wide["measure"].nunique() >= 20
+    assert 7 * REPORT_WIDTH_PX / (72 * width_inches) >= MIN_SHOWN_TEXT_PX  # 7-point cell text at the report's width

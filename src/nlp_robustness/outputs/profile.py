@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
 # matplotlib is imported by the drawing functions, on first use: the jobs that only write tables start without it.
 
-__all__ = ["faded_cells", "letters_shown", "plot_axes_overview", "plot_profile", "profile_display", "profile_markdown", "rank_text", "read_axes_table", "read_profile_table",
+__all__ = ["faded_cells", "letters_shown", "panel_rows", "plot_axes_overview", "plot_profile", "profile_display", "profile_markdown", "rank_text", "read_axes_table", "read_profile_table",
            "reading", "report_description", "rst_text", "value_text"]
 
 _COLOURS = "viridis"
@@ -57,6 +57,9 @@ _OVERVIEW_WIDTH_INCHES, _FIGURE_DPI = 4.6, 150
 #: How far a faded cell's colour is moved towards light grey (0: not at all, 1: grey): far enough that
 #: the faint colour left does not read as an order, near enough to show the column's scale.
 _FADE, _FADED_GREY = 0.85, 0.92
+#: The most measure columns in one row of the detailed profile's panels: at 0.85 inch a column the figure stays
+#: about 10 inches wide, so its 7-point cell text shows at about 8-9 px in the report's 900 px.
+_ROW_COLUMNS = 9
 #: The mark of a column that mostly restates quality (pooled Var, COV of sentence scores).
 _TRACKS_QUALITY = " †"
 
@@ -121,49 +124,80 @@ def _heatmap(axis: plt.Axes, scaled: np.ndarray, faded: np.ndarray, texts: list[
     return mappable
 
 
+def panel_rows(widths: Sequence[int], most: int = _ROW_COLUMNS) -> list[list[int]]:
+    """The axes' panels (their column counts ``widths``, in order) laid out in rows of at most ``most`` columns; an
+    axis wider than that has a row of its own. A profile of 20 columns in one row is shown 900 px wide at 5 px text."""
+    rows: list[list[int]] = []
+    for index, width in enumerate(widths):
+        if rows and sum(widths[i] for i in rows[-1]) + width <= most:
+            rows[-1].append(index)
+        else:
+            rows.append([index])
+    return rows
+
+
 def plot_profile(profile: pd.DataFrame, group: str, label: str, outputs: Mapping[str, str | Path], confidence: float = 0.95) -> None:
     """The detailed profile of one group: a panel per axis, systems as rows, measures as columns; a cell's text
-    its value and rank (with the rank interval), faded where its place is not separated (:func:`faded_cells`)."""
-    from nlp_robustness.outputs.figures import panel_grid, save_figure
+    its value and rank (with the rank interval), faded where its place is not separated (:func:`faded_cells`). The
+    panels wrap into rows of at most :data:`_ROW_COLUMNS` columns, each column as wide in every row, so the figure
+    stays narrow enough for its cell text to be read at the report's width."""
+    from nlp_robustness.outputs.figures import plt, save_figure
     frame = profile[profile["group"] == group].assign(faded=lambda rows: faded_cells(rows))
     systems = list(dict.fromkeys(frame["system"]))
     axes_names = axes_order(frame)
     widths = [frame[frame["axis"] == axis]["measure"].nunique() for axis in axes_names]
+    layout = panel_rows(widths)
+    row_columns = max(sum(widths[index] for index in row) for row in layout)
+    most_panels = max(len(row) for row in layout)
     # a cell's text: value, rank (interval), and on a third line the significance letters where a column has them
     lettered = "letters" in frame and any(letters_shown(rows) for _, rows in frame.groupby("measure", sort=False))
-    figure, panels = panel_grid(1, len(axes_names), (1.6 + 0.85 * sum(widths) + 0.3 * len(widths),
-                                                     2.0 + (0.55 if lettered else 0.42) * len(systems)),
-                                gridspec_kw={"width_ratios": widths}, layout="constrained")
+    row_height = 1.6 + (0.55 if lettered else 0.42) * len(systems)
+    figure = plt.figure(figsize=(1.6 + 0.85 * row_columns + 0.3 * most_panels, 0.6 + row_height * len(layout)),
+                        layout="constrained")
+    row_figures = np.atleast_1d(figure.subfigures(len(layout), 1))
     tracks = is_separated(frame["tracks_quality"]) if "tracks_quality" in frame else [False] * len(frame)
     marked = set(frame.loc[tracks, "measure"])
-    image = None
-    for index, (panel, axis_name) in enumerate(zip(panels[0], axes_names)):
-        rows = frame[frame["axis"] == axis_name]
-        measures = list(dict.fromkeys(rows["measure"]))
-        scaled = np.full((len(systems), len(measures)), np.nan)
-        faded = np.ones((len(systems), len(measures)), dtype=bool)
-        texts = [["" for _ in measures] for _ in systems]
-        labels = []
-        for column, measure in enumerate(measures):
-            cells = rows[rows["measure"] == measure].set_index("system")
-            labels.append(cells["label"].iloc[0] + (_TRACKS_QUALITY if measure in marked else ""))
-            values = np.array([float(cells["value"].get(system, math.nan)) for system in systems])
-            scaled[:, column] = _scaled(values, cells["orientation"].iloc[0] == "higher")
-            letters = letters_shown(cells.reset_index())
-            for row, system in enumerate(systems):
-                if system in cells.index and math.isfinite(values[row]):
-                    cell = cells.loc[system]
-                    faded[row, column] = bool(cell["faded"])
-                    texts[row][column] = value_text(values[row]) + (
-                        "" if pd.isna(cell["rank"]) else "\n" + rank_text(cell["rank"], cell.get("rank_lo"), cell.get("rank_hi"))
-                        + (f"\n{letters[system]}" if system in letters else ""))
-        image = _heatmap(panel, scaled, faded, texts, labels, systems, axis_name, show_rows=index == 0)
+    image, first_row_panels = None, []
+    for row_figure, row in zip(row_figures, layout):
+        spare = row_columns - sum(widths[index] for index in row)  # an empty slot keeps every column as wide
+        ratios = [widths[index] for index in row] + ([spare] if spare else [])
+        panels = np.atleast_1d(row_figure.subplots(1, len(ratios), gridspec_kw={"width_ratios": ratios}))
+        if spare:
+            panels[-1].set_axis_off()
+        first_row_panels = first_row_panels or list(panels[:len(row)])
+        for position, (panel, axis_name) in enumerate(zip(panels, [axes_names[index] for index in row])):
+            image = _profile_panel(panel, frame[frame["axis"] == axis_name], systems, marked, axis_name,
+                                   show_rows=position == 0) or image
     if image is not None:
-        bar = figure.colorbar(image, ax=panels[0].tolist(), fraction=0.02, pad=0.01)
+        bar = figure.colorbar(image, ax=first_row_panels, fraction=0.02, pad=0.01)
         bar.set_label("place in column (1 = best)", fontsize=8)
     figure.suptitle(f"Robustness profile: {label} (cell: value, #rank (rank interval))", fontsize=10)
-    figure.supxlabel(_legend(confidence, bool(marked), 60 + 12 * sum(widths)), fontsize=_CELL_POINTS + 1)
+    figure.supxlabel(_legend(confidence, bool(marked), 60 + 12 * row_columns), fontsize=_CELL_POINTS + 1)
     save_figure(figure, outputs)
+
+
+def _profile_panel(panel: plt.Axes, rows: pd.DataFrame, systems: Sequence[str], marked: set[str], axis_name: str,
+                   show_rows: bool) -> matplotlib.cm.ScalarMappable:
+    """One axis's panel of :func:`plot_profile`: its measures as columns, a cell's value, rank and letters."""
+    measures = list(dict.fromkeys(rows["measure"]))
+    scaled = np.full((len(systems), len(measures)), np.nan)
+    faded = np.ones((len(systems), len(measures)), dtype=bool)
+    texts = [["" for _ in measures] for _ in systems]
+    labels = []
+    for column, measure in enumerate(measures):
+        cells = rows[rows["measure"] == measure].set_index("system")
+        labels.append(cells["label"].iloc[0] + (_TRACKS_QUALITY if measure in marked else ""))
+        values = np.array([float(cells["value"].get(system, math.nan)) for system in systems])
+        scaled[:, column] = _scaled(values, cells["orientation"].iloc[0] == "higher")
+        letters = letters_shown(cells.reset_index())
+        for row, system in enumerate(systems):
+            if system in cells.index and math.isfinite(values[row]):
+                cell = cells.loc[system]
+                faded[row, column] = bool(cell["faded"])
+                texts[row][column] = value_text(values[row]) + (
+                    "" if pd.isna(cell["rank"]) else "\n" + rank_text(cell["rank"], cell.get("rank_lo"), cell.get("rank_hi"))
+                    + (f"\n{letters[system]}" if system in letters else ""))
+    return _heatmap(panel, scaled, faded, texts, labels, systems, axis_name, show_rows=show_rows)
 
 
 def plot_axes_overview(axes: pd.DataFrame, labels: Mapping[str, str], outputs: Mapping[str, str | Path],
