@@ -121,6 +121,11 @@ def test_wmt_xml_then_plain_text_then_wmt_xml_again_in_one_checkout(checkout: Pa
     assert "holds the results of config file" not in again.stdout
     for run in (run_a, run_b):  # one truth: every verdict, interval and Holm p, and the profile's reading, agree
         assert check_run(run, 0.05) == [], run
+    # the worked config's report opens with its profile (issue 52, item 8: a one-test-set study crashed the profile,
+    # and then --report)
+    report = _snakemake(checkout, xml_config, "--report", str(run_a / "report.html"))
+    assert report.returncode == 0, report.stdout[-3000:]
+    assert "Robustness profile" in (run_a / "report.html").read_text(encoding="utf-8", errors="replace")
     # B pointed at A's run directory would replace A's results: planning says so (a warning; a dry run goes on)
     mixed = _snakemake(checkout, plain_config, "--dry-run", "--config", "run_directory=runs/wmt-xml")
     assert mixed.returncode == 0, mixed.stdout[-3000:]
