@@ -35,7 +35,8 @@ from numpy.typing import NDArray
 
 from nlp_robustness.errors import InputError
 from nlp_robustness.sampling import rng_for
-from nlp_robustness.statistics.paired_tests import VERDICTS, adjusted_levels, critical_value, difference, holm, verdict
+from nlp_robustness.statistics.holm_intervals import holm_family
+from nlp_robustness.statistics.paired_tests import VERDICTS, Difference, difference, verdict
 from nlp_robustness.statistics.percentile_intervals import ClusterCounts
 from nlp_robustness.statistics.power import units_to_detect
 
@@ -123,39 +124,35 @@ def compare_rows(
                 clusters = ClusterCounts(min(clusters_a.smallest_stratum, clusters_b.smallest_stratum),
                                          min(clusters_a.degrees_of_freedom, clusters_b.degrees_of_freedom))
                 compared = difference(float(pool_a[statistic]), float(pool_b[statistic]), reps_a, reps_b, confidence, clusters)
-                block.append({
+                block.append(({
                     "left_out": left_out, "statistic": statistic, "family": family, "row_a": row_a, "row_b": row_b,
                     "paired": paired, "estimate_a": float(pool_a[statistic]), "estimate_b": float(pool_b[statistic]),
                     "difference": compared.estimate, "standard_error": compared.standard_error,
-                    "degrees_of_freedom": compared.degrees_of_freedom,
                     "lo_unadjusted": compared.low, "hi_unadjusted": compared.high, "p": compared.p_value,
                     "units_per_domain": float(pool_a["units"]) / float(pool_a["domains"]),
-                })
+                }, compared))
             records += _adjust(block, statistic, level, power)
     return pd.DataFrame(records, columns=list(COMPARISON_COLUMNS))
 
 
-def _adjust(block: list[dict], statistic: str, level: float, power: float) -> list[dict]:
-    """Holm over one family's pairs: adjusted p, adjusted interval, verdict and units to detect (module docstring)."""
-    p_values = [record["p"] for record in block]
-    adjusted = holm(p_values)
-    levels = adjusted_levels(p_values, adjusted, level)
-    m = int(np.isfinite(np.asarray(p_values, dtype=np.float64)).sum())
+def _adjust(block: list[tuple[dict, Difference]], statistic: str, level: float, power: float) -> list[dict]:
+    """Holm over one family's pairs (:func:`.holm_intervals.holm_family`): adjusted p, adjusted interval, verdict and
+    units to detect (module docstring)."""
+    adjusted = holm_family([compared for _, compared in block], level)
+    m = int(np.isfinite(adjusted.p_holm).sum())
     words = MEAN_VERDICTS if statistic == "mean" else VERDICTS
-    for record, p_holm, alpha_i in zip(block, adjusted, levels):
-        record["pairs"] = m
-        record["p_holm"] = float(p_holm)
-        record["level_adjusted"] = float(alpha_i)
-        degrees_of_freedom = record.pop("degrees_of_freedom")
-        half_width = (critical_value(alpha_i, degrees_of_freedom) * record["standard_error"]
-                      if np.isfinite(alpha_i) else np.nan)
-        record["lo"], record["hi"] = record["difference"] - half_width, record["difference"] + half_width
+    records = []
+    for index, (record, _) in enumerate(block):
+        p_holm = float(adjusted.p_holm[index])
+        record |= {"pairs": m, "p_holm": p_holm, "level_adjusted": float(adjusted.level_adjusted[index]),
+                   "lo": float(adjusted.low[index]), "hi": float(adjusted.high[index])}
         said = verdict(record["difference"], p_holm, level, lower_is_more_consistent=statistic != "mean")
         record["verdict"] = words[VERDICTS.index(said)]
         record["units_to_detect"] = (units_to_detect(record["units_per_domain"], record["difference"], record["standard_error"],
                                                      level / max(m, 1), power)
                                      if record["verdict"] == words[2] else np.nan)  # detected already: nothing to plan
-    return block
+        records.append(record)
+    return records
 
 
 def verdict_matrix(comparisons: pd.DataFrame, statistic: str, rows: list[str]) -> pd.DataFrame:

@@ -33,7 +33,6 @@ difference then agrees with the spread of sacrebleu's own paired-bootstrap diffe
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -42,12 +41,8 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from nlp_robustness.scoring.corpus_scores import corpus_signature, scores_of_totals
-from nlp_robustness.statistics.paired_tests import (
-    adjusted_levels,
-    critical_value,
-    difference,
-    holm,
-)
+from nlp_robustness.statistics.holm_intervals import holm_family
+from nlp_robustness.statistics.paired_tests import difference
 from nlp_robustness.statistics.percentile_intervals import ClusterCounts, cluster_counts, interval
 from nlp_robustness.statistics.resampling import cluster_design, resample_weights, stratum_sizes
 
@@ -170,15 +165,13 @@ def _comparisons(pools: Sequence[str], systems: Sequence[str], metrics: Sequence
             family.append((first, second, found))
         if not family:
             continue
-        p_values = np.array([found.p_value for _, _, found in family])
-        adjusted = holm(p_values)
-        levels = adjusted_levels(p_values, adjusted, level)
-        for (first, second, found), p_holm, pair_level in zip(family, adjusted, levels):
-            half = critical_value(pair_level, found.degrees_of_freedom) * found.standard_error if math.isfinite(pair_level) else math.nan
+        adjusted = holm_family([found for _, _, found in family], level)
+        for index, (first, second, found) in enumerate(family):
+            p_holm = float(adjusted.p_holm[index])
             rows.append({
                 "pool": pool, "metric": metric, "system_a": first, "system_b": second, "difference": found.estimate,
-                "standard_error": found.standard_error, "p_value": found.p_value, "p_holm": float(p_holm), "pairs": len(family),
-                "lo": found.estimate - half, "hi": found.estimate + half, "lo_unadjusted": found.low, "hi_unadjusted": found.high,
-                "separated": bool(p_holm < level),
+                "standard_error": found.standard_error, "p_value": found.p_value, "p_holm": p_holm, "pairs": len(family),
+                "lo": float(adjusted.low[index]), "hi": float(adjusted.high[index]), "lo_unadjusted": found.low,
+                "hi_unadjusted": found.high, "separated": bool(p_holm < level),
             })
     return pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS))

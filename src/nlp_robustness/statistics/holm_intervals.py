@@ -4,10 +4,10 @@ Every table that prints a Holm p or a verdict prints, beside it, the interval th
 interval of each difference at the level Holm's procedure holds that difference to
 (:func:`.paired_tests.adjusted_levels`: alpha_i = alpha p_i / p_Holm,i), d +/- t(alpha_i, df) SE with the
 SE and the degrees of freedom of the difference's own test (:func:`.paired_tests.difference`). It excludes 0
-exactly when p_Holm < alpha, so an interval and a verdict never disagree on the page (the comparisons tables
-of :mod:`.comparisons` and :mod:`.corpus_uncertainty` do the same). A difference's *unadjusted* interval
-(at the table's confidence, ignoring the other tests of the family) may be printed too, but only under a name
-that says so (``..._unadjusted``).
+exactly when p_Holm < alpha, so an interval and a verdict never disagree on the page: the comparisons tables
+(:mod:`.comparisons`, :mod:`.corpus_uncertainty`), the tau differences and the perturbation means all call it. A
+difference's *unadjusted* interval (at the table's confidence, ignoring the other tests of the family) may be
+printed too, but only under a name that says so (``..._unadjusted``).
 
 A difference whose test reports no evidence at all (p = 1: no difference, or one within floating-point noise)
 gets an interval that contains 0 whatever its SE says, so that even a difference of ~1e-15 with an SE of
