@@ -1,0 +1,109 @@
+"""The meta-evaluation of metrics on cross-domain consistency, for reading: its main table and its figure.
+
+The numbers come from :mod:`nlp_robustness.statistics.metric_consistency`; this module only orders, names and draws
+them. The figure shows, per consistency measure (and quality), every metric's Kendall tau with people and its
+interval, the metrics in one order in every panel, and each metric's significance cluster beside its interval, so a
+reader sees at once which metrics people's consistency ranking cannot tell apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from nlp_robustness.outputs.figures import grid, panel_grid, plt, save_figure
+from nlp_robustness.outputs.report_sections import TEXT_PX_KEY
+
+__all__ = ["MEASURE_TITLES", "main_table", "metric_order", "plot_agreement"]
+
+#: What each measure is, as a panel title and table heading.
+MEASURE_TITLES = {
+    "quality": "quality (mean score)",
+    "between_sd": "between-domain SD (nested)",
+    "interaction_sd": "system x domain interaction SD",
+    "gamma_area": "gamma area",
+}
+
+_FONT_POINTS = 9.0
+_FIGURE_WIDTH_INCHES = 9.0
+_DPI = 150
+
+
+def _measures(agreement: pd.DataFrame) -> list[str]:
+    """The measures of the table, quality first (the reference point), then the consistency measures as listed."""
+    listed = list(dict.fromkeys(agreement["measure"]))
+    return sorted(listed, key=lambda measure: (measure != "quality", listed.index(measure)))
+
+
+def metric_order(agreement: pd.DataFrame) -> list[str]:
+    """The metrics by their mean tau over the consistency measures (not quality), best first; ties by name."""
+    consistency = agreement[agreement["measure"] != "quality"]
+    if consistency.empty:
+        consistency = agreement
+    means = consistency.groupby("metric", sort=False)["tau"].mean()
+    return sorted(means.index, key=lambda metric: (-means[metric] if np.isfinite(means[metric]) else np.inf, metric))
+
+
+def main_table(agreement: pd.DataFrame, names: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """One row per metric, one column group per measure: ``tau [lo, hi] (cluster)`` as text, the metrics in
+    :func:`metric_order`. ``names``: display names of the metrics (default: as given)."""
+    names = names or {}
+    rows = []
+    for metric in metric_order(agreement):
+        row = {"metric": names.get(metric, metric)}
+        for measure in _measures(agreement):
+            cell = agreement[(agreement["metric"] == metric) & (agreement["measure"] == measure)]
+            if cell.empty:
+                row[measure] = ""
+                continue
+            entry = cell.iloc[0]
+            row[measure] = (f"{entry['tau']:+.2f} [{entry['tau_lo']:+.2f}, {entry['tau_hi']:+.2f}] "
+                            f"({int(entry['cluster'])})")
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def plot_agreement(agreement: pd.DataFrame, outputs: Mapping[str, str], title: str,
+                   names: Mapping[str, str] | None = None, human: str = "people") -> None:
+    """Kendall tau of every metric with ``human`` per measure, with its interval and significance cluster: one panel
+    per measure (two columns), the metrics in :func:`metric_order` from the top, a line at tau = 0."""
+    names = names or {}
+    measures = _measures(agreement)
+    metrics = metric_order(agreement)
+    columns = min(2, len(measures))
+    rows = int(np.ceil(len(measures) / columns))
+    height = max(2.6, 0.26 * len(metrics) + 1.2) * rows
+    plt.rcParams.update({"font.size": _FONT_POINTS})
+    figure, axes = panel_grid(rows, columns, (_FIGURE_WIDTH_INCHES, height), sharex=True, constrained_layout=True)
+    positions = np.arange(len(metrics))[::-1]
+    for index, measure in enumerate(measures):
+        axis = axes[index // columns, index % columns]
+        selected = agreement[agreement["measure"] == measure].set_index("metric").reindex(metrics)
+        tau = selected["tau"].to_numpy(dtype=float)
+        error = np.vstack([tau - selected["tau_lo"].to_numpy(dtype=float), selected["tau_hi"].to_numpy(dtype=float) - tau])
+        axis.errorbar(tau, positions, xerr=error, fmt="o", color="tab:blue", capsize=2, markersize=4)
+        for position, value, high, cluster in zip(positions, tau, selected["tau_hi"], selected["cluster"]):
+            if np.isfinite(value) and np.isfinite(cluster):
+                axis.text(min(float(high) + 0.03, 1.05), position, f"{int(cluster)}", va="center", fontsize=_FONT_POINTS)
+        axis.axvline(0.0, color="grey", linewidth=0.8)
+        axis.set_yticks(positions, [names.get(metric, metric) for metric in metrics], fontsize=_FONT_POINTS)
+        axis.set_xlim(-1.05, 1.15)
+        axis.set_title(MEASURE_TITLES.get(measure, measure), fontsize=_FONT_POINTS)
+        axis.tick_params(labelsize=_FONT_POINTS)
+        grid(axis, axis="x")
+        if index // columns == rows - 1:
+            axis.set_xlabel(f"Kendall tau with {human} (number: significance cluster)", fontsize=_FONT_POINTS)
+    for index in range(len(measures), rows * columns):
+        axes[index // columns, index % columns].set_visible(False)
+    figure.suptitle(title, fontsize=_FONT_POINTS)
+    save_figure(figure, outputs, png_text={TEXT_PX_KEY: f"{_FONT_POINTS * _DPI / 72:g}"})
+
+
+def metric_names(files: Mapping[str, Mapping[str, object]], computed: Sequence[str]) -> dict[str, str]:
+    """Display names: a file metric's configured ``description`` or its key; the workflow's own metrics marked as
+    computed here (``bleu (here)``), so a reader tells them from the same metric read from a file."""
+    names = {metric: f"{metric} (here)" for metric in computed}
+    names.update({name: str(spec.get("description") or name) for name, spec in files.items()})
+    return names
