@@ -81,7 +81,12 @@ __all__ = ["AGREEMENT_COLUMNS", "CONSISTENCY_COLUMNS", "MEASURES", "PER_DOMAIN_C
 
 #: The measures, in table order: three consistency measures (lower = more consistent) and quality.
 MEASURES = ("between_sd", "gamma_area", "interaction_sd", "quality")
+#: ``value``: the measure's point value on the score's own scale (quality: the raw mean, not oriented); ``value_lo,
+#: value_hi``: the engine's percentile interval widened for few clusters.
 CONSISTENCY_COLUMNS = ("score", "system", "measure", "value", "value_lo", "value_hi")
+#: ``tau_lo, tau_hi`` and ``accuracy_lo, accuracy_hi``: Wald intervals (:func:`.metric_agreement.agreement_interval`);
+#: ``cluster``: the WMT significance cluster (1 = best); ``systems``: systems ranked; ``pairs``: system pairs people
+#: order (human values not tied: the accuracy's denominator). ``per_domain`` has the same columns per domain.
 AGREEMENT_COLUMNS = ("metric", "measure", "tau", "tau_lo", "tau_hi", "pairwise_accuracy", "accuracy_lo", "accuracy_hi",
                      "cluster", "systems", "pairs")
 PER_DOMAIN_COLUMNS = ("metric", "domain", "tau", "tau_lo", "tau_hi", "pairwise_accuracy", "accuracy_lo", "accuracy_hi",
