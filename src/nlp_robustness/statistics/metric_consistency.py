@@ -1,0 +1,323 @@
+"""Meta-evaluation of metrics on cross-domain consistency (issue 53): which metric ranks systems by *consistency*
+across test domains as people do?
+
+**Input.** One study: a score name -> (systems, segments) array for people's score (``human``) and every metric
+(NaN = no score); each segment's domain and document (documents nested in domains); the systems. The human
+score's NaN mask defines which (system, segment) are used for *every* score: a system is measured on its own
+rated segments (sparse DA) or on all (fully crossed MQM). A metric NaN where the human score is not is an error.
+
+**One set of resamples.** Documents are drawn with replacement within their domain (the engine's design,
+:func:`.resampling.cluster_design` over the universe of (domain, document) pairs of every segment, keys and
+order as :func:`.pools._universe` makes them; domains sorted unless ``domain_order`` is given, which must be
+the study's domain order for the replicates to equal the engine's). The chunks of document counts
+(:func:`.resampling.map_chunks`, seeded by ``seed`` and ``labels``) are shared by every score and system, so people
+and every metric are resampled alike and all replicates are paired; results do not depend on ``threads``.
+
+**Measures** (per score and system; point value and B replicates):
+
+* ``between_sd``: the nested between-domain SD with documents as clusters (point:
+  :func:`.variance_components.variance_components`, replicates: :func:`.variance_components.nested_components` on
+  the per-document sums, exactly as :func:`.pool_uncertainty.pool_replicates` computes them; tested equal).
+  How much a system's quality moves across domains in absolute terms, *including* the difficulty every system
+  shares (a domain hard for everyone raises every system's between SD).
+* ``gamma_area``: the mean over the score's epsilon grid of the engine's gamma curve (point:
+  :func:`.robustness_metrics.gamma_curve`, replicates: :func:`.pool_uncertainty.document_statistics`; tested equal).
+  Threshold-free share of segments far from the system's mean: it mixes the within-domain spread in, so it is a
+  segment-level consistency, not a domain-level one.
+* ``interaction_sd``: the system x domain interaction. With M[s, d] the system's mean in domain d (per replicate:
+  its segments weighted by the replicate's document counts), the double-centred residual
+  r[s, d] = M[s, d] - mean_s' M[s', d] - (mean_d M[s, d] - mean_s',d M) removes the difficulty of domain d that
+  every system shares and the system's own level; interaction_sd[s] = sqrt(sum_d r[s, d]^2 / (D - 1)). How much a
+  system moves across domains *relative to the other systems* -- what "this system is less consistent than that
+  one" means when the domains differ in difficulty for all. Like the SD of the domain means it contains the
+  domain means' sampling noise (documents are few in some domains), which lifts small values; no document
+  correction is made, so compare it between systems of one score, not to 0.
+* ``quality``: the system's mean score over its segments (MQM: the mean segment MQM), oriented by the score's
+  ``higher_is_better`` for the agreement (higher = better); the consistency table keeps the raw mean.
+
+Lower = more consistent for the first three. A measure on a metric's own scale (BLEU points, COMET units) is
+compared across metrics only through ranks (Kendall tau with people's values of the same measure), never by value.
+The per-system intervals (``value_lo``, ``value_hi``) are the engine's: percentile, widened for the clusters of the
+smallest domain (:func:`.percentile_intervals.interval`), clipped at 0 for the SDs and gamma.
+
+**Agreement with people** (:mod:`.metric_agreement`): per metric and measure, Kendall tau-b and pairwise accuracy
+of the metric's system values against people's, in the data and in every replicate; the engine's Wald intervals
+(tau +/- t SE_boot, few-cluster widening), Holm-tested metric pairs and WMT significance clusters; ``per_domain``: the same
+for the systems' domain means (quality in each domain).
+
+**Simulation** (tests/unit/test_metric_consistency_simulation.py; 14 systems, 4 domains x 30 documents x 5
+segments, 300 simulated studies, 200 resamples, seeds 53 and 2053). Coverage of the 95 % tau interval of the
+population tau (Kendall tau between the measure on the generating domain means of the metric and of people):
+metric A (tracks people: monotone transform of the truth plus noise; population tau 0.63 between SD, 0.67
+interaction SD) 0.940 (between SD) and 0.957 (interaction SD); metric B (own unrelated domain profile, population tau
+0.03) 0.963 and 0.920. Percentile intervals gave 0.90 / 0.97 and basic ones 0.87 / 0.73 for A on 150 studies (why:
+:mod:`.metric_agreement`). Per-pair rejection of the paired test at 0.05 under the null (two metrics with the same
+transform and independent equal noise): 0.033 (between SD), 0.023 (interaction SD), unadjusted p; Holm-separated
+0.033, 0.023. Power (A separated from B, Holm over 3 pairs): 0.937 and 0.997. The mean sample tau of A is
+attenuated: 0.588 against 0.626 (between SD), 0.659 against 0.670 (interaction SD).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+
+from nlp_robustness.errors import InputError
+from nlp_robustness.statistics.metric_agreement import (
+    PAIR_COLUMNS, agreement_interval, kendall_tau_b, pair_tests, pairwise_accuracy, significance_clusters)
+from nlp_robustness.statistics.percentile_intervals import ClusterCounts, cluster_counts, interval
+from nlp_robustness.statistics.pool_uncertainty import document_statistics
+from nlp_robustness.statistics.pools import _universe
+from nlp_robustness.statistics.resampling import cluster_design, map_chunks
+from nlp_robustness.statistics.robustness_metrics import gamma_curve
+from nlp_robustness.statistics.variance_components import document_sums, nested_components, variance_components
+
+__all__ = ["AGREEMENT_COLUMNS", "CONSISTENCY_COLUMNS", "MEASURES", "PER_DOMAIN_COLUMNS", "ConsistencyReplicates",
+           "MetaEvaluation", "consistency_replicates", "interaction_sd", "meta_evaluate"]
+
+#: The measures, in table order: three consistency measures (lower = more consistent) and quality.
+MEASURES = ("between_sd", "gamma_area", "interaction_sd", "quality")
+#: ``value``: the measure's point value on the score's own scale (quality: the raw mean, not oriented); ``value_lo,
+#: value_hi``: the engine's percentile interval widened for few clusters.
+CONSISTENCY_COLUMNS = ("score", "system", "measure", "value", "value_lo", "value_hi")
+#: ``tau_lo, tau_hi`` and ``accuracy_lo, accuracy_hi``: Wald intervals (:func:`.metric_agreement.agreement_interval`);
+#: ``cluster``: the WMT significance cluster (1 = best); ``systems``: systems ranked; ``pairs``: system pairs people
+#: order (human values not tied: the accuracy's denominator). ``per_domain`` has the same columns per domain.
+AGREEMENT_COLUMNS = ("metric", "measure", "tau", "tau_lo", "tau_hi", "pairwise_accuracy", "accuracy_lo", "accuracy_hi",
+                     "cluster", "systems", "pairs")
+PER_DOMAIN_COLUMNS = ("metric", "domain", "tau", "tau_lo", "tau_hi", "pairwise_accuracy", "accuracy_lo", "accuracy_hi",
+                      "systems", "pairs")
+
+
+@dataclass(frozen=True)
+class ConsistencyReplicates:
+    """Every score's measures: ``estimates[score][measure]`` (S,), ``replicates[score][measure]`` (B, S), the systems'
+    domain means ``domain_means[score]`` (S, D) and their replicates ``domain_replicates[score]`` (B, S, D), on the
+    design whose cluster counts are ``clusters``."""
+
+    systems: tuple[str, ...]
+    domains: tuple[str, ...]
+    estimates: dict[str, dict[str, NDArray[np.float64]]]
+    replicates: dict[str, dict[str, NDArray[np.float64]]]
+    domain_means: dict[str, NDArray[np.float64]]
+    domain_replicates: dict[str, NDArray[np.float64]]
+    clusters: ClusterCounts
+
+
+@dataclass(frozen=True)
+class MetaEvaluation:
+    """The tables of :func:`meta_evaluate`: ``consistency`` (:data:`CONSISTENCY_COLUMNS`), ``agreement``
+    (:data:`AGREEMENT_COLUMNS`), ``metric_pairs`` (:data:`.metric_agreement.PAIR_COLUMNS`), ``per_domain``
+    (:data:`PER_DOMAIN_COLUMNS`)."""
+
+    consistency: pd.DataFrame
+    agreement: pd.DataFrame
+    metric_pairs: pd.DataFrame
+    per_domain: pd.DataFrame
+
+
+def interaction_sd(domain_means: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The system x domain interaction SD of every system from the domain means (..., S, D) (module docstring)."""
+    means = np.asarray(domain_means, dtype=np.float64)
+    residual = (means - means.mean(axis=-2, keepdims=True) - means.mean(axis=-1, keepdims=True)
+                + means.mean(axis=(-2, -1), keepdims=True))
+    return np.sqrt(np.sum(residual**2, axis=-1) / (means.shape[-1] - 1))
+
+
+def _checked(scores: Mapping[str, ArrayLike], human: str, domains: ArrayLike, documents: ArrayLike, systems: Sequence[str],
+             epsilons: Mapping[str, ArrayLike] | None, measures: Sequence[str]) -> tuple[dict[str, NDArray[np.float64]], NDArray[np.bool_]]:
+    """The score arrays and the human mask, or InputError naming the score, system or domain at fault."""
+    if human not in scores:
+        raise InputError(f"the human score {human!r} is not among the scores ({', '.join(scores)})")
+    unknown = [name for name in measures if name not in MEASURES]
+    if unknown:
+        raise InputError(f"unknown measure {unknown[0]!r}; measures are {', '.join(MEASURES)}")
+    if len(systems) < 3 or len(set(systems)) != len(systems):
+        raise InputError(f"need at least 3 distinct systems for a ranking agreement, got {list(systems)}")
+    arrays = {name: np.asarray(values, dtype=np.float64) for name, values in scores.items()}
+    n_segments = np.asarray(domains).size
+    if np.asarray(documents).size != n_segments:
+        raise InputError(f"{n_segments} domain labels but {np.asarray(documents).size} document labels")
+    mask = ~np.isnan(arrays[human])
+    for name, values in arrays.items():
+        if values.shape != (len(systems), n_segments):
+            raise InputError(f"score {name!r}: shape {values.shape}, expected ({len(systems)} systems, {n_segments} segments)")
+        bad = mask & ~np.isfinite(values)
+        if bad.any():
+            system = systems[int(np.flatnonzero(bad.any(axis=1))[0])]
+            raise InputError(f"score {name!r}, system {system!r}: {int(bad.sum())} segment(s) without a finite score where "
+                             f"the human score {human!r} has one")
+        if "gamma_area" in measures and (epsilons is None or name not in epsilons):
+            raise InputError(f"score {name!r}: no epsilon grid for the gamma-area")
+    return arrays, mask
+
+
+def consistency_replicates(scores: Mapping[str, ArrayLike], human: str, domains: ArrayLike, documents: ArrayLike,
+                           systems: Sequence[str], epsilons: Mapping[str, ArrayLike] | None, resamples: int, seed: int,
+                           labels: Sequence[str], measures: Sequence[str] = MEASURES, threads: int = 1,
+                           domain_order: Sequence[str] | None = None) -> ConsistencyReplicates:
+    """Point values and document-bootstrap replicates of every score's ``measures`` (module docstring).
+
+    Raises:
+        InputError: shapes differ, a metric has no score where the human score has one, fewer than 3 systems, a
+            domain with fewer than 2 documents, a system without a rated segment in some domain, an unknown measure.
+    """
+    arrays, mask = _checked(scores, human, domains, documents, systems, epsilons, measures)
+    domain_labels, document_labels = np.asarray(domains).astype(str), np.asarray(documents).astype(str)
+    order = list(domain_order) if domain_order is not None else sorted(set(domain_labels.tolist()))
+    position = {domain: code for code, domain in enumerate(order)}
+    if set(position) != set(domain_labels.tolist()):
+        raise InputError(f"domain order {order} does not name the segments' domains {sorted(set(domain_labels.tolist()))}")
+    codes = np.array([position[label] for label in domain_labels.tolist()], dtype=np.int64)
+    n_domains = len(order)
+    universe = _universe(pd.DataFrame({"domain": domain_labels, "document": document_labels}), order)
+    per_domain = np.bincount(universe[1], minlength=n_domains)
+    if n_domains < 2 or per_domain.min() < 2:
+        raise InputError(f"domain {order[int(np.argmin(per_domain))]!r} has {int(per_domain.min())} document(s); the document "
+                         "bootstrap and the between-domain SD need at least 2 domains of at least 2 documents")
+    keys = np.char.add(np.char.add(domain_labels, "\x1f"), document_labels).astype(object)
+    design = cluster_design(codes, keys, False, universe)
+    n_documents = design.n_clusters
+    gamma = "gamma_area" in measures
+    inputs = {}
+    estimates: dict[str, dict[str, NDArray[np.float64]]] = {}
+    domain_means: dict[str, NDArray[np.float64]] = {}
+    for name, values in arrays.items():
+        estimates[name] = {measure: np.empty(len(systems)) for measure in measures}
+        domain_means[name] = np.empty((len(systems), n_domains))
+        for row, system in enumerate(systems):
+            rated = mask[row]
+            own, own_codes, documents_of = values[row, rated], codes[rated], design.cluster_of_unit[rated]
+            counts = np.bincount(own_codes, minlength=n_domains)
+            if counts.min() < 1:
+                raise InputError(f"system {system!r} has no rated segment in domain {order[int(np.argmin(counts))]!r}")
+            grid = np.asarray(epsilons[name], dtype=np.float64) if gamma else None
+            inputs[name, row] = (float(own.mean()), document_sums(own, documents_of, n_documents),
+                                 document_statistics(own, documents_of, n_documents, grid) if gamma else None)
+            domain_means[name][row] = np.bincount(own_codes, weights=own, minlength=n_domains) / counts
+            if "between_sd" in measures:
+                estimates[name]["between_sd"][row] = variance_components(
+                    own, own_codes, f"score {name!r}, system {system!r}", keys[rated]).between_sd
+            if gamma:
+                estimates[name]["gamma_area"][row] = float(gamma_curve(own, grid).mean())
+            if "quality" in measures:
+                estimates[name]["quality"][row] = float(own.mean())
+        if "interaction_sd" in measures:
+            estimates[name]["interaction_sd"] = interaction_sd(domain_means[name])
+
+    def chunk(counts: NDArray[np.float64]) -> dict[str, dict[str, NDArray[np.float64]]]:
+        rows, result = counts.shape[0], {}
+        for name in arrays:
+            drawn = {measure: np.empty((rows, len(systems))) for measure in (*measures, "means")}
+            drawn["means"] = np.empty((rows, len(systems), n_domains))
+            for row in range(len(systems)):
+                shift, sums, statistics = inputs[name, row]
+                nested = nested_components(counts, *sums, universe[1], n_domains)
+                drawn["means"][:, row] = nested["domain_means"] + shift
+                if "between_sd" in measures:
+                    drawn["between_sd"][:, row] = np.sqrt(nested["between_variance"])
+                if statistics is not None:
+                    of_documents = statistics(counts)
+                    drawn["gamma_area"][:, row] = of_documents["gamma_area"]
+                    mean = of_documents["mean"]
+                else:  # the mean as document_statistics computes it
+                    mean = (counts @ sums[1]) / (counts @ sums[0]) + shift
+                if "quality" in measures:
+                    drawn["quality"][:, row] = mean
+            if "interaction_sd" in measures:
+                drawn["interaction_sd"] = interaction_sd(drawn["means"])
+            result[name] = drawn
+        return result
+
+    chunks = map_chunks(chunk, design, resamples, seed, labels, threads, cluster_counts=True)
+    replicates = {name: {measure: np.concatenate([part[name][measure] for part in chunks]) for measure in measures}
+                  for name in arrays}
+    domain_replicates = {name: np.concatenate([part[name]["means"] for part in chunks]) for name in arrays}
+    return ConsistencyReplicates(tuple(systems), tuple(order), estimates, replicates, domain_means, domain_replicates,
+                                 cluster_counts(np.bincount(design.stratum_of_cluster)))
+
+
+def _agreement(metric_values: NDArray[np.float64], metric_replicates: NDArray[np.float64], human_values: NDArray[np.float64],
+               human_replicates: NDArray[np.float64]) -> tuple[NDArray[np.float64], ...]:
+    """tau-b and accuracy of K metrics (K, S) with their replicates (K, B, S) against people's: (K,), (K, B), (K,), (K, B)."""
+    return (kendall_tau_b(metric_values, human_values), kendall_tau_b(metric_replicates, human_replicates[None]),
+            pairwise_accuracy(metric_values, human_values), pairwise_accuracy(metric_replicates, human_replicates[None]))
+
+
+def _intervals(estimate: float, replicates: NDArray[np.float64], accuracy: float, accuracy_replicates: NDArray[np.float64],
+               confidence: float, clusters: ClusterCounts) -> dict[str, float]:
+    tau_lo, tau_hi = agreement_interval(estimate, replicates, confidence, clusters, (-1.0, 1.0))
+    accuracy_lo, accuracy_hi = agreement_interval(accuracy, accuracy_replicates, confidence, clusters, (0.0, 1.0))
+    return {"tau": float(estimate), "tau_lo": tau_lo, "tau_hi": tau_hi, "pairwise_accuracy": float(accuracy),
+            "accuracy_lo": accuracy_lo, "accuracy_hi": accuracy_hi}
+
+
+def meta_evaluate(scores: Mapping[str, ArrayLike], human: str, domains: ArrayLike, documents: ArrayLike, systems: Sequence[str],
+                  epsilons: Mapping[str, ArrayLike] | None, higher_is_better: Mapping[str, bool], resamples: int, seed: int,
+                  labels: Sequence[str], confidence: float = 0.95, measures: Sequence[str] = MEASURES, threads: int = 1,
+                  domain_order: Sequence[str] | None = None) -> MetaEvaluation:
+    """The meta-evaluation of every metric (each score but ``human``) on cross-domain consistency (module docstring):
+    the consistency, agreement, metric-pair and per-domain tables. Deterministic given ``seed`` and ``labels``.
+
+    Raises:
+        InputError: as :func:`consistency_replicates`; a score without ``higher_is_better``; no metric besides ``human``.
+    """
+    metrics = [name for name in scores if name != human]
+    if not metrics:
+        raise InputError(f"no metric besides the human score {human!r}")
+    missing = [name for name in scores if name not in higher_is_better]
+    if missing:
+        raise InputError(f"score {missing[0]!r}: higher_is_better not given")
+    found = consistency_replicates(scores, human, domains, documents, systems, epsilons, resamples, seed, labels, measures,
+                                   threads, domain_order)
+    clusters, n_systems = found.clusters, len(systems)
+    sign = {name: 1.0 if higher_is_better[name] else -1.0 for name in scores}
+    consistency = []
+    for name in scores:
+        for measure in measures:
+            for row, system in enumerate(systems):
+                value = float(found.estimates[name][measure][row])
+                low, high = interval(found.replicates[name][measure][:, row], confidence, estimate=value,
+                                     clusters=clusters.smallest_stratum, non_negative=measure != "quality")
+                consistency.append({"score": name, "system": system, "measure": measure, "value": value,
+                                    "value_lo": low, "value_hi": high})
+    agreement, pairs = [], []
+    for measure in measures:
+        def oriented(name: str, values: NDArray[np.float64]) -> NDArray[np.float64]:
+            return values * sign[name] if measure == "quality" else values
+
+        taus, tau_reps, accuracy, accuracy_reps = _agreement(
+            np.stack([oriented(name, found.estimates[name][measure]) for name in metrics]),
+            np.stack([oriented(name, found.replicates[name][measure]) for name in metrics]),
+            oriented(human, found.estimates[human][measure]), oriented(human, found.replicates[human][measure]))
+        tests = pair_tests(measure, metrics, taus, tau_reps, confidence, clusters)
+        pairs += tests
+        ranks = significance_clusters(metrics, taus, {(test["metric_a"], test["metric_b"]): test["separated"] for test in tests})
+        for index, metric in enumerate(metrics):
+            agreement.append({"metric": metric, "measure": measure,
+                              **_intervals(taus[index], tau_reps[index], accuracy[index], accuracy_reps[index], confidence, clusters),
+                              "cluster": ranks[metric], "systems": n_systems, "pairs": _ordered_pairs(found.estimates[human][measure])})
+    per_domain = []
+    for code, domain in enumerate(found.domains):
+        taus, tau_reps, accuracy, accuracy_reps = _agreement(
+            np.stack([found.domain_means[name][:, code] * sign[name] for name in metrics]),
+            np.stack([found.domain_replicates[name][:, :, code] * sign[name] for name in metrics]),
+            found.domain_means[human][:, code] * sign[human], found.domain_replicates[human][:, :, code] * sign[human])
+        for index, metric in enumerate(metrics):
+            per_domain.append({"metric": metric, "domain": domain,
+                               **_intervals(taus[index], tau_reps[index], accuracy[index], accuracy_reps[index], confidence, clusters),
+                               "systems": n_systems, "pairs": _ordered_pairs(found.domain_means[human][:, code])})
+    return MetaEvaluation(pd.DataFrame(consistency, columns=list(CONSISTENCY_COLUMNS)),
+                          pd.DataFrame(agreement, columns=list(AGREEMENT_COLUMNS)),
+                          pd.DataFrame(pairs, columns=list(PAIR_COLUMNS)),
+                          pd.DataFrame(per_domain, columns=list(PER_DOMAIN_COLUMNS)))
+
+
+def _ordered_pairs(values: NDArray[np.float64]) -> int:
+    """The system pairs people order: pairs whose human values are not tied (the accuracy's denominator)."""
+    left, right = np.triu_indices(values.size, k=1)
+    return int(np.count_nonzero(values[left] != values[right]))
