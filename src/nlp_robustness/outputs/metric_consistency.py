@@ -16,7 +16,7 @@ import pandas as pd
 from nlp_robustness.outputs.figures import grid, panel_grid, plt, save_figure
 from nlp_robustness.outputs.report_sections import TEXT_PX_KEY
 
-__all__ = ["MEASURE_TITLES", "main_table", "metric_order", "plot_agreement"]
+__all__ = ["MEASURE_TITLES", "main_table", "metric_names", "metric_order", "plot_agreement", "write_meta_evaluation"]
 
 #: What each measure is, as a panel title and table heading.
 MEASURE_TITLES = {
@@ -107,3 +107,53 @@ def metric_names(files: Mapping[str, Mapping[str, object]], computed: Sequence[s
     names = {metric: f"{metric} (here)" for metric in computed}
     names.update({name: str(spec.get("description") or name) for name, spec in files.items()})
     return names
+
+
+def write_meta_evaluation(segment_files: Mapping[str, str], scores: Sequence[str], rows: Sequence[str],
+                          epsilons: Mapping[str, Mapping[str, float]], higher_is_better: Mapping[str, bool],
+                          names: Mapping[str, str], measures: Sequence[str], uncertainty: Mapping[str, object],
+                          labels: Sequence[str], study: str, human_label: str, outputs: Mapping[str, str],
+                          threads: int = 1) -> None:
+    """Compute a human study's meta-evaluation (:func:`nlp_robustness.studies.metric_consistency.meta_evaluation`) and
+    write its tables (CSV at full precision; Markdown and HTML for reading) and figure. ``outputs`` keys:
+    ``agreement``, ``agreement_markdown``, ``agreement_html``, ``pairs``, ``pairs_markdown``, ``pairs_html``,
+    ``per_domain``, ``per_domain_html``, ``consistency``, ``figure``, ``figure_pdf``."""
+    import logging
+
+    from nlp_robustness.fileio import atomic_write
+    from nlp_robustness.outputs.table_writer import markdown_table, p_value_text, write_html_table
+    from nlp_robustness.studies.metric_consistency import meta_evaluation
+
+    found, arrays = meta_evaluation(segment_files, scores, rows, epsilons, higher_is_better, measures, uncertainty,
+                                    labels, threads)
+    confidence = float(uncertainty["confidence"])  # type: ignore[arg-type]
+    percent = f"{confidence:.0%}"
+    documents = len(set(zip(arrays.domains, arrays.documents)))
+    described = (f"{len(rows)} systems, {arrays.domains.size} segments in {documents} documents; {percent} intervals from "
+                 f"{uncertainty['resamples']} document resamples shared by people and every metric")
+    for frame, key in ((found.agreement, "agreement"), (found.metric_pairs, "pairs"), (found.per_domain, "per_domain"),
+                       (found.consistency, "consistency")):
+        with atomic_write(outputs[key]) as handle:
+            frame.to_csv(handle, index=False, lineterminator="\n")
+    reading = main_table(found.agreement, names)
+    with atomic_write(outputs["agreement_markdown"]) as handle:
+        handle.write(markdown_table(reading, caption=(
+            f"{study}: Kendall tau-b of each metric's system ranking with {human_label}'s, by measure: tau [{percent} "
+            f"interval] (significance cluster; 1 = best, metrics in one cluster are not separated by the paired tests, "
+            f"Holm). {described}.")))
+    write_html_table(found.agreement, outputs["agreement_html"],
+                     f"{study}: which metric's consistency agrees with {human_label}'s (Kendall tau-b and pairwise accuracy)")
+    pairs = found.metric_pairs.copy()
+    pairs_text = pairs.assign(p=pairs["p"].map(p_value_text), p_holm=pairs["p_holm"].map(p_value_text))
+    with atomic_write(outputs["pairs_markdown"]) as handle:
+        handle.write(markdown_table(pairs_text.round(3), caption=(
+            f"{study}: every pair of metrics per measure: tau_a - tau_b with its Holm-adjusted {percent} interval, Holm p over "
+            "the pairs of the measure; documents_to_detect: documents (all domains scaled alike) at which the observed "
+            "difference would be detected with power 0.8 where it is not separated.")))
+    write_html_table(pairs, outputs["pairs_html"], f"{study}: paired tests between metrics (tau difference, Holm)")
+    write_html_table(found.per_domain, outputs["per_domain_html"],
+                     f"{study}: per domain, each metric's agreement with {human_label}'s system ranking (quality in the domain)")
+    plot_agreement(found.agreement, {"png": outputs["figure"], "pdf": outputs["figure_pdf"]},
+                   f"{study}: agreement with {human_label} on consistency across domains ({percent} intervals)", names,
+                   human_label)
+    logging.info("%s\n%s", described, reading.to_string(index=False))
