@@ -288,7 +288,7 @@ def study_comparisons_job(study_table):
     return study_table_job(study_table) | {
         "replicates": STUDY_PLAN.table_replicates(study_table), "families": STUDY_PLAN.tables[study_table].families,
         "aggregation": STUDY_PLAN.table_aggregation(study_table),
-    }
+    } | ({} if STUDY_PLAN.tables[study_table].higher_is_better else {"higher_is_better": False})  # a file metric's direction
 
 
 def study_caption(item, **variables):
@@ -327,3 +327,4 @@ include: "inputs/sentiment.smk"
 include: "inputs/human.smk"
 include: "inputs/profile.smk"
 include: "inputs/benchmarks.smk"
+include: "inputs/metric_files.smk"

@@ -65,3 +65,29 @@ for _family, _testsets in FAMILY_SCORE_JOBS.items():
             "../envs/python.yaml"
         script:
             "../scripts/score_sentences.py"
+
+
+rule metric_file_scores:
+    """Align one system's scores of one test set under a metric read from files (mt_studies.<study>.metric_files)
+    with the prepared test set's segments, by segment id: a sentence score table the robustness engine reads like a
+    computed metric's (nlp_robustness.studies.metric_files)."""
+    input:
+        unpack(metric_file_inputs),
+    output:
+        "results/metric_files/{mt_study}/{file_metric}/{system}/{testset}.tsv",
+    log:
+        "logs/metric_file_scores/{mt_study}/{file_metric}/{system}/{testset}.log",
+    benchmark:
+        "logs/benchmarks/metric_file_scores/{mt_study}/{file_metric}/{system}/{testset}.tsv",
+    wildcard_constraints:
+        file_metric=_alternation(FILE_METRIC_NAMES),
+    params:
+        job=metric_file_job,
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/metric_file_scores.py"

@@ -27,5 +27,6 @@ with atomic_write(snakemake.output.csv) as handle:
     handle.write(to_csv_text(comparisons))
 with atomic_write(snakemake.output.markdown) as handle:
     handle.write(comparisons_markdown(comparisons, list(summaries), spec["scores"], settings["confidence"], spec["decimals"],
-                                      settings["resamples"], spec["aggregation"], note=snakemake.params.resampling_note))
+                                      settings["resamples"], spec["aggregation"], note=snakemake.params.resampling_note,
+                                      higher_is_better=spec.get("higher_is_better", True)))
 logging.info("%d comparisons, %d told apart", len(comparisons), int((comparisons["verdict"] != "not distinguishable").sum()))

@@ -45,6 +45,7 @@ from nlp_robustness.errors import InputError
 from nlp_robustness.perturbations.configuration import complete_perturbations
 from nlp_robustness.run_directory import rebase_paths
 from nlp_robustness.studies.metric_attacks import complete_metric_robustness
+from nlp_robustness.studies.metric_files import check_study_metric_files, complete_metric_files
 from nlp_robustness.studies.mt_studies import complete_mt_studies
 from nlp_robustness.studies.natural_robustness import complete_natural_robustness
 from nlp_robustness.studies.profile_plan import complete_profile
@@ -194,6 +195,7 @@ def prepare_config(config: MutableMapping[str, Any], workflow_dir: str | Path, c
         raise InputError(f"config key 'dataset_manifest': {error}") from None
     # studies first: a perturbation family's default test sets and systems are those of the studies it applies to
     complete_mt_studies(config, {key: (dataset.source_language, dataset.target_language) for key, dataset in manifest.datasets.items()})
+    complete_metric_files(config)  # an MT study's metrics read from files: their test sets and systems
     check_testset_selections(config["testsets"], manifest)  # a select names a field value the dataset declares
     local_files = LocalFiles()  # a user's WMT XML and domain files, each read once
     whole_files = check_local_testsets(config["testsets"], local_files)  # their select, translator, lengths, empty lines
@@ -215,6 +217,8 @@ def prepare_config(config: MutableMapping[str, Any], workflow_dir: str | Path, c
     # a bad test-set or hypotheses file (unequal lines, invalid UTF-8, an empty line) fails now, before any job
     check_text_files(config["testsets"], config["systems"], config["max_segments"],
                      {key: dataset.segments for key, dataset in manifest.datasets.items()}, whole_files)
+    # an MT study's metric scores read from files: each file, system, line count and needed score, before any job
+    check_study_metric_files(config, {key: dataset.segments for key, dataset in manifest.datasets.items()}, local_files)
     canonical = canonical_config(config, schema)
     config.clear()
     config.update(canonical)

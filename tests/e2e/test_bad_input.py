@@ -182,3 +182,31 @@ def test_a_test_set_written_twice_in_the_config_file_fails_the_dry_run(tmp_path:
                      if line == "  wmt15:"]
     assert f"{config_path}: line {second}: key 'testsets.wmt15' is written twice (first on line {first})" in result.stdout
     assert not (tmp_path / "run" / "results").exists()
+
+
+
+def test_a_metric_score_file_of_the_wrong_length_fails_when_planned_and_leaves_nothing(tmp_path: Path, mirror_dir: Path) -> None:
+    """A metric read from files (mt_studies.<study>.metric_files) is checked when the workflow is planned, before any
+    job: an MTME file without one of the study's systems, then one plain file per system of 25 lines where wmt14 (a
+    whole manifest test set: its size is in the manifest) has 3003 segments and max_segments keeps 40."""
+    config = small_config(mirror_dir)
+    paper = config["mt_studies"]["paper"]
+    systems = [system for system in config["systems"] if system not in config["mt_studies"]["wmt22-de-fr"]["systems"]]
+    mtme = tmp_path / "en-fr.COMET-refA.seg.score"
+    mtme.write_text("".join(f"Online-A\t0.{number}\n" for number in range(25)), encoding="utf-8")
+    paper["metric_files"] = {"comet": {"higher_is_better": True, "testsets": {
+        testset: {"format": "mtme", "file": str(mtme)} for testset in paper["testsets"]}}}
+    result = run_workflow(tmp_path / "run", config, "--dry-run")
+    assert result.returncode != 0
+    assert (f"mt_studies.paper.metric_files.comet.testsets.wmt14.file: system '{systems[0]}' has no scores in {mtme} "
+            "(its systems: Online-A)") in result.stdout, result.stdout[-3000:]
+    short = tmp_path / "short.scores"
+    short.write_text("".join(f"0.{number}\n" for number in range(25)), encoding="utf-8")
+    paper["metric_files"]["comet"]["testsets"] = {
+        testset: {"format": "plain", "files": {system: str(short) for system in systems}} for testset in paper["testsets"]}
+    result = run_workflow(tmp_path / "run", config, "--dry-run")
+    assert result.returncode != 0
+    assert (f"mt_studies.paper.metric_files.comet.testsets.wmt14.files.{systems[0]}: {short}: system '{systems[0]}' has 25 "
+            "scores, but test set wmt14 is made from 3003 segments (one score per segment, picked by segment id, or 40: one "
+            "per segment the prepared test set keeps)") in result.stdout, result.stdout[-3000:]
+    assert not (tmp_path / "run" / "results").exists()

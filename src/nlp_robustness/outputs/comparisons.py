@@ -50,14 +50,14 @@ def _units_text(units: float) -> str:
     return "" if not math.isfinite(units) else f"{int(units):,}"
 
 
-def statistic_meaning(statistic: str, aggregation: str) -> str:
+def statistic_meaning(statistic: str, aggregation: str, higher_is_better: bool = True) -> str:
     """One line: what ``statistic`` measures in a study whose sample is ``aggregation`` (``unit`` scores or
-    ``domain`` values)."""
+    ``domain`` values); ``higher_is_better``: the score's direction (False: a metric read from files where lower is better)."""
     if statistic == "between_sd":
         return ("the spread of the domains' true mean scores, with the noise of units (and documents) taken out: "
                 "the answer to 'is this row more even across these domains?'")
     if statistic == "mean":
-        return "quality, not consistency (higher is better)"
+        return f"quality, not consistency ({'higher' if higher_is_better else 'lower'} is better)"
     if aggregation == "domain":
         return {"variance": "the variance of the domain values (their noise included): spread across the domains",
                 "cov": "sigma/mu of the domain values: spread across the domains relative to their mean",
@@ -70,10 +70,12 @@ def statistic_meaning(statistic: str, aggregation: str) -> str:
 
 
 def comparisons_markdown(comparisons: pd.DataFrame, rows: list[str], title: str, confidence: float, decimals: int,
-                         resamples: int = FIRM_RESAMPLES, aggregation: str = "unit", note: str = "") -> str:
+                         resamples: int = FIRM_RESAMPLES, aggregation: str = "unit", note: str = "",
+                         higher_is_better: bool = True) -> str:
     """The Markdown report of one table's comparisons (module docstring): ``resamples`` the bootstrap replicates
     behind them, ``aggregation`` the study's sample (``unit`` or ``domain``), ``note`` a paragraph after the opening
-    one (e.g. that some test sets' segments were resampled as independent units)."""
+    one (e.g. that some test sets' segments were resampled as independent units), ``higher_is_better`` the score's
+    direction (what the mean's verdicts mean)."""
     level = 1 - confidence
     parts = [f"# Paired comparisons: {title}\n",
              f"Whole pool. Differences row a - row b from the paired bootstrap ({resamples:,} replicates): the Wald "
@@ -83,7 +85,8 @@ def comparisons_markdown(comparisons: pd.DataFrame, rows: list[str], title: str,
              f"of rows; verdicts at level {level:g}. 'Holm-adjusted interval': the interval at the level Holm holds the "
              f"pair to, so it excludes 0 exactly when the verdict separates the pair; 'unadjusted': the pair's own "
              f"{confidence:.0%} interval, which ignores the other pairs of the family. "
-             "Lower Var, COV, gamma-area and between-domain SD = more consistent; for the mean, higher is better. "
+             "Lower Var, COV, gamma-area and between-domain SD = more consistent; for the mean, "
+             f"{'higher' if higher_is_better else 'lower'} is better. "
              "'Units to detect': units per domain at which the observed difference would be detected with the "
              "configured power at Holm's strictest level (alpha / pairs), for pairs not yet told apart.\n"]
     if note:
@@ -99,7 +102,7 @@ def comparisons_markdown(comparisons: pd.DataFrame, rows: list[str], title: str,
         of_statistic = comparisons[comparisons["statistic"] == statistic]
         if of_statistic.empty:
             continue
-        parts.append(f"## {name}\n\n{name}: {statistic_meaning(statistic, aggregation)}.\n")
+        parts.append(f"## {name}\n\n{name}: {statistic_meaning(statistic, aggregation, higher_is_better)}.\n")
         families = list(dict.fromkeys(of_statistic["family"]))
         for family in families:
             selected = of_statistic[of_statistic["family"] == family]

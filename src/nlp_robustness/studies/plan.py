@@ -26,6 +26,7 @@ from nlp_robustness.statistics.pools import METHODS, column_groups, leave_out_la
 from nlp_robustness.studies.metric_attacks import aggregation_of as metric_aggregation_of
 from nlp_robustness.studies.metric_attacks import conditions as metric_conditions
 from nlp_robustness.studies.metric_attacks import metric_variants
+from nlp_robustness.studies.metric_files import metric_file_score_files
 from nlp_robustness.studies.natural_robustness import CRITERIA, perturbation_types
 from nlp_robustness.studies.registry import study_module
 from nlp_robustness.studies.sentiment import aggregation_of as sentiment_aggregation_of
@@ -107,6 +108,8 @@ class StudyTable:
     families: dict[str, str] = field(default_factory=dict)
     #: False for a score whose mean is near or below 0 (:func:`human_cov_meaningful`): its tables print no COV
     cov_meaningful: bool = True
+    #: False for a score whose lower values are better (a metric read from files): its comparisons say so of the mean
+    higher_is_better: bool = True
 
     def caption_context(self) -> dict[str, str]:
         """The caption's variables: ``caption_variables`` and ``column_groups``, the pools as the study has them
@@ -297,6 +300,27 @@ def _mt_domains(plan: StudyPlan, config: Mapping[str, Any], sections: Mapping[st
                 f"robustness-{name}-{metric}", 2, "robustness_table", variables, sections["domains"], f"{name}: {metric}")
             plan.gamma_figures[directory] = GammaFigure(directory, stems, metric, None, "gamma_curves", variables,
                                                         sections["domains"], f"{name}: {metric}")
+        _mt_file_metrics(plan, name, spec, sections)
+
+
+def _mt_file_metrics(plan: StudyPlan, name: str, spec: Mapping[str, Any], sections: Mapping[str, str]) -> None:
+    """An MT study's metrics read from files (``metric_files``): rows, tables and gamma figures like a computed
+    metric's, on the study's blocks, from the aligned score tables (:mod:`nlp_robustness.studies.metric_files`)."""
+    study, testsets, pair = f"domains/{name}", list(spec["testsets"]), spec["language_pair"]
+    for metric, files in spec.get("metric_files", {}).items():
+        rows = {system: metric_file_score_files(name, metric, system, testsets) for system in spec["systems"]}
+        stems = plan.add_rows(study, study, metric, rows, f"robustness/{name}/{metric}/{{row}}", files["epsilon"], "system")
+        directory = mt_study_directory(name, metric)
+        direction = "higher is better" if files["higher_is_better"] else "lower is better"
+        described = f"{metric} ({files['description']}; read from files; {direction})" if files["description"] != metric \
+            else f"{metric} (read from files; {direction})"
+        variables = {"metric": described, "study": name, "language_pair": pair}
+        plan.tables[directory] = StudyTable(
+            directory, stems, "system", mt_leave_out(spec), "mt", f"Sentence {described}, study {name} ({pair})", "test set",
+            "", f"robustness-{name}-{metric}", files["decimals"], "robustness_table", variables, sections["domains"],
+            f"{name}: {metric}", cov_meaningful=files["cov_meaningful"], higher_is_better=files["higher_is_better"])
+        plan.gamma_figures[directory] = GammaFigure(directory, stems, metric, None, "gamma_curves", variables,
+                                                    sections["domains"], f"{name}: {metric}")
 
 
 def _sentiment(plan: StudyPlan, config: Mapping[str, Any], sections: Mapping[str, str]) -> None:
