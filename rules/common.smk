@@ -37,7 +37,7 @@ from nlp_robustness.studies.metric_attacks import levels_of as metric_levels_of
 from nlp_robustness.studies.metric_attacks import metric_variants, pair_downloads
 from nlp_robustness.studies.natural_robustness import perturbation_types
 from nlp_robustness.studies.mt_studies import mt_study_warnings, testset_tokenizers
-from nlp_robustness.studies.plan import METRIC_AGREEMENT, mt_study_directory, study_plan
+from nlp_robustness.studies.plan import METRIC_AGREEMENT, human_score_directions, human_scores, metric_file_values, mt_study_directory, study_plan
 from nlp_robustness.studies.plan import mt_score_files as study_score_files
 from nlp_robustness.studies.plan import pair_score_files as family_pair_score_files
 from nlp_robustness.studies.plan import review_response_files
@@ -126,7 +126,6 @@ METRIC_VARIANTS = metric_variants(METRIC_ROBUSTNESS) if METRIC_ROBUSTNESS else [
 # The human-judgement branch (optional): systems scored by humans on several domains.
 HUMAN_STUDIES = config["human_studies"]
 HUMAN_DOMAINS = sorted({domain for spec in HUMAN_STUDIES.values() for domain in spec["domains"]})
-HUMAN_SCORES = ["human", *METRICS]
 # Where every manifest dataset is read from (mirror or downloads), decided now so that a dry run
 # shows every download; any manifest dataset can be requested as results/datasets/<key>.tsv.
 DATASET_PLANS = {

@@ -1,6 +1,7 @@
 # Human judgements (paper Section 4.2, Tables 7, 8, Figure 5): consistency on human scores beside that of BLEU/chrF,
 # on several domains, and the agreement of the rankings they give. One study kind, many studies (human_studies):
-# Google's MQM (WMT'21) and WMT direct assessment (WMT22 de-en, ja-en) by config.
+# Google's MQM (WMT'21), WMT direct assessment (WMT22 de-en, ja-en) and MTME-layout studies (WMT22 zh-en MQM with
+# the Metrics task's scores) by config.
 
 from nlp_robustness.outputs.report_sections import HUMAN as HUMAN_SECTION
 from nlp_robustness.studies.plan import human_rows
@@ -23,6 +24,7 @@ rule human_mqm_segments:
         systems=lambda wildcards: HUMAN_STUDIES[wildcards.human_study]["systems"],
         reference_system=lambda wildcards: HUMAN_STUDIES[wildcards.human_study]["domains"][wildcards.human_domain].get("reference_system"),
         metrics=METRICS,
+        metric_files=lambda wildcards: human_metric_files(wildcards.human_study),
     threads: 1
     resources:
         mem_mb=2000,
@@ -53,6 +55,7 @@ rule human_da_segments:
         score=lambda wildcards: HUMAN_STUDIES[wildcards.human_study]["score"],
         drop_placeholders=lambda wildcards: HUMAN_STUDIES[wildcards.human_study]["drop_placeholders"],
         metrics=METRICS,
+        metric_files=lambda wildcards: human_metric_files(wildcards.human_study),
     threads: 1
     resources:
         mem_mb=2000,
@@ -61,6 +64,32 @@ rule human_da_segments:
         "../envs/python.yaml"
     script:
         "../scripts/human_da_segments.py"
+
+
+rule human_mtme_segments:
+    """One domain of an MTME study (mt-metrics-eval layout): every system's own rated segments (all of them when the
+    human score is fully crossed, like MQM) with its human score, sentence BLEU and chrF, and each file metric."""
+    input:
+        unpack(human_domain_inputs),
+    output:
+        "results/human/{human_study}/segments/{human_domain}.tsv",
+    log:
+        "logs/human_segments/{human_study}/{human_domain}.log",
+    benchmark:
+        "logs/benchmarks/human_segments/{human_study}/{human_domain}.tsv",
+    wildcard_constraints:
+        human_study=human_study_pattern("mtme"),
+    params:
+        metrics=METRICS,
+        metric_files=lambda wildcards: human_metric_files(wildcards.human_study),
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=20,
+    conda:
+        "../envs/python.yaml"
+    script:
+        "../scripts/human_mtme_segments.py"
 
 
 rule human_domain_means:

@@ -10,6 +10,7 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 from nlp_robustness.data.wmt_da import rated_segments, read_da_segment_scores, read_line_domains  # noqa: E402
 from nlp_robustness.fileio import read_text_lines, write_table  # noqa: E402
 from nlp_robustness.scoring.sentence_scores import sentence_scores  # noqa: E402
+from nlp_robustness.studies.human_files import add_file_metrics  # noqa: E402
 from nlp_robustness.studies.human import ALL_SEGMENT_COLUMNS, SEGMENT_COLUMNS, check_da_rows, da_domain_tables  # noqa: E402
 
 params = snakemake.params
@@ -26,7 +27,8 @@ for metric in params.metrics:  # each segment scored once; the rated rows take t
     every[metric] = sentence_scores(every["hypothesis"].tolist(), every["reference"].tolist(), metric)
     lookup = every.set_index(["system", "segment_id"])[metric]
     rated[metric] = lookup.reindex(list(zip(rated["system"], rated["segment_id"]))).to_numpy()
-write_table(rated, snakemake.output.rated, [*SEGMENT_COLUMNS, *params.metrics])
+file_metrics = add_file_metrics(rated, params.metric_files["spec"], params.metric_files["paths"], where, len(source))
+write_table(rated, snakemake.output.rated, [*SEGMENT_COLUMNS, *params.metrics, *file_metrics])
 write_table(every, snakemake.output.every, [*ALL_SEGMENT_COLUMNS, *params.metrics])
 logging.info("%s: %d rated rows of %d systems; %d segments", snakemake.wildcards.human_domain, len(rated), len(outputs),
              every["segment_id"].nunique())

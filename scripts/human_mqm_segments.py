@@ -10,6 +10,7 @@ from nlp_robustness.fileio import read_text_lines, write_table  # noqa: E402
 from nlp_robustness.data.mqm import error_file_texts, read_mqm_error_texts, read_mqm_segment_scores  # noqa: E402
 from nlp_robustness.studies.human import SEGMENT_COLUMNS, domain_segments  # noqa: E402
 from nlp_robustness.scoring.sentence_scores import sentence_scores  # noqa: E402
+from nlp_robustness.studies.human_files import add_file_metrics  # noqa: E402
 
 domain = f"{snakemake.wildcards.human_study}, {snakemake.wildcards.human_domain}"
 systems = snakemake.params.systems
@@ -27,6 +28,9 @@ else:
 segments = domain_segments(scores, systems, source, reference, outputs, domain)
 for metric in snakemake.params.metrics:
     segments[metric] = sentence_scores(segments["hypothesis"].tolist(), segments["reference"].tolist(), metric)
-write_table(segments, snakemake.output[0], list(SEGMENT_COLUMNS))
+length = len(source) if isinstance(source, list) else None  # a per-error file holds only the rated segments' texts
+file_metrics = add_file_metrics(segments, snakemake.params.metric_files["spec"], snakemake.params.metric_files["paths"],
+                                f"human_studies.{snakemake.wildcards.human_study}", length, snakemake.wildcards.human_domain)
+write_table(segments, snakemake.output[0], [*SEGMENT_COLUMNS, *snakemake.params.metrics, *file_metrics])
 logging.info("%s: %d rated segments x %d systems", domain, segments["segment_id"].nunique(), len(systems))
-logging.info("\n%s", segments.groupby("system", sort=False)[["human", *snakemake.params.metrics]].mean().round(3))
+logging.info("\n%s", segments.groupby("system", sort=False)[["human", *snakemake.params.metrics, *file_metrics]].mean().round(3))

@@ -27,7 +27,8 @@ replicates = {score: {system: read_replicates(path)[0] for system, path in by_sy
 comparisons = {score: pd.read_csv(path, keep_default_na=False, dtype={"left_out": str}) for score, path in job["comparisons"].items()}
 metrics = [score for score in summaries if score != "human"]
 rankings, pairwise, agreement = ranking_tables(summaries, gammas, replicates, comparisons, metrics, snakemake.params.ranking,
-                                               snakemake.params.seed, snakemake.params.uncertainty["confidence"])
+                                               snakemake.params.seed, snakemake.params.uncertainty["confidence"],
+                                               job["higher_is_better"])
 study = snakemake.wildcards.human_study
 output = snakemake.output
 for table, name, title, markdown_decimals in (  # CSV at full precision; Markdown and HTML rounded for reading

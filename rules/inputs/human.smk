@@ -9,15 +9,26 @@ def _human_file(value):
 def human_domain_inputs(wildcards):
     """The files of one domain of a human study, by role."""
     spec = HUMAN_STUDIES[wildcards.human_study]
+    metric_files = {f"metric:{key}": _human_file(value) for key, value, domain in metric_file_values(spec)
+                    if domain in ("", wildcards.human_domain)}
     if spec["format"] == "mqm":
         files = spec["domains"][wildcards.human_domain]
         inputs = {role: _human_file(files[role]) for role in ("scores", "source", "reference", "errors") if role in files}
         if "outputs" in files:
             inputs["outputs"] = [_human_file(files["outputs"][system]) for system in spec["systems"]]  # system order
-        return inputs
-    inputs = {role: _human_file(spec[role]) for role in ("scores", "domain_file", "source", "reference")}
-    inputs["outputs"] = [_human_file(path) for path in {**spec["systems"], **spec["rated_references"]}.values()]
-    return inputs
+        return inputs | metric_files
+    roles = ("scores", "documents", "source", "reference") if spec["format"] == "mtme" else ("scores", "domain_file", "source", "reference")
+    inputs = {role: _human_file(spec[role]) for role in roles}
+    rows = spec["systems"] if spec["format"] == "mtme" else {**spec["systems"], **spec["rated_references"]}
+    inputs["outputs"] = [_human_file(path) for path in rows.values()]
+    return inputs | metric_files
+
+
+def human_metric_files(study):
+    """A human study's metric files for its segment jobs: their config (file values -> paths the job reads)."""
+    spec = HUMAN_STUDIES[study]
+    return {"paths": {value: _human_file(value) for _key, value, _domain in metric_file_values(spec)},
+            "spec": {key: spec[key] for key in ("format", "systems", "domains", "metric_files", "score_names") if key in spec}}
 
 
 def human_study_domains(study):
@@ -37,7 +48,7 @@ def human_outputs():
 
 
 def human_study_pattern(kind):
-    """Regex matching the human studies of one format (``mqm`` or ``wmt-da``)."""
+    """Regex matching the human studies of one format (``mqm``, ``wmt-da`` or ``mtme``)."""
     return _alternation([study for study, spec in HUMAN_STUDIES.items() if spec["format"] == kind])
 
 
@@ -51,8 +62,13 @@ def human_domain_means_inputs(wildcards):
     return inputs
 
 
+def human_study_scores(study):
+    """The scores of a human study's engine rows: human, each of metrics, each of its metric_files."""
+    return human_scores(HUMAN_STUDIES[study], METRICS)
+
+
 def _human_tables(study):
-    return {score: f"human/{study}/{score}" for score in HUMAN_SCORES}
+    return {score: f"human/{study}/{score}" for score in human_study_scores(study)}
 
 
 def human_rankings_job(study):
@@ -63,6 +79,7 @@ def human_rankings_job(study):
         "gamma": {score: STUDY_PLAN.table_curves(table) for score, table in tables.items()},
         "replicates": {score: STUDY_PLAN.table_replicates(table) for score, table in tables.items()},
         "comparisons": {score: f"results/tables/{table}/comparisons.csv" for score, table in tables.items()},
+        "higher_is_better": human_score_directions(HUMAN_STUDIES[study], METRICS),
     }
 
 

@@ -293,6 +293,8 @@ def validate_human_studies(config: Mapping[str, Any], downloads: Iterable[str], 
         InputError: Naming the config key, e.g. ``human_studies.wmt21-mqm.domains.news.outputs`` or
             ``human_studies.wmt22-de-en.ranking.gamma_at``.
     """
+    from nlp_robustness.studies.plan import metric_file_values
+
     known = set(downloads)
 
     def check_file(key: str, value: str) -> None:
@@ -323,7 +325,7 @@ def validate_human_studies(config: Mapping[str, Any], downloads: Iterable[str], 
         else:
             if WHOLE_POOL in spec["domains"]:
                 raise InputError(f"invalid configuration at key '{where}.domains': the name {WHOLE_POOL!r} is reserved")
-            for key in ("scores", "system_scores", "domain_file", "source", "reference"):
+            for key in ("scores", "system_scores", "domain_file", "documents", "source", "reference"):
                 if key in spec:
                     check_file(f"{where}.{key}", spec[key])
             for group in ("systems", "rated_references"):
@@ -333,9 +335,21 @@ def validate_human_studies(config: Mapping[str, Any], downloads: Iterable[str], 
             if both:
                 raise InputError(f"invalid configuration at key '{where}.rated_references': {', '.join(sorted(both))} "
                                  f"is also in {where}.systems")
+        unknown = [row for row in spec.get("score_names", {}) if row not in systems]
+        if unknown:
+            raise InputError(f"invalid configuration at key '{where}.score_names': {unknown[0]} is not in {where}.systems")
+        for name, metric in spec["metric_files"].items():
+            if name in config["metrics"]:
+                raise InputError(f"invalid configuration at key '{where}.metric_files.{name}': the name is one of metrics, "
+                                 "which the workflow scores itself")
+            if "domains" in metric and spec["format"] != "mqm":
+                raise InputError(f"invalid configuration at key '{where}.metric_files.{name}.domains': only an mqm study's "
+                                 "domains are separate test sets; give one file (or files) for the whole study")
+        for key, value, _domain in metric_file_values(spec):
+            check_file(f"{where}.{key}", value)
         ranking = spec["ranking"]
         if ranking["gamma"] == "at":
-            needed = ["human", *config["metrics"]]
+            needed = ["human", *config["metrics"], *spec["metric_files"]]
             missing = [score for score in needed if score not in ranking.get("gamma_at", {})]
             if missing:
                 raise InputError(f"invalid configuration at key '{where}.ranking.gamma_at': no epsilon for {', '.join(missing)}")

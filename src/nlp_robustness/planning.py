@@ -42,6 +42,7 @@ from nlp_robustness.data.testset_preparation import check_text_files
 from nlp_robustness.data.testset_selection import check_testset_selections
 from nlp_robustness.config_schema import load_schema, resolve_reference
 from nlp_robustness.errors import InputError
+from nlp_robustness.fileio import read_text_lines
 from nlp_robustness.perturbations.configuration import complete_perturbations
 from nlp_robustness.run_directory import rebase_paths
 from nlp_robustness.studies.metric_attacks import complete_metric_robustness
@@ -149,13 +150,16 @@ def check_mirror_dir(mirror_dir: str | None) -> None:
 
 
 def check_human_files(config: Mapping[str, Any], manifest: Manifest) -> None:
-    """Check every WMT DA study's files against each other (:func:`.studies.human.check_da_study`) where they can be
-    read now: a file path, or a download the mirror holds; a download still to fetch is checked by its job."""
-    studies = {name: spec for name, spec in config.get("human_studies", {}).items() if spec["format"] == "wmt-da"}
-    if not studies:
+    """Check every WMT DA and MTME study's files against each other, and every study's metric files
+    (:func:`.studies.human.check_da_study`, :mod:`.studies.human_files`), where they can be read now: a file path, or
+    a download the mirror holds; a download still to fetch is checked by its job."""
+    studies = config.get("human_studies", {})
+    if not any(spec["format"] != "mqm" or spec["metric_files"] for spec in studies.values()):
         return
     from nlp_robustness.data.acquisition import mirror_download_file
     from nlp_robustness.studies.human import check_da_study
+    from nlp_robustness.studies.human_files import check_metric_files, check_mtme_study
+    from nlp_robustness.studies.plan import metric_file_values
 
     def readable(value: str) -> str | None:
         if value in manifest.downloads:
@@ -163,9 +167,23 @@ def check_human_files(config: Mapping[str, Any], manifest: Manifest) -> None:
         return value if Path(value).is_file() else None
 
     for name, spec in studies.items():
-        values = [spec[key] for key in ("scores", "domain_file", "source")]
-        values += [*spec["systems"].values(), *spec["rated_references"].values()]
-        check_da_study(spec, f"human_studies.{name}", {value: readable(value) for value in values})
+        where = f"human_studies.{name}"
+        metric_values = [value for _key, value, _domain in metric_file_values(spec)]
+        if spec["format"] == "wmt-da":
+            values = [spec[key] for key in ("scores", "domain_file", "source")]
+            values += [*spec["systems"].values(), *spec["rated_references"].values()]
+            path_of = {value: readable(value) for value in [*values, *metric_values]}
+            check_da_study(spec, where, path_of)
+            source = path_of[spec["source"]]
+            segments = len(read_text_lines(source)) if source is not None else None
+            check_metric_files(spec, where, path_of, segments, None)  # rated segments: checked by the segment jobs
+        elif spec["format"] == "mtme":
+            values = [spec[key] for key in ("scores", "documents", "source", "reference")] + list(spec["systems"].values())
+            check_mtme_study(spec, where, {value: readable(value) for value in [*values, *metric_values]})
+        else:
+            path_of = {value: readable(value) for value in metric_values}
+            for domain in spec["domains"]:
+                check_metric_files(spec, where, path_of, None, None, domain)
 
 
 def prepare_config(config: MutableMapping[str, Any], workflow_dir: str | Path, configfiles: Iterable[str | Path] = (),

@@ -340,7 +340,8 @@ HUMAN_DOWNLOADS += [*DA["systems"].values(), *DA["rated_references"].values()]
 
 
 def _human(study: str, edit):
-    return config_with(lambda c: (c["human_studies"].pop("wmt22-ja-en"), edit(c["human_studies"][study])))
+    return config_with(lambda c: (c["human_studies"].pop("wmt22-ja-en"), c["human_studies"].pop("wmt22-zh-en"),
+                                  edit(c["human_studies"][study])))
 
 
 def test_human_studies_of_the_default_config() -> None:

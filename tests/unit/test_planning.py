@@ -98,13 +98,16 @@ def test_canonical_config_sorts_records_and_unordered_maps_only() -> None:
 
 HUMAN_TABLES = [f"human/{study}/{score}" for study in ("wmt21-mqm", "wmt22-de-en", "wmt22-ja-en") for score in ("human", "bleu", "chrf")]
 HUMAN_TABLES += [f"human/{study}/{metric}-all" for study in ("wmt22-de-en", "wmt22-ja-en") for metric in ("bleu", "chrf")]
+#: the WMT22 zh-en MTME study: human, bleu, chrf and its ten metrics scored from files
+HUMAN_TABLES += [f"human/wmt22-zh-en/{score}" for score in ("human", "bleu", "chrf", "BERTScore", "BLEURT-20", "COMET-20", "COMET-22",
+                                                            "MS-COMET-22", "metricx_xxl_MQM_2020", "YiSi-1", "UniTE", "COMETKiwi", "COMET-QE")]
 
 
 def test_the_study_plan_of_the_default_config_keeps_every_branchs_paths() -> None:
     config = _prepared(DEFAULT_CONFIG)
     plan = study_plan(config, _sections(config))
     assert list(plan.studies) == ["domains/paper", "domains/wmt22-de-fr", "domains/wmt22-fr-de", "sentiment", "human/wmt21-mqm", "human/wmt22-de-en",
-                                  "human/wmt22-de-en/all", "human/wmt22-ja-en", "human/wmt22-ja-en/all", "perturbations/word_order", "perturbations/character_attacks",
+                                  "human/wmt22-de-en/all", "human/wmt22-ja-en", "human/wmt22-ja-en/all", "human/wmt22-zh-en", "perturbations/word_order", "perturbations/character_attacks",
                                   "perturbations/natural", "perturbations/paraphrase", "perturbations/structure", "metric_attacks",
                                   "natural_robustness/mt", "natural_robustness/sentiment"]
     systems = config["mt_studies"]["paper"]["systems"]

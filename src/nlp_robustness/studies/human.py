@@ -241,12 +241,13 @@ class Measure:
     higher_is_better: bool
 
 
-def measures(metrics: Sequence[str], ranking: Mapping[str, Any]) -> list[Measure]:
+def measures(metrics: Sequence[str], ranking: Mapping[str, Any], directions: Mapping[str, bool] | None = None) -> list[Measure]:
     """Table 7's rankings: mean, COV (metrics only: a human mean near or below 0 makes COV meaningless), gamma
-    (:func:`gamma_name`) and between-domain SD of every score; the human ones last."""
+    (:func:`gamma_name`) and between-domain SD of every score; the human ones last. ``directions``: whether a higher
+    score is better, by score (default: yes; a file metric says, e.g. an error count), which orders the means."""
     listed = []
     for score in [*metrics, "human"]:
-        listed.append(Measure(f"mean_{score}", score, "mean", True))
+        listed.append(Measure(f"mean_{score}", score, "mean", (directions or {}).get(score, True)))
         if score != "human":
             listed.append(Measure(f"cov_{score}", score, "cov", False))
         listed.append(Measure(gamma_name(score, ranking["gamma"]), score, "gamma_area", False))
@@ -285,6 +286,7 @@ def ranking_tables(
     ranking: Mapping[str, Any],
     seed: int,
     confidence: float,
+    directions: Mapping[str, bool] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Tables 7 and 8 and the agreement table of one human study.
 
@@ -301,9 +303,11 @@ def ranking_tables(
     * **Agreement** (``agreement``): each automatic ranking against a human one: position and pairwise agreement,
       Kendall tau-b with its permutation p-value and a ``confidence`` bootstrap interval (tau in every paired
       replicate: documents resampled within domains, the same resamples for every system and score).
+
+    ``directions``: score -> whether higher is better (:func:`measures`; default: every score).
     """
     systems = list(summaries["human"])
-    listed = measures(metrics, ranking)
+    listed = measures(metrics, ranking, directions)
     values = {m.name: measure_values(m, summaries, gammas, ranking) for m in listed}
     draws = {m.name: measure_replicates(m, replicates, systems, ranking) for m in listed}
 

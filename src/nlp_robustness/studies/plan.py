@@ -32,7 +32,7 @@ from nlp_robustness.studies.registry import study_module
 from nlp_robustness.studies.sentiment import aggregation_of as sentiment_aggregation_of
 from nlp_robustness.studies.sentiment import sentiment_classifiers, sentiment_models
 
-__all__ = ["human_cov_meaningful", "human_leave_out", "human_rows", "human_score_label", "mt_leave_out", "mt_study_directory", "sentiment_leave_out", "mt_score_files", "pair_score_files", "review_response_files", "BlockSet", "GammaFigure", "RowStatistics", "Study", "StudyPlan", "StudyTable", "study_plan", "METRIC_AGREEMENT"]
+__all__ = ["human_cov_meaningful", "human_leave_out", "human_rows", "human_score_directions", "human_score_label", "human_scores", "human_unit", "metric_file_values", "mt_leave_out", "mt_study_directory", "sentiment_leave_out", "mt_score_files", "pair_score_files", "review_response_files", "BlockSet", "GammaFigure", "RowStatistics", "Study", "StudyPlan", "StudyTable", "study_plan", "METRIC_AGREEMENT"]
 
 #: The DARR agreement units of the metric-robustness study (written by its ``metric_tau`` rule).
 METRIC_AGREEMENT = "results/metric_robustness/agreement.tsv"
@@ -250,8 +250,47 @@ def human_rows(study: Mapping[str, Any]) -> list[str]:
     return [*study["systems"], *study.get("rated_references", {})] if study["format"] == "wmt-da" else list(study["systems"])
 
 
+def human_scores(study: Mapping[str, Any], metrics: Sequence[str]) -> list[str]:
+    """The scores of a human study's engine rows: ``human``, each of the workflow's ``metrics``, then each metric of
+    its ``metric_files`` (config order)."""
+    return ["human", *metrics, *study.get("metric_files", {})]
+
+
+def metric_file_values(spec: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    """Every file value of a study's metric files: (config key, value, domain or "" for the study's own segments)."""
+    found = []
+    for name, metric in spec.get("metric_files", {}).items():
+        where = f"metric_files.{name}"
+        entries = [(f"{where}.domains.{domain}", entry, domain) for domain, entry in metric["domains"].items()] \
+            if "domains" in metric else [(where, metric, "")]
+        for key, entry, domain in entries:
+            if "file" in entry:
+                found.append((f"{key}.file", entry["file"], domain))
+            for row, value in entry.get("files", {}).items():
+                found.append((f"{key}.files.{row}", value, domain))
+    return found
+
+
+def human_score_directions(study: Mapping[str, Any], metrics: Sequence[str]) -> dict[str, bool]:
+    """Whether a higher score is better, for each score of :func:`human_scores` (a file metric's from its config)."""
+    files = study.get("metric_files", {})
+    return {score: files[score]["higher_is_better"] if score in files else True for score in human_scores(study, metrics)}
+
+
+def human_unit(study: Mapping[str, Any]) -> str:
+    """The human score's short name (MQM, DA z, or an mtme study's ``score_label``)."""
+    if study["format"] == "mqm":
+        return "MQM"
+    if study["format"] == "mtme":
+        return study.get("score_label", "human score")
+    return f"DA {study['score']}"
+
+
 def human_score_label(study: Mapping[str, Any]) -> str:
     """What a human study's human score is, for table captions."""
+    if study["format"] == "mtme":
+        return (f"Segment {human_unit(study)} score (higher = better; its mean is near or below 0, so COV means nothing "
+                "and is not printed)")
     if study["format"] == "mqm":
         return "Segment MQM score (0 = perfect, higher = better; its mean is negative, so COV means nothing and is not printed)"
     if study["score"] == "z":
@@ -262,8 +301,8 @@ def human_score_label(study: Mapping[str, Any]) -> str:
 
 def human_cov_meaningful(study: Mapping[str, Any]) -> bool:
     """Whether COV = sigma / mu means something for a human study's human score: not for MQM (0 = perfect, the
-    mean is negative) nor for DA z scores (centred on 0 per rater); yes for raw DA (0-100)."""
-    return study["format"] != "mqm" and study["score"] != "z"
+    mean is negative) nor for DA z scores (centred on 0 per rater) nor for an mtme study's (MQM or DA z); yes for raw DA (0-100)."""
+    return study["format"] == "wmt-da" and study["score"] != "z"
 
 
 def mt_score_files(system: str, testsets: Sequence[str]) -> dict[str, str]:
@@ -361,21 +400,25 @@ def _human(plan: StudyPlan, config: Mapping[str, Any], sections: Mapping[str, st
         bagging = dict(config["robustness"]["bagging"])
         plan.studies[study] = Study(study, "human", domains, leave_out, "unit", ["human", name], options, bagging)
         plan.block_sets[study] = BlockSet(study, study, files)
-        human_unit = "MQM" if spec["format"] == "mqm" else f"DA {spec['score']}"
-        for score in ["human", *config["metrics"]]:
-            epsilon = spec["epsilon"] if score == "human" else config["robustness"]["epsilon"]
+        unit = human_unit(spec)
+        metric_files = spec.get("metric_files", {})
+        for score in human_scores(spec, config["metrics"]):
+            epsilon = spec["epsilon"] if score == "human" else metric_files[score]["epsilon"] if score in metric_files \
+                else config["robustness"]["epsilon"]
             stems = plan.add_rows(study, study, score, {row: files for row in rows},
                                   f"human/{name}/robustness/{score}/{{row}}", epsilon, "system")
-            scores = human_score_label(spec) if score == "human" else f"Sentence {score} on the human-rated segments"
+            scores = human_score_label(spec) if score == "human" else \
+                f"Segment {score} (scores from files) on the human-rated segments" if score in metric_files else \
+                f"Sentence {score} on the human-rated segments"
             plan.tables[f"{study}/{score}"] = StudyTable(
                 f"{study}/{score}", stems, "system", leave_out, "human", scores, "domain", "",
                 f"human-{name}-{score}", 3, "human_robustness_table",
-                {"human_score": score if score != "human" else human_unit, "study_description": description},
+                {"human_score": score if score != "human" else unit, "study_description": description},
                 sections["human"], f"{name}: scored by {score}", cov_meaningful=score != "human" or human_cov_meaningful(spec))
             if score == "human":  # paper Figure 5: gamma on human scores only
                 plan.gamma_figures[study] = GammaFigure(
-                    study, stems, human_unit, f"segment {human_unit} scores on the pooled domains", "human_gamma_curves",
-                    {"study_description": description, "human_unit": human_unit}, sections["human"], f"{name}: scored by human")
+                    study, stems, unit, f"segment {unit} scores on the pooled domains", "human_gamma_curves",
+                    {"study_description": description, "human_unit": unit}, sections["human"], f"{name}: scored by human")
         if spec["format"] == "wmt-da" and spec["all_segments"]:
             every = f"{study}/all"
             all_files = {domain: f"results/human/{name}/all_segments/{domain}.tsv" for domain in domains}

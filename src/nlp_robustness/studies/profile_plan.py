@@ -33,7 +33,7 @@ from nlp_robustness.display_names import METHOD_NAMES, family_name, metric_name
 from nlp_robustness.errors import InputError
 from nlp_robustness.statistics.comparisons import COMPARED_STATISTICS
 from nlp_robustness.statistics.pools import WHOLE_POOL, csv_group
-from nlp_robustness.studies.plan import human_rows
+from nlp_robustness.studies.plan import human_rows, human_unit
 from nlp_robustness.studies.sentiment import sentiment_classifiers
 
 __all__ = [
@@ -248,7 +248,7 @@ def profile_plan(config: Mapping[str, Any], gamma_curves: Mapping[str, Mapping[s
 
     for study, spec in config.get("human_studies", {}).items():  # a human axis for the systems of each human study
         names = human_rows(spec)
-        human_label = "MQM" if spec["format"] == "mqm" else f"DA {spec['score']}"
+        human_label = human_unit(spec)
         measures = []
         for score, label in (("human", human_label), (metric, display)):
             measures.append(_measure(
