@@ -47,6 +47,7 @@ include: "rules/natural_robustness.smk"
 include: "rules/profile.smk"
 include: "rules/sentiment.smk"
 include: "rules/human.smk"
+include: "rules/metric_consistency.smk"
 include: "rules/benchmarks.smk"
 include: "rules/report.smk"
 

@@ -37,7 +37,7 @@ from nlp_robustness.studies.metric_attacks import levels_of as metric_levels_of
 from nlp_robustness.studies.metric_attacks import metric_variants, pair_downloads
 from nlp_robustness.studies.natural_robustness import perturbation_types
 from nlp_robustness.studies.mt_studies import mt_study_warnings, testset_tokenizers
-from nlp_robustness.studies.plan import METRIC_AGREEMENT, human_score_directions, human_scores, metric_file_values, mt_study_directory, study_plan
+from nlp_robustness.studies.plan import METRIC_AGREEMENT, human_score_directions, human_score_epsilons, human_scores, metric_file_values, mt_study_directory, study_plan
 from nlp_robustness.studies.plan import mt_score_files as study_score_files
 from nlp_robustness.studies.plan import pair_score_files as family_pair_score_files
 from nlp_robustness.studies.plan import review_response_files

@@ -41,7 +41,10 @@ def human_outputs():
     outputs = []
     for study, spec in HUMAN_STUDIES.items():
         outputs += expand("results/tables/human/{study}/{table}.{extension}", study=study,
-                          table=["rankings", "pairwise", "agreement"], extension=["csv", "md", "html"])
+                          table=["rankings", "pairwise", "agreement", "metric_consistency", "metric_consistency_pairs"],
+                          extension=["csv", "md", "html"])
+        outputs += [f"results/tables/human/{study}/metric_consistency_per_domain.html",
+                    f"results/figures/human/{study}/metric_consistency.png"]
         if spec["format"] == "wmt-da":
             outputs += expand("results/tables/human/{study}/domain_means.{extension}", study=study, extension=["csv", "md", "html"])
     return outputs
@@ -89,3 +92,13 @@ def human_rankings_inputs(wildcards):
     inputs = {kind: [path for by_row in job[kind].values() for path in by_row.values()] for kind in ("summaries", "gamma", "replicates")}
     inputs["comparisons"] = list(job["comparisons"].values())  # one table per score
     return inputs
+
+
+def human_segment_tables(study):
+    """A human study's segment tables (one per domain, in table order)."""
+    return [f"results/human/{study}/segments/{domain}.tsv" for domain in human_study_domains(study)]
+
+
+def human_score_epsilons_of(study):
+    """The epsilon grid of every score of a human study (human, each of metrics, each file metric)."""
+    return human_score_epsilons(HUMAN_STUDIES[study], METRICS, ROBUSTNESS["epsilon"])

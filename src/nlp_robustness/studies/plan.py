@@ -32,7 +32,7 @@ from nlp_robustness.studies.registry import study_module
 from nlp_robustness.studies.sentiment import aggregation_of as sentiment_aggregation_of
 from nlp_robustness.studies.sentiment import sentiment_classifiers, sentiment_models
 
-__all__ = ["human_cov_meaningful", "human_leave_out", "human_rows", "human_score_directions", "human_score_label", "human_scores", "human_unit", "metric_file_values", "mt_leave_out", "mt_study_directory", "sentiment_leave_out", "mt_score_files", "pair_score_files", "review_response_files", "BlockSet", "GammaFigure", "RowStatistics", "Study", "StudyPlan", "StudyTable", "study_plan", "METRIC_AGREEMENT"]
+__all__ = ["human_cov_meaningful", "human_leave_out", "human_rows", "human_score_directions", "human_score_epsilons", "human_score_label", "human_scores", "human_unit", "metric_file_values", "mt_leave_out", "mt_study_directory", "sentiment_leave_out", "mt_score_files", "pair_score_files", "review_response_files", "BlockSet", "GammaFigure", "RowStatistics", "Study", "StudyPlan", "StudyTable", "study_plan", "METRIC_AGREEMENT"]
 
 #: The DARR agreement units of the metric-robustness study (written by its ``metric_tau`` rule).
 METRIC_AGREEMENT = "results/metric_robustness/agreement.tsv"
@@ -271,6 +271,14 @@ def metric_file_values(spec: Mapping[str, Any]) -> list[tuple[str, str, str]]:
     return found
 
 
+def human_score_epsilons(study: Mapping[str, Any], metrics: Sequence[str], default: Mapping[str, float]) -> dict[str, Mapping[str, float]]:
+    """The epsilon grid of each score of :func:`human_scores`: the study's for ``human``, a file metric's from its config,
+    ``default`` (``robustness.epsilon``) for the workflow's own metrics."""
+    files = study.get("metric_files", {})
+    return {score: study["epsilon"] if score == "human" else files[score]["epsilon"] if score in files else default
+            for score in human_scores(study, metrics)}
+
+
 def human_score_directions(study: Mapping[str, Any], metrics: Sequence[str]) -> dict[str, bool]:
     """Whether a higher score is better, for each score of :func:`human_scores` (a file metric's from its config)."""
     files = study.get("metric_files", {})
@@ -402,9 +410,9 @@ def _human(plan: StudyPlan, config: Mapping[str, Any], sections: Mapping[str, st
         plan.block_sets[study] = BlockSet(study, study, files)
         unit = human_unit(spec)
         metric_files = spec.get("metric_files", {})
+        epsilons = human_score_epsilons(spec, config["metrics"], config["robustness"]["epsilon"])
         for score in human_scores(spec, config["metrics"]):
-            epsilon = spec["epsilon"] if score == "human" else metric_files[score]["epsilon"] if score in metric_files \
-                else config["robustness"]["epsilon"]
+            epsilon = epsilons[score]
             stems = plan.add_rows(study, study, score, {row: files for row in rows},
                                   f"human/{name}/robustness/{score}/{{row}}", epsilon, "system")
             scores = human_score_label(spec) if score == "human" else \
