@@ -123,13 +123,17 @@ STUDIES_WITHOUT_TESTSETS = ("human_studies", "sentiment", "metric_robustness")
 
 def _check_something_to_measure(config: Mapping[str, Any]) -> None:
     """A config measures something: test sets (an MT study, with systems; checked by
-    :func:`~nlp_robustness.studies.mt_studies.complete_mt_studies`) or a study that needs none."""
-    if config.get("testsets") or config.get("systems") or any(config.get(key) for key in STUDIES_WITHOUT_TESTSETS):
+    :func:`~nlp_robustness.studies.mt_studies.complete_mt_studies`) or a study that needs none; systems need test sets."""
+    if config.get("testsets"):
         return
-    raise InputError(
-        "invalid configuration at key 'testsets': missing, and the config has no study that needs none: give testsets "
-        f"and systems (an MT study), or one of {', '.join(STUDIES_WITHOUT_TESTSETS)} (README, \"Bring your own data\")"
-    )
+    if config.get("systems"):
+        raise InputError("invalid configuration at key 'testsets': missing: the config's systems translate test sets (give "
+                         f"testsets, or leave systems out: a config of {', '.join(STUDIES_WITHOUT_TESTSETS)} alone needs neither)")
+    if not any(config.get(key) for key in STUDIES_WITHOUT_TESTSETS):
+        raise InputError(
+            "invalid configuration at key 'testsets': missing, and the config has no study that needs none: give testsets "
+            f"and systems (an MT study), or one of {', '.join(STUDIES_WITHOUT_TESTSETS)} (README, \"Bring your own data\")"
+        )
 
 
 def training_datasets(config: Mapping[str, Any]) -> list[str]:
@@ -326,10 +330,7 @@ def validate_human_studies(config: Mapping[str, Any], downloads: Iterable[str], 
                 references = [(key, files[key]) for key in ("scores", "source", "reference", "errors") if key in files]
                 references += [(f"outputs.{system}", download) for system, download in files.get("outputs", {}).items()]
                 for key, download in references:
-                    if download not in known:
-                        raise InputError(
-                            f"invalid configuration at key '{where}.domains.{domain}.{key}': '{download}' is not a download of {manifest}"
-                        )
+                    check_file(f"{where}.domains.{domain}.{key}", download)
                 if "outputs" in files:
                     missing = [system for system in systems if system not in files["outputs"]]
                     unknown = [system for system in files["outputs"] if system not in systems]
