@@ -92,7 +92,8 @@ def validate_config(config: Mapping[str, Any], schema_path: str | Path) -> None:
                 error, detail = entry, _testset_route_problem(entry.instance) or _ONE_OF_DETAILS["testsets"]
         raise InputError(f"invalid configuration at key '{_key_path(error.absolute_path)}': {detail}")
 
-    testsets = list(config["testsets"])
+    _check_something_to_measure(config)
+    testsets = list(config.get("testsets", {}))
     if WHOLE_POOL in testsets:
         raise InputError(f"invalid configuration at key 'testsets.{WHOLE_POOL}': the name is reserved")
     # the grids a config writes (a default grid, filled in later, is valid)
@@ -105,7 +106,7 @@ def validate_config(config: Mapping[str, Any], schema_path: str | Path) -> None:
     for key, epsilon in grids:
         if epsilon["stop"] < epsilon["start"]:
             raise InputError(f"invalid configuration at key '{key}.stop': must be >= start")
-    for system, spec in config["systems"].items():
+    for system, spec in config.get("systems", {}).items():
         if spec["kind"] == "hypotheses" and "files" in spec:  # a submission is checked by hypotheses.check_submissions
             # the test sets of its studies are checked with them (nlp_robustness.studies.mt_studies), perturbed
             # test sets (perturbed/<family>/<function>/<part>) with their family
@@ -114,6 +115,25 @@ def validate_config(config: Mapping[str, Any], schema_path: str | Path) -> None:
                 raise InputError(
                     f"invalid configuration at key 'systems.{system}.files': unknown test set(s) {', '.join(unknown)}"
                 )
+
+
+#: The studies that need no test set or MT system (a config of these alone translates nothing).
+STUDIES_WITHOUT_TESTSETS = ("human_studies", "sentiment", "metric_robustness")
+
+
+def _check_something_to_measure(config: Mapping[str, Any]) -> None:
+    """A config measures something: test sets (an MT study, with systems; checked by
+    :func:`~nlp_robustness.studies.mt_studies.complete_mt_studies`) or a study that needs none; systems need test sets."""
+    if config.get("testsets"):
+        return
+    if config.get("systems"):
+        raise InputError("invalid configuration at key 'testsets': missing: the config's systems translate test sets (give "
+                         f"testsets, or leave systems out: a config of {', '.join(STUDIES_WITHOUT_TESTSETS)} alone needs neither)")
+    if not any(config.get(key) for key in STUDIES_WITHOUT_TESTSETS):
+        raise InputError(
+            "invalid configuration at key 'testsets': missing, and the config has no study that needs none: give testsets "
+            f"and systems (an MT study), or one of {', '.join(STUDIES_WITHOUT_TESTSETS)} (README, \"Bring your own data\")"
+        )
 
 
 def training_datasets(config: Mapping[str, Any]) -> list[str]:
@@ -312,10 +332,7 @@ def validate_human_studies(config: Mapping[str, Any], downloads: Iterable[str], 
                 references = [(key, files[key]) for key in ("scores", "source", "reference", "errors") if key in files]
                 references += [(f"outputs.{system}", download) for system, download in files.get("outputs", {}).items()]
                 for key, download in references:
-                    if download not in known:
-                        raise InputError(
-                            f"invalid configuration at key '{where}.domains.{domain}.{key}': '{download}' is not a download of {manifest}"
-                        )
+                    check_file(f"{where}.domains.{domain}.{key}", download)
                 if "outputs" in files:
                     missing = [system for system in systems if system not in files["outputs"]]
                     unknown = [system for system in files["outputs"] if system not in systems]

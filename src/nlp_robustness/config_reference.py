@@ -56,7 +56,7 @@ COMMAND = "make config-reference"
 PLACEHOLDERS: dict[str, str] = {"families": "<family>", "domains": "<domain>"}
 
 #: What the ``x-path`` annotations mean (:mod:`nlp_robustness.run_directory`), as the type column writes them.
-_PATH_MARKS = {"working-directory": "path", "model": "hub id or path"}
+_PATH_MARKS = {"working-directory": "path", "model": "hub id or path", "download-or-path": "download or path"}
 
 #: Keywords that say what a value is; a key's schema without any of them only documents (or sets a default).
 _SHAPE = ("type", "enum", "const", "properties", "additionalProperties", "patternProperties", "items", "$ref")
@@ -328,7 +328,8 @@ def _opening() -> str:
         "derived as its description says). `<name>` stands for a name the config chooses (a test set, a system, "
         "a study); a map keeps the order it is written in (the order of rows and columns in the tables) unless "
         "marked unordered. (path): a path, relative to the launch directory (where snakemake is started); "
-        "(hub id or path): a Hugging Face hub id or a local model directory."
+        "(hub id or path): a Hugging Face hub id or a local model directory; (download or path): a download of the dataset "
+        "manifest (its key) or else a path, relative to the launch directory."
     )
 
 

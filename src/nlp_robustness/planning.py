@@ -204,13 +204,13 @@ def prepare_config(config: MutableMapping[str, Any], workflow_dir: str | Path, c
     schema = load_schema(schema_path)
     fill_schema_defaults(config, schema)
     fill_dependent_defaults(config)  # sentiment.epsilon, human.epsilon: robustness.epsilon unless given
-    if launch_directory is not None:  # relative paths keep naming the launch directory's files from the run directory
-        rebase_paths(config, schema, launch_directory)
-    check_mirror_dir(config["mirror_dir"])
-    try:
+    try:  # relative to the workflow directory, never rebased
         manifest = load_manifest(workflow_dir / config["dataset_manifest"], workflow_dir / "schemas" / "datasets.schema.yaml")
     except InputError as error:
         raise InputError(f"config key 'dataset_manifest': {error}") from None
+    if launch_directory is not None:  # relative paths keep naming the launch directory's files from the run directory
+        rebase_paths(config, schema, launch_directory, downloads=manifest.downloads)  # a human study's download stays
+    check_mirror_dir(config["mirror_dir"])
     # studies first: a perturbation family's default test sets and systems are those of the studies it applies to
     complete_mt_studies(config, {key: (dataset.source_language, dataset.target_language) for key, dataset in manifest.datasets.items()})
     complete_metric_files(config)  # an MT study's metrics read from files: their test sets and systems

@@ -17,9 +17,12 @@ run directories keeps its params, so nothing reruns (tests/e2e/test_relocation.p
 ``download.checksum_lock``) are not touched.
 
 Which keys are paths is written once, in the schema (schemas/config.schema.yaml), as an annotation of the
-string's schema: ``x-path: working-directory`` (always a path), or ``x-path: model`` (a Hugging Face model:
+string's schema: ``x-path: working-directory`` (always a path), ``x-path: model`` (a Hugging Face model:
 a hub id such as ``Helsinki-NLP/opus-mt-en-fr`` is kept, a local directory is rebased: one that exists, or
-a string starting with ``/``, ``.`` or ``~``, or with two or more ``/``). :func:`path_keys` finds them by
+a string starting with ``/``, ``.`` or ``~``, or with two or more ``/``), or ``x-path: download-or-path`` (a
+human study's file: a download of the dataset manifest, named by its key and kept, or else a path, rebased like a
+test set's file). A human-study format's file keys need only that annotation in its schema branch to resolve
+from the launch directory like every other path. :func:`path_keys` finds them by
 walking the config with its schema, through ``$ref``, ``allOf``/``anyOf``/``oneOf`` and the ``then`` (or
 ``else``) of each ``if`` the entry meets -- so a system's ``files`` are found under its kind's branch only.
 """
@@ -27,7 +30,7 @@ walking the config with its schema, through ``$ref``, ``allOf``/``anyOf``/``oneO
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, MutableMapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, MutableMapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,9 +45,11 @@ __all__ = ["CONFIG_RECORD", "DEFAULT_RUN_DIRECTORY", "config_file_names", "other
 #: The run directory of a config without ``run_directory``: the launch directory.
 DEFAULT_RUN_DIRECTORY = "."
 
-#: The annotations of ``x-path``: a path relative to the working directory, or a model that may be one.
+#: The annotations of ``x-path``: a path relative to the working directory, a model that may be one, or a
+#: download of the dataset manifest (its key) that may be one.
 PATH = "working-directory"
 MODEL = "model"
+DOWNLOAD_OR_PATH = "download-or-path"
 
 KeyPath = tuple[str | int, ...]
 
@@ -97,8 +102,8 @@ def path_keys(config: Mapping[str, Any], schema: Mapping[str, Any]) -> dict[KeyP
             for key, item in value.items():
                 if key in properties:
                     walk(item, {"allOf": properties[key]}, (*where, key))
-                elif additional:
-                    walk(item, additional[0], (*where, key))
+                elif additional:  # every branch's schema of its values (a format's branch may annotate them)
+                    walk(item, {"allOf": additional}, (*where, key))
         elif isinstance(value, list):
             items = next((branch["items"] for branch in branches if isinstance(branch.get("items"), Mapping)), None)
             if items is not None:
@@ -123,22 +128,26 @@ def rebase_path(path: str, launch_directory: str | Path, run_directory: str | Pa
     return os.path.relpath(os.path.join(launch_directory, path), run_directory)
 
 
-def _refuse_missing_input(where: KeyPath, path: str, launch_directory: Path) -> None:
-    """A test set's or hypotheses file that is missing, named as the user wrote it: rebased, Snakemake's
-    missing-input message would show it relative to the run directory (``../../data/...``), a path the user never wrote."""
+def _refuse_missing_input(where: KeyPath, path: str, launch_directory: Path, mark: str = PATH) -> None:
+    """A test set's, hypotheses or human study's file that is missing, named as the user wrote it: rebased,
+    Snakemake's missing-input message would show it relative to the run directory (``../../data/...``), a path the
+    user never wrote."""
     relative = not (os.path.isabs(path) or path.startswith("~"))  # the others reach Snakemake as written
-    input_file = where[0] == "testsets" or (where[0] == "systems" and where[2:3] == ("files",))  # not a cache to make
-    if relative and input_file and not (launch_directory / path).exists():
+    input_file = where[0] == "testsets" or (where[0] == "systems" and where[2:3] == ("files",)) or mark == DOWNLOAD_OR_PATH
+    if relative and input_file and not (launch_directory / path).exists():  # not a cache to make
         key = ".".join(str(part) for part in where)
-        raise InputError(f"{key}: {path} does not exist (relative to {launch_directory}, where snakemake was launched)")
+        download = " and is no download of the dataset manifest" if mark == DOWNLOAD_OR_PATH else ""
+        raise InputError(f"{key}: {path} does not exist (relative to {launch_directory}, where snakemake was launched){download}")
 
 
 def rebase_paths(
-    config: MutableMapping[str, Any], schema: Mapping[str, Any], launch_directory: str | Path, run_directory: str | Path | None = None
+    config: MutableMapping[str, Any], schema: Mapping[str, Any], launch_directory: str | Path, run_directory: str | Path | None = None,
+    downloads: Collection[str] = (),
 ) -> dict[KeyPath, str]:
     """Rewrite in place every path of ``config`` (:func:`path_keys`) given relative to ``launch_directory`` so
     that it is relative to ``run_directory`` (default: the current directory, which ``workdir:`` made the run
-    directory). Nothing changes when the two are the same directory. Returns the rewritten keys -> their new paths.
+    directory). Nothing changes when the two are the same directory. A ``download-or-path`` value that is one of
+    ``downloads`` (the dataset manifest's keys) is no path and stays. Returns the rewritten keys -> their new paths.
     """
     launch = Path(launch_directory).resolve()
     run = Path.cwd().resolve() if run_directory is None else Path(run_directory).resolve()
@@ -157,7 +166,9 @@ def rebase_paths(
             new = rebase_path(value, launch, run)
             new = new if new.startswith(".") else f"./{new}"  # still read as a directory, never as a hub id
         else:
-            _refuse_missing_input(where, value, launch)
+            if mark == DOWNLOAD_OR_PATH and value in downloads:
+                continue
+            _refuse_missing_input(where, value, launch, mark)
             new = rebase_path(value, launch, run)
         if new != value:
             container[last] = rebased[where] = new

@@ -42,10 +42,10 @@ def for_working_directory(config: dict[str, Any], mirror_dir: Path = MIRROR) -> 
 
     if written_mirror is not None:
         config["mirror_dir"] = str(mirror_dir)
-    for spec in config["systems"].values():
+    for spec in config.get("systems", {}).values():
         if spec["kind"] == "hypotheses" and "files" in spec:  # a submission is read from its dataset
             spec["files"] = {testset: absolute(path) for testset, path in spec["files"].items()}
-    for spec in config["testsets"].values():
+    for spec in config.get("testsets", {}).values():
         for side in ("source", "reference", "file", "domain_file"):
             if side in spec:
                 spec[side] = absolute(spec[side])

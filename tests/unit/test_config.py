@@ -74,8 +74,7 @@ def test_default_config_is_valid() -> None:
         (lambda c: c["mt_studies"]["paper"].update(language_pair="english-french"), "mt_studies.paper.language_pair"),
         (lambda c: c["robustness"]["epsilon"].update(start=10, stop=5), "robustness.epsilon.stop"),
         (lambda c: c["systems"].update(mine={"kind": "hypotheses", "files": {"mtnt": "a.txt"}}), "systems.mine.files"),
-        (lambda c: c.update(systems={}), "systems"),  # a config names what it runs: nothing comes from elsewhere
-        (lambda c: c.update(testsets={}), "testsets"),
+        (lambda c: c.update(testsets={}), "testsets"),  # its systems need them (systems without testsets: planning)
     ],
 )
 def test_mistakes_name_their_key(edit, key: str) -> None:
@@ -183,7 +182,7 @@ def test_defaults_fill_only_what_a_config_leaves_out() -> None:
 
 
 def test_a_config_of_test_sets_and_systems_alone_gets_the_default_configs_settings() -> None:
-    """Only ``testsets`` and ``systems`` are required (README, "Bring your own data"): the rest comes from the
+    """An MT study needs only ``testsets`` and ``systems`` (README, "Bring your own data"): the rest comes from the
     schema's defaults, which are the settings config.yaml writes out (a default mirror_dir of null downloads
     what a config names of the manifest; a user's own files need nothing)."""
     minimal = {"testsets": copy.deepcopy(DEFAULT["testsets"]), "systems": copy.deepcopy(DEFAULT["systems"])}
@@ -191,7 +190,7 @@ def test_a_config_of_test_sets_and_systems_alone_gets_the_default_configs_settin
     for key in ("dataset_manifest", "download", "metrics", "robustness"):
         assert config[key] == DEFAULT[key], key
     assert config["mirror_dir"] is None
-    with pytest.raises(InputError, match="'testsets' is a required property"):
+    with pytest.raises(InputError, match="key 'testsets': missing: the config's systems translate test sets"):
         validate_config({"systems": minimal["systems"]}, SCHEMA)
 
 
@@ -362,7 +361,7 @@ def test_human_studies_of_the_default_config() -> None:
     ("study", "edit", "message"),
     [
         ("wmt21-mqm", lambda h: h["domains"]["news"].update(scores="mqm-2021"),
-         "'human_studies.wmt21-mqm.domains.news.scores': 'mqm-2021' is not a download"),
+         "'human_studies.wmt21-mqm.domains.news.scores': 'mqm-2021' is neither a download"),
         ("wmt21-mqm", lambda h: h["domains"]["news"]["outputs"].pop("UEdin"),
          "'human_studies.wmt21-mqm.domains.news.outputs': no output for UEdin"),
         ("wmt21-mqm", lambda h: h["domains"]["news"]["outputs"].update(Lingua="wmt21-newstest2021-ende-src"), "unknown system(s) Lingua"),

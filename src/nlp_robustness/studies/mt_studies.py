@@ -7,9 +7,10 @@ one sacrebleu picks for the target language: ``zh`` for Chinese, ``ja-mecab`` fo
 for Korean, ``13a`` otherwise) and which perturbation families can apply (a family declares the source
 languages its rules are written for). Another language pair is config only: test sets, systems, a study.
 
-Without ``mt_studies`` a config has one study, :data:`DEFAULT_STUDY`, of every test set and every system. A
-study that leaves out ``systems`` takes every system no other study names, so a system added to the config
-joins it with no further edit.
+Without ``mt_studies`` (or with ``mt_studies: null``) a config with test sets has one study,
+:data:`DEFAULT_STUDY`, of every test set and every system; ``mt_studies: {}``, or a config without test sets and
+systems (human studies, sentiment or metric robustness alone), has none. A study that leaves out ``systems``
+takes every system no other study names, so a system added to the config joins it with no further edit.
 
 Choices (tested in tests/unit/test_mt_studies.py):
 
@@ -101,6 +102,20 @@ def _check_hypotheses(system: str, spec: Mapping[str, Any], study: str, testsets
                                                 f"mt_studies.{study}")
 
 
+def _check_needed(name: str, study: Mapping[str, Any], implicit: bool, has_systems: bool) -> None:
+    """A study has test sets and systems to translate them; what is missing is named by its key (the config's
+    ``testsets``/``systems`` for the study of a config without ``mt_studies``)."""
+    if not study["testsets"]:
+        key = "testsets" if implicit else f"mt_studies.{name}.testsets"
+        raise _error(key, "missing: the config's systems translate test sets (give testsets, or leave systems out: a "
+                          "config of human_studies, sentiment or metric_robustness alone needs neither)")
+    if not study["systems"]:
+        key = "systems" if implicit or not has_systems else f"mt_studies.{name}.systems"
+        detail = "every system is in another study's systems" if has_systems else "the config has no systems"
+        raise _error(key, f"missing: MT study {name} translates its test sets with systems, and {detail} (give systems, "
+                          "or mt_studies: {} for no MT study)")
+
+
 def complete_mt_studies(config: MutableMapping[str, Any],
                         dataset_languages: Mapping[str, tuple[str | None, str | None]]) -> None:
     """Fill and check ``mt_studies`` in place (``dataset_languages``: manifest dataset -> (source, target)).
@@ -114,8 +129,9 @@ def complete_mt_studies(config: MutableMapping[str, Any],
         InputError: Naming the first offending key.
     """
     testsets, systems = list(config["testsets"]), list(config["systems"])
-    if not config.get("mt_studies"):
-        config["mt_studies"] = {DEFAULT_STUDY: {}}
+    implicit = config.get("mt_studies") is None  # absent or null: the default study; {}: no MT study
+    if implicit:
+        config["mt_studies"] = {DEFAULT_STUDY: {}} if testsets or systems else {}
     # a study without a systems list takes every system no other study names: a system added to the config
     # joins it (and the branches that follow its language pair) with no other edit
     named = {system for study in config["mt_studies"].values() if "systems" in study for system in study["systems"]}
@@ -128,6 +144,7 @@ def complete_mt_studies(config: MutableMapping[str, Any],
         study.setdefault("systems", list(unnamed))
         _check_names(study["testsets"], testsets, f"{key}.testsets", "a test set")
         _check_names(study["systems"], systems, f"{key}.systems", "a system")
+        _check_needed(name, study, implicit, bool(systems))
         study.setdefault("leave_out", list(study["testsets"]) if len(study["testsets"]) > 1 else [])
         _check_names(study["leave_out"], study["testsets"], f"{key}.leave_out", "a test set of this study")
         if len(study["testsets"]) < 2 and study["leave_out"]:
