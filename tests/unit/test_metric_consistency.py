@@ -97,7 +97,9 @@ def test_cluster_assignment_compares_with_the_cluster_head():
     # m2 opens 1; m3 not separated from m2: 1; m4 separated from m2: opens 2 (though not from m3); m1 joins 2;
     # m5 separated from the head m4: 3 (though not from m1)
     assert significance_clusters(metrics, taus, separated) == {"m2": 1, "m3": 1, "m4": 2, "m1": 2, "m5": 3}
-    assert significance_clusters(["a", "b"], [math.nan, 0.2], {}) == {"b": 1, "a": 1}
+    # a NaN tau (people or the metric tie every pair) has no cluster: not put beside the finite ones it joined before
+    nan_cluster = significance_clusters(["a", "b", "c"], [math.nan, 0.2, 0.1], {})
+    assert nan_cluster["b"] == nan_cluster["c"] == 1 and math.isnan(nan_cluster["a"])
 
 
 @pytest.mark.parametrize("sparse", [False, True])
@@ -198,3 +200,80 @@ def test_bad_input_names_the_score_or_system():
     unrated["human"][1, domains == "chat"] = np.nan
     with pytest.raises(InputError, match="'s1'.*'chat'"):
         run(unrated)
+
+
+def no_documents(sparse: bool = False):
+    """The study with every segment its own document (no document ids, as WMT'21 MQM is passed): the names sort
+    otherwise than the segments' order ("10" < "2"), so the design must follow the segments, not the names."""
+    scores, domains, _ = study(sparse)
+    return scores, domains, np.arange(domains.size).astype(str)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_replicates_without_documents_equal_the_engine(sparse):
+    """Every document a single segment: the one-way decomposition, as the engine computes it for a study without
+    documents -- ``clusters=None`` (what studies/human.py passes for MQM: no document universe, document_clusters
+    None) for a system rated on every segment; for a system rated on some, singleton clusters over the study's
+    segments in their order (the draws every system shares)."""
+    scores, domains, documents = no_documents(sparse)
+    labels = ("human/mqm", "all")
+    found = consistency_replicates(scores, "human", domains, documents, SYSTEMS, EPSILONS, 120, 7, labels,
+                                   domain_order=DOMAIN_ORDER)
+    codes = np.array([DOMAIN_ORDER.index(domain) for domain in domains])
+    keys = np.array([f"{domain}\x1f{document}" for domain, document in zip(domains, documents)], dtype=object)
+    mask = ~np.isnan(scores["human"])
+    assert mask.all() != sparse
+    for name in scores:
+        for row, system in enumerate(SYSTEMS):
+            rated = mask[row]
+            own = scores[name][row, rated]
+            options = UncertaintyOptions(resamples=120, seed=7)
+            if rated.all():
+                engine, clusters = pool_replicates(own, codes, 3, None, "unit", EPSILONS[name], options, labels, True, None)
+            else:
+                engine, clusters = pool_replicates(own, codes[rated], 3, keys[rated], "unit", EPSILONS[name], options, labels,
+                                                   True, (keys, codes))
+            assert np.isfinite(found.replicates[name]["between_sd"][:, row]).all(), (name, system)
+            assert np.array_equal(found.replicates[name]["between_sd"][:, row], engine["between_sd"]), (name, system)
+            assert np.array_equal(found.replicates[name]["gamma_area"][:, row], engine["gamma_area"]), (name, system)
+            assert np.array_equal(found.replicates[name]["quality"][:, row], engine["mean"]), (name, system)
+            point = variance_components(own, codes[rated], "engine").between_sd  # one-way: no documents
+            assert found.estimates[name]["between_sd"][row] == point
+            assert found.estimates[name]["gamma_area"][row] == float(gamma_curve(own, EPSILONS[name]).mean())
+            assert found.estimates[name]["quality"][row] == float(own.mean())
+        assert np.all(np.isfinite(found.domain_replicates[name]))
+        rated_means = np.stack([[scores[name][s, mask[s] & (codes == d)].mean() for d in range(3)] for s in range(len(SYSTEMS))])
+        assert np.allclose(found.domain_means[name], rated_means)
+    assert found.clusters == clusters  # the segments of the smallest domain
+
+
+def test_no_document_study_has_finite_between_sd_intervals():
+    scores, domains, documents = no_documents()
+    result = meta_evaluate(scores, "human", domains, documents, SYSTEMS, EPSILONS, {"human": True, "A": True, "B": True},
+                           100, 4, ("n",))
+    between = result.agreement[result.agreement["measure"] == "between_sd"]
+    assert np.isfinite(between[["tau", "tau_lo", "tau_hi"]].to_numpy()).all()
+    assert (between["cluster"] >= 1).all()
+    consistency = result.consistency[result.consistency["measure"] == "between_sd"]
+    assert np.isfinite(consistency[["value", "value_lo", "value_hi"]].to_numpy()).all()
+
+
+def test_tied_values_have_no_tau_interval_or_cluster():
+    """People tying every system (pairs 0): tau NaN on every measure, no interval, no cluster; a metric tying every
+    system (its replicate taus all NaN) is not put in the cluster of a metric that was tested."""
+    scores, domains, documents = study()
+    higher = {"human": True, "A": True, "B": True, "C": True}
+    tied = {**scores, "C": np.repeat(scores["B"][:1], len(SYSTEMS), axis=0)}  # every system scored alike by C
+    result = meta_evaluate(tied, "human", domains, documents, SYSTEMS, {**EPSILONS, "C": EPSILONS["B"]}, higher, 60, 1, ("t",))
+    agreement = result.agreement.set_index(["metric", "measure"])
+    for measure in ("between_sd", "gamma_area", "interaction_sd", "quality"):
+        row = agreement.loc[("C", measure)]
+        assert math.isnan(row["tau"]) and math.isnan(row["tau_lo"]) and math.isnan(row["tau_hi"])
+        assert math.isnan(row["cluster"])
+        assert agreement.loc[("A", measure), "cluster"] == 1
+    people_tied = {**scores, "human": np.repeat(scores["human"][:1], len(SYSTEMS), axis=0)}
+    result = meta_evaluate(people_tied, "human", domains, documents, SYSTEMS, EPSILONS, higher, 60, 1, ("t",))
+    assert (result.agreement["pairs"] == 0).all()
+    columns = ["tau", "tau_lo", "tau_hi", "pairwise_accuracy", "accuracy_lo", "accuracy_hi", "cluster"]
+    assert result.agreement[columns].isna().all().all()
+    assert (result.per_domain["pairs"] == 0).all() and result.per_domain["tau"].isna().all()

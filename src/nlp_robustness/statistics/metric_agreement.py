@@ -38,10 +38,14 @@ when both metrics are equally noisy (the null simulated); the test asks whether 
 people's better than another's, on these systems and domains.
 
 **Significance clusters** (:func:`significance_clusters`), as the WMT metrics task prints them (mt-metrics-eval's
-rank assignment): the metrics sorted by tau, best first (ties and NaN: input order, NaN last); the first opens
-cluster 1; each next metric joins the current cluster unless the Holm test separates it from that cluster's
-*first* (best) metric, in which case it opens the next cluster with itself as first. A cluster is thus not a set
-of mutually indistinguishable metrics: a metric is compared with its cluster's head only.
+rank assignment): the metrics sorted by tau, best first (ties: input order); the first opens cluster 1; each next
+metric joins the current cluster unless the Holm test separates it from that cluster's *first* (best) metric, in
+which case it opens the next cluster with itself as first. A cluster is thus not a set of mutually
+indistinguishable metrics: a metric is compared with its cluster's head only. A metric whose tau is NaN (people or
+the metric tie every system pair, or a value is not finite) has no cluster (NaN): its paired tests are NaN, so
+"not separated" would have put it into the last cluster of the finite taus, beside metrics it was never compared
+with. :func:`.metric_consistency.meta_evaluate` passes NaN too for a tau without two finite replicate taus (no
+interval and no test).
 """
 
 from __future__ import annotations
@@ -140,13 +144,13 @@ def pair_tests(measure: str, metrics: Sequence[str], taus: NDArray[np.float64], 
 
 
 def significance_clusters(metrics: Sequence[str], taus: Sequence[float],
-                          separated_pairs: Mapping[tuple[str, str], bool]) -> dict[str, int]:
-    """Each metric's significance cluster (1 = best) from its tau and the Holm verdicts ``separated_pairs`` ((a, b) ->
-    separated, either order), by the WMT rank assignment of the module docstring."""
+                          separated_pairs: Mapping[tuple[str, str], bool]) -> dict[str, float]:
+    """Each metric's significance cluster (1 = best; NaN for a NaN tau) from its tau and the Holm verdicts
+    ``separated_pairs`` ((a, b) -> separated, either order), by the WMT rank assignment of the module docstring."""
     values = np.asarray(taus, dtype=np.float64)
-    keys = np.where(np.isfinite(values), -values, np.inf)
-    order = [metrics[index] for index in np.argsort(keys, kind="stable")]
-    clusters: dict[str, int] = {}
+    finite = np.flatnonzero(np.isfinite(values))
+    order = [metrics[index] for index in finite[np.argsort(-values[finite], kind="stable")]]
+    clusters: dict[str, float] = {metrics[index]: math.nan for index in np.flatnonzero(~np.isfinite(values))}
     head, current = None, 0
     for metric in order:
         if head is None or separated_pairs.get((head, metric), separated_pairs.get((metric, head), False)):
