@@ -59,8 +59,9 @@ def main_table(agreement: pd.DataFrame, names: Mapping[str, str] | None = None) 
                 row[measure] = ""
                 continue
             entry = cell.iloc[0]
-            row[measure] = (f"{entry['tau']:+.2f} [{entry['tau_lo']:+.2f}, {entry['tau_hi']:+.2f}] "
-                            f"({int(entry['cluster'])})")
+            cluster = f" ({int(entry['cluster'])})" if np.isfinite(entry["cluster"]) else ""
+            row[measure] = (f"{entry['tau']:+.2f} [{entry['tau_lo']:+.2f}, {entry['tau_hi']:+.2f}]{cluster}"
+                            if np.isfinite(entry["tau"]) else "no tau (every system tied)")
         rows.append(row)
     return pd.DataFrame(rows)
 
