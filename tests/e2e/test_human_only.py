@@ -26,7 +26,7 @@ pytestmark = pytest.mark.e2e
 #: The rules a config of an MQM and a DA study plans, and no other.
 HUMAN_RULES = {"fetch_download", "human_mqm_segments", "human_da_segments", "human_domain_means", "study_blocks",
                "robustness_statistics", "robustness_tables", "robustness_comparisons", "gamma_curves", "human_rankings",
-               "benchmark_summary", "all"}
+               "metric_consistency", "benchmark_summary", "all"}
 
 
 def _dry_run(launch: Path, config: dict[str, Any]) -> str:

@@ -87,6 +87,7 @@ RULE_BRANCHES: dict[str, str] = {
     **dict.fromkeys(("fetch_download", "extract_download", "prepare_dataset", "dataset_summary", "prepare_testset"), DATA),
     **dict.fromkeys(("fairseq_training_data", "fairseq_train", "fairseq_dev_scores", "fairseq_model_summary"), TRANSLATION),
     "score_sentences": SCORING,
+    "metric_file_scores": SCORING,
     **dict.fromkeys(("study_blocks", "robustness_statistics", "robustness_tables", "robustness_comparisons", "gamma_curves",
                      "testset_means", "corpus_scores"), ROBUSTNESS),
     **dict.fromkeys(("perturbation_sample", "parse_perturbation_sample", "perturb_testset",
@@ -98,7 +99,8 @@ RULE_BRANCHES: dict[str, str] = {
                      "natural_responses_sentiment", "natural_responses_sentiment_model", "natural_robustness_scores",
                      "natural_robustness_tables", "natural_robustness_figure"), NATURAL),
     **dict.fromkeys(("sentiment_train", "sentiment_evaluate", "sentiment_evaluate_model", "sentiment_accuracy_table"), SENTIMENT),
-    **dict.fromkeys(("human_mqm_segments", "human_da_segments", "human_domain_means", "human_rankings"), HUMAN),
+    **dict.fromkeys(("human_mqm_segments", "human_da_segments", "human_mtme_segments", "human_domain_means", "human_rankings",
+                     "metric_consistency"), HUMAN),
     **dict.fromkeys(("robustness_profile", "robustness_profile_figure", "robustness_profile_overview",
                      "robustness_profile_report", "benchmark_summary"), PROFILE),
 }

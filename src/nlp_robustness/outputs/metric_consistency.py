@@ -94,19 +94,19 @@ def plot_agreement(agreement: pd.DataFrame, outputs: Mapping[str, str], title: s
         axis.set_title(MEASURE_TITLES.get(measure, measure), fontsize=_FONT_POINTS)
         axis.tick_params(labelsize=_FONT_POINTS)
         grid(axis, axis="x")
-        if index // columns == rows - 1:
-            axis.set_xlabel(f"Kendall tau with {human} (number: significance cluster)", fontsize=_FONT_POINTS)
     for index in range(len(measures), rows * columns):
         axes[index // columns, index % columns].set_visible(False)
+    figure.supxlabel(f"Kendall tau with {human} (number: the metric's significance cluster)", fontsize=_FONT_POINTS)
     figure.suptitle(title, fontsize=_FONT_POINTS)
     save_figure(figure, outputs, png_text={TEXT_PX_KEY: f"{_FONT_POINTS * _DPI / 72:g}"})
 
 
 def metric_names(files: Mapping[str, Mapping[str, object]], computed: Sequence[str]) -> dict[str, str]:
-    """Display names: a file metric's configured ``description`` or its key; the workflow's own metrics marked as
-    computed here (``bleu (here)``), so a reader tells them from the same metric read from a file."""
-    names = {metric: f"{metric} (here)" for metric in computed}
-    names.update({name: str(spec.get("description") or name) for name, spec in files.items()})
+    """Display names: a file metric by its config name (its ``description`` goes to the docs and captions, too long for a
+    figure's axis); the workflow's own metrics marked as computed here (``bleu (computed here)``), so a reader tells
+    them from the same metric read from a file."""
+    names = {metric: f"{metric} (computed here)" for metric in computed}
+    names.update({name: name for name in files})
     return names
 
 
