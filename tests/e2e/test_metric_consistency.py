@@ -177,4 +177,4 @@ def test_a_second_human_score_of_the_pair_is_a_config_edit(zh_en_run: Path, mirr
     assert result.returncode == 0, result.stdout[-4000:]
     planned = dict(line.split()[:2] for line in result.stdout.splitlines() if len(line.split()) == 2 and line.split()[1].isdigit())
     assert planned.get("human_mtme_segments") == "4" and planned.get("metric_consistency") == "1"
-    assert int(planned["robustness_statistics"]) == 5 * 4  # five systems x (human, bleu, chrf, COMET-22, the length metric)
+    assert int(planned["robustness_statistics"]) == 5 * 5  # five systems x (human, bleu, chrf, COMET-22, the length metric)

@@ -25,7 +25,7 @@ from nlp_robustness.statistics.power import units_to_detect
 from nlp_robustness.statistics.robustness_metrics import epsilon_grid
 from nlp_robustness.studies.human import read_segments
 
-__all__ = ["SegmentArrays", "meta_evaluation", "segment_arrays", "with_documents_to_detect"]
+__all__ = ["SegmentArrays", "meta_evaluation", "segment_arrays", "with_documents_to_detect", "with_quality_tracking"]
 
 
 class SegmentArrays:
@@ -90,6 +90,25 @@ def with_documents_to_detect(pairs: pd.DataFrame, documents: int, confidence: fl
     return table
 
 
+def with_quality_tracking(agreement: pd.DataFrame, consistency: pd.DataFrame, higher_is_better: Mapping[str, bool]) -> pd.DataFrame:
+    """``agreement`` with ``metric_tau_with_quality`` and ``human_tau_with_quality``: Kendall tau-b of each consistency
+    measure with the quality ranking of the same score (higher = better), over the systems. A consistency measure that
+    only restates quality shows a tau near +-1 here; then agreeing with people on it is agreeing on quality."""
+    from scipy.stats import kendalltau
+
+    def tracking(score: str, measure: str) -> float:
+        if measure == "quality":
+            return np.nan
+        frame = consistency[consistency["score"] == score].pivot(index="system", columns="measure", values="value")
+        quality = frame["quality"] * (1.0 if higher_is_better.get(score, True) else -1.0)
+        return float(kendalltau(frame[measure], quality).statistic)
+
+    table = agreement.copy()
+    table["metric_tau_with_quality"] = [tracking(metric, measure) for metric, measure in zip(table["metric"], table["measure"])]
+    table["human_tau_with_quality"] = [tracking("human", measure) for measure in table["measure"]]
+    return table
+
+
 def meta_evaluation(segment_files: Mapping[str, str], scores: Sequence[str], rows: Sequence[str],
                     epsilons: Mapping[str, Mapping[str, float]], higher_is_better: Mapping[str, bool],
                     measures: Sequence[str], uncertainty: Mapping[str, Any], labels: Sequence[str],
@@ -104,4 +123,6 @@ def meta_evaluation(segment_files: Mapping[str, str], scores: Sequence[str], row
     documents = len(set(zip(arrays.domains, arrays.documents)))
     pairs = with_documents_to_detect(found.metric_pairs, documents, float(uncertainty["confidence"]),
                                      float(uncertainty.get("power", 0.8)))
-    return MetaEvaluation(found.consistency, found.agreement, pairs, found.per_domain), arrays
+    agreement = with_quality_tracking(found.agreement, found.consistency, higher_is_better) \
+        if "quality" in measures else found.agreement
+    return MetaEvaluation(found.consistency, agreement, pairs, found.per_domain), arrays

@@ -19,7 +19,7 @@ shape (4 domains of 164, 29, 38, 25 documents). Epsilon grid of every score: 100
 range (max - min of its scores). Prints the times and the ratio of one run; never asserts a timing (target: the
 vectorised path within 60 s on 2 cores).
 
-    python benchmarks/metric_consistency.py [--resamples B] [--straightforward R] [--threads T]
+    python benchmarks/bench_metric_consistency.py [--resamples B] [--straightforward R] [--threads T]
 """
 
 from __future__ import annotations
