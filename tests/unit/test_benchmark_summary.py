@@ -171,7 +171,7 @@ def test_every_rule_writes_a_benchmark_after_its_log_and_belongs_to_a_branch() -
         assert match, f"{name}: no benchmark: right after log:"
         rule = name.split(":")[1]
         if re.fullmatch(r"\w+", rule):  # not a loop rule named by an expression (rules/translate.smk)
-            assert match.group(3).split("/")[0] in (rule, rule.replace("_mqm", "").replace("_da", "")), name
+            assert match.group(3).split("/")[0] in (rule, rule.replace("_mqm", "").replace("_da", "").replace("_mtme", "")), name
             branch_of(rule)
 
 

@@ -181,6 +181,7 @@ def test_the_plan_drops_cov_for_human_scores_whose_mean_is_near_or_below_zero() 
     plan = study_plan(config, {**sections, **{family: family for family in config["perturbations"]["families"]}})
     cov_of = {directory: table.cov_meaningful for directory, table in plan.tables.items()}
     assert [directory for directory, meaningful in cov_of.items() if not meaningful] == [
-        "human/wmt21-mqm/human", "human/wmt22-de-en/human", "human/wmt22-ja-en/human"]  # MQM and two DA z studies
+        "human/wmt21-mqm/human", "human/wmt22-de-en/human", "human/wmt22-ja-en/human",
+        "human/wmt22-zh-en/human"]  # MQM, two DA z studies and the zh-en MQM (mtme)
     assert cov_of["human/wmt21-mqm/bleu"] and cov_of["paper/bleu"]
     assert "COV means nothing and is not printed" in plan.tables["human/wmt22-ja-en/human"].scores
