@@ -20,6 +20,7 @@ import glob
 import hashlib
 import io
 import json
+import math
 import os
 import secrets
 import shutil
@@ -292,6 +293,22 @@ def read_table(path: str | os.PathLike[str], columns: Sequence[str], what: str =
     if frame.empty:
         raise InputError(f"{path}: empty {what} (header only)")
     return frame
+
+
+def finite_number(path: str | os.PathLike[str], line: int, what: str, text: str, hint: str = "") -> float:
+    """``text`` (a field of line ``line`` of ``path``) as a finite float.
+
+    Raises:
+        InputError: The field is not a number, or not a finite one; the message names the file, the line and ``what``
+            the field is (``hint``, e.g. how a missing value is written, follows the first case).
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputError(f"{path}: line {line}: {what} {text!r} is not a number{hint}") from None
+    if not math.isfinite(value):
+        raise InputError(f"{path}: line {line}: {what} {text!r} is not a finite number")
+    return value
 
 
 def read_text_lines(path: str | os.PathLike[str]) -> list[str]:

@@ -11,7 +11,6 @@ from nlp_robustness.data.mtme import (
     read_mtme_documents,
     read_mtme_segment_scores,
     read_plain_scores,
-    require_scores,
     system_scores,
 )
 from nlp_robustness.errors import InputError
@@ -83,9 +82,3 @@ def test_system_scores_map_names_and_name_a_missing_system() -> None:
     with pytest.raises(InputError, match=r"key: system 'X' \(called 'Online-X' in the file\) has no scores in m\.seg\.score "
                                          r"\(its systems: Online-B, refA\)"):
         system_scores(scores, {"X": "Online-X"}, "m.seg.score", "key")
-
-
-def test_require_scores_names_the_first_missing_rated_segment() -> None:
-    require_scores(np.array([1.0, np.nan]), np.array([True, False]), "m: system A")
-    with pytest.raises(InputError, match=r"m: system A: no score \(None\) for segment 2 and 1 more"):
-        require_scores(np.array([1.0, np.nan, np.nan]), np.array([True, True, True]), "m: system A")

@@ -11,24 +11,23 @@ one float array per system, in segment order, NaN where the file says ``None`` (
 * **Plain scores**: one number per line, one file per system and test set (:func:`read_plain_scores`).
 
 Every reader names the file and line of the first bad value. ``None`` (MTME) or an empty line (plain) is a missing
-score; whether a missing score is allowed is the caller's decision (:func:`require_scores`), since a human score may be
+score; whether a missing score is allowed is the caller's decision, since a human score may be
 sparse (each system rated on its own segments) while a metric must score every segment people rated.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import read_text_lines
+from nlp_robustness.fileio import finite_number, read_text_lines
 
-__all__ = ["MISSING", "read_mtme_documents", "read_mtme_segment_scores", "read_plain_scores", "require_scores",
-           "system_scores"]
+__all__ = ["MISSING", "read_mtme_documents", "read_mtme_segment_scores", "read_plain_scores", "system_scores"]
 
 #: How MTME writes a missing score.
 MISSING = "None"
@@ -36,15 +35,7 @@ MISSING = "None"
 
 def _number(text: str, path: str, line: int) -> float:
     """A score field as a float (NaN for :data:`MISSING`); a non-number or a non-finite number names file and line."""
-    if text == MISSING:
-        return math.nan
-    try:
-        value = float(text)
-    except ValueError:
-        raise InputError(f"{path}: line {line}: score {text!r} is not a number (a missing score is written None)") from None
-    if not math.isfinite(value):
-        raise InputError(f"{path}: line {line}: score {text!r} is not a finite number")
-    return value
+    return math.nan if text == MISSING else finite_number(path, line, "score", text, " (a missing score is written None)")
 
 
 def read_mtme_segment_scores(path: str, segments: int | None = None) -> dict[str, NDArray[np.float64]]:
@@ -125,19 +116,6 @@ def read_mtme_documents(path: str, segments: int | None = None) -> pd.DataFrame:
     return pd.DataFrame({"segment": np.arange(1, len(lines) + 1), "domain": domains, "document": documents})
 
 
-def require_scores(scores: NDArray[np.float64], needed: NDArray[np.bool_], what: str) -> None:
-    """Every segment in ``needed`` has a score in ``scores`` (``what`` names file and system in the message).
-
-    Raises:
-        InputError: A needed segment's score is missing (the first such segment, 1-based, and how many are named).
-    """
-    missing = np.flatnonzero(needed & ~np.isfinite(scores))
-    if missing.size:
-        raise InputError(f"{what}: no score (None) for segment {int(missing[0]) + 1}"
-                         f"{f' and {missing.size - 1} more' if missing.size > 1 else ''}, which people rated: a metric "
-                         "must score every rated segment")
-
-
 def system_scores(scores: Mapping[str, NDArray[np.float64]], systems: Mapping[str, str], path: str,
                   where: str) -> dict[str, NDArray[np.float64]]:
     """The scores of the configured systems: our name -> the file's system name -> its scores.
@@ -151,8 +129,3 @@ def system_scores(scores: Mapping[str, NDArray[np.float64]], systems: Mapping[st
         raise InputError(f"{where}: system {name!r} (called {systems[name]!r} in the file) has no scores in {path} "
                          f"(its systems: {', '.join(sorted(scores))})")
     return {name: scores[file_name] for name, file_name in systems.items()}
-
-
-def segment_order(values: Sequence[str]) -> list[str]:
-    """Segment ids (digit strings) in numeric order."""
-    return sorted(values, key=lambda value: (len(value), value))

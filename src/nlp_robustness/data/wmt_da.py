@@ -22,7 +22,6 @@ the document and SID, from either a derived 4-column TSV or a WMT XML file whose
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Hashable, Sequence
 
@@ -30,7 +29,7 @@ import pandas as pd
 
 from nlp_robustness.data.wmt_xml import WmtDocument, read_wmt_xml, reference_translators
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import read_text_lines
+from nlp_robustness.fileio import finite_number, read_text_lines
 
 __all__ = [
     "DA_SEGMENT_COLUMNS",
@@ -122,17 +121,6 @@ def _first_time(seen: dict[Hashable, tuple[int, str]], key: Hashable, number: in
     seen[key] = (number, system)
 
 
-def _number(path: str, number: int, column: str, text: str) -> float:
-    """``text`` as a finite float, else an InputError naming the file, line and column."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise InputError(f"{path}: line {number}: {column} {text!r} is not a number") from None
-    if not math.isfinite(value):
-        raise InputError(f"{path}: line {number}: {column} {text!r} is not a finite number")
-    return value
-
-
 def read_da_segment_scores(path: str) -> pd.DataFrame:
     """Read an ``ad-seg-scores-<pair>.csv`` file (header :data:`DA_SEGMENT_COLUMNS`, space-separated).
 
@@ -160,8 +148,8 @@ def read_da_segment_scores(path: str) -> pd.DataFrame:
     for number, fields in rows:
         system = fields[positions["SYS"]]
         sid = _integer(path, number, "SID", fields[positions["SID"]])
-        raw = _number(path, number, "RAW.SCR", fields[positions["RAW.SCR"]])
-        z = _number(path, number, "Z.SCR", fields[positions["Z.SCR"]])
+        raw = finite_number(path, number, "RAW.SCR", fields[positions["RAW.SCR"]])
+        z = finite_number(path, number, "Z.SCR", fields[positions["Z.SCR"]])
         ratings = _integer(path, number, "N", fields[positions["N"]])
         name = da_base_name(system)
         _first_time(seen, (name, sid), number, system, path, f"system {system} SID {sid}")
@@ -193,8 +181,8 @@ def read_da_system_scores(path: str) -> pd.DataFrame:
     seen: dict[Hashable, tuple[int, str]] = {}
     for number, fields in rows:
         system = fields[positions["SYS"]]
-        raw = _number(path, number, "RAW.SCR", fields[positions["RAW.SCR"]])
-        z = _number(path, number, "Z.SCR", fields[positions["Z.SCR"]])
+        raw = finite_number(path, number, "RAW.SCR", fields[positions["RAW.SCR"]])
+        z = finite_number(path, number, "Z.SCR", fields[positions["Z.SCR"]])
         segments = _integer(path, number, "N", fields[positions["N"]])
         ratings = _integer(path, number, "N.ALL", fields[positions["N.ALL"]])
         name = da_base_name(system)
