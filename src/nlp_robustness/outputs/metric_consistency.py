@@ -129,8 +129,7 @@ def write_meta_evaluation(segment_files: Mapping[str, str], scores: Sequence[str
                                     labels, threads)
     confidence = float(uncertainty["confidence"])  # type: ignore[arg-type]
     percent = f"{confidence:.0%}"
-    documents = len(set(zip(arrays.domains, arrays.documents)))
-    described = (f"{len(rows)} systems, {arrays.domains.size} segments in {documents} documents; {percent} intervals from "
+    described = (f"{len(rows)} systems, {arrays.domains.size} segments in {arrays.n_documents} documents; {percent} intervals from "
                  f"{uncertainty['resamples']} document resamples shared by people and every metric")
     for frame, key in ((found.agreement, "agreement"), (found.metric_pairs, "pairs"), (found.per_domain, "per_domain"),
                        (found.consistency, "consistency")):

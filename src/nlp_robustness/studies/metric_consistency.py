@@ -13,6 +13,7 @@ document: segments are then resampled one by one, as the engine does for that st
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -20,6 +21,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from nlp_robustness.errors import InputError
+from nlp_robustness.statistics.metric_agreement import kendall_tau_b
 from nlp_robustness.statistics.metric_consistency import MetaEvaluation, meta_evaluate
 from nlp_robustness.statistics.power import units_to_detect
 from nlp_robustness.statistics.robustness_metrics import epsilon_grid
@@ -28,12 +30,20 @@ from nlp_robustness.studies.human import read_segments
 __all__ = ["SegmentArrays", "meta_evaluation", "segment_arrays", "with_documents_to_detect", "with_quality_tracking"]
 
 
+@dataclass(frozen=True)
 class SegmentArrays:
     """The scores of a study as arrays: ``scores[name]`` (rows, segments), each segment's ``domains`` and
     ``documents``, the ``rows`` (systems) in order."""
 
-    def __init__(self, scores: dict[str, NDArray[np.float64]], domains: NDArray, documents: NDArray, rows: list[str]):
-        self.scores, self.domains, self.documents, self.rows = scores, domains, documents, rows
+    scores: dict[str, NDArray[np.float64]]
+    domains: NDArray
+    documents: NDArray
+    rows: list[str]
+
+    @property
+    def n_documents(self) -> int:
+        """The study's documents ((domain, document) pairs)."""
+        return len(set(zip(self.domains, self.documents)))
 
 
 def segment_arrays(segment_files: Mapping[str, str], scores: Sequence[str], rows: Sequence[str]) -> SegmentArrays:
@@ -94,14 +104,12 @@ def with_quality_tracking(agreement: pd.DataFrame, consistency: pd.DataFrame, hi
     """``agreement`` with ``metric_tau_with_quality`` and ``human_tau_with_quality``: Kendall tau-b of each consistency
     measure with the quality ranking of the same score (higher = better), over the systems. A consistency measure that
     only restates quality shows a tau near +-1 here; then agreeing with people on it is agreeing on quality."""
-    from scipy.stats import kendalltau
-
     def tracking(score: str, measure: str) -> float:
         if measure == "quality":
             return np.nan
         frame = consistency[consistency["score"] == score].pivot(index="system", columns="measure", values="value")
         quality = frame["quality"] * (1.0 if higher_is_better.get(score, True) else -1.0)
-        return float(kendalltau(frame[measure], quality).statistic)
+        return float(kendall_tau_b(frame[measure].to_numpy(), quality.to_numpy()))
 
     table = agreement.copy()
     table["metric_tau_with_quality"] = [tracking(metric, measure) for metric, measure in zip(table["metric"], table["measure"])]
@@ -120,8 +128,7 @@ def meta_evaluation(segment_files: Mapping[str, str], scores: Sequence[str], row
     found = meta_evaluate(arrays.scores, "human", arrays.domains, arrays.documents, arrays.rows, grids,
                           higher_is_better, int(uncertainty["resamples"]), int(uncertainty["seed"]), labels,
                           float(uncertainty["confidence"]), measures, threads, list(segment_files))
-    documents = len(set(zip(arrays.domains, arrays.documents)))
-    pairs = with_documents_to_detect(found.metric_pairs, documents, float(uncertainty["confidence"]),
+    pairs = with_documents_to_detect(found.metric_pairs, arrays.n_documents, float(uncertainty["confidence"]),
                                      float(uncertainty.get("power", 0.8)))
     agreement = with_quality_tracking(found.agreement, found.consistency, higher_is_better) \
         if "quality" in measures else found.agreement
