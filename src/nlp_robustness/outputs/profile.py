@@ -50,7 +50,7 @@ __all__ = ["faded_cells", "letters_shown", "panel_rows", "plot_axes_overview", "
 
 _COLOURS = "viridis"
 #: Font size (points) of the detailed profile's cell text, and of the overview's cell text and labels.
-_CELL_POINTS, _OVERVIEW_POINTS = 7, 8
+_CELL_POINTS, _OVERVIEW_POINTS, _TITLE_POINTS = 7, 8, 10
 #: The overview opens the report in a column about 500 px wide (Snakemake's description box): drawn this
 #: wide at save_figure's 150 dpi, its 8-point text shows at 8 x 150 / 72 x 500 / (4.6 x 150) = 12 px.
 _OVERVIEW_WIDTH_INCHES, _FIGURE_DPI = 4.6, 150
@@ -171,8 +171,12 @@ def plot_profile(profile: pd.DataFrame, group: str, label: str, outputs: Mapping
     if image is not None:
         bar = figure.colorbar(image, ax=first_row_panels, fraction=0.02, pad=0.01)
         bar.set_label("place in column (1 = best)", fontsize=8)
-    figure.suptitle(f"Robustness profile: {label} (cell: value, #rank (rank interval))", fontsize=10)
-    figure.supxlabel(_legend(confidence, bool(marked), 60 + 12 * row_columns), fontsize=_CELL_POINTS + 1)
+    legend_width = 60 + 12 * row_columns  # characters of the legend's font that fit the figure's width
+    # the title wrapped to the figure's width (a character about 0.6 of the font size wide): a long study description
+    # stays inside the figure
+    figure.suptitle(textwrap.fill(f"Robustness profile: {label} (cell: value, #rank (rank interval))",
+                                  int(figure.get_figwidth() * 72 / (0.6 * _TITLE_POINTS))), fontsize=_TITLE_POINTS)
+    figure.supxlabel(_legend(confidence, bool(marked), legend_width), fontsize=_CELL_POINTS + 1)
     save_figure(figure, outputs)
 
 
