@@ -68,11 +68,12 @@ benchmark: setup
 	$(VENV)/bin/python benchmarks/bench_startup.py
 	$(VENV)/bin/python benchmarks/bench_round_trips.py
 
-# Translation throughput of the default ConvS2S (trained by `make run`), CPU and GPU if present, and a family's
-# job in one fairseq start-up against one process per set.
+# Translation throughput of the default ConvS2S (trained by `make run`), CPU and GPU if present, a family's
+# job in one fairseq start-up against one process per set, and what pinning the CPU code paths costs training.
 benchmark-fairseq: setup
 	$(VENV)/bin/python benchmarks/bench_fairseq_throughput.py
 	$(VENV)/bin/python benchmarks/bench_family_translation.py
+	$(VENV)/bin/python benchmarks/bench_cpu_kernels.py
 
 clean:
 	rm -rf results logs .snakemake

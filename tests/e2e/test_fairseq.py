@@ -233,24 +233,30 @@ def test_a_corrupt_checkpoint_stops_with_a_clear_error(
     )
 
 
-def test_training_is_deterministic(inhouse_run: Path, tmp_path: Path) -> None:
-    """Two trainings with the same seed, thread count and allocator (tcmalloc, as make setup installs it) give
-    bit-identical weights. The allocator is part of the environment, like the device: on this tiny model
-    glibc's allocator gives other last bits than tcmalloc (on the default model they were the same)."""
+def test_training_gives_one_digest_whatever_cpu_level_the_machine_offers(
+    inhouse_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 54: the same weights on any machine. Two trainings with the same seed, thread count and allocator
+    (tcmalloc, as make setup installs it), torch's CPU level forced from outside to this machine's best and to
+    no vectorisation at all (as a machine with other instruction sets would pick), give bit-identical weights,
+    because fairseq's environment pins the CPU code paths (systems/fairseq/runtime.py). Unpinned, the forced
+    level reaches the arithmetic (the third training), so the first two agree because of the pins."""
     import torch
 
-    from nlp_robustness.systems.fairseq.runtime import tcmalloc_library
+    from nlp_robustness.systems.fairseq import training
     from nlp_robustness.systems.fairseq.checkpoints import weights_sha256
-    from nlp_robustness.systems.fairseq.training import TrainingOptions, train_model
+    from nlp_robustness.systems.fairseq.runtime import tcmalloc_library
 
     assert tcmalloc_library() is not None, "make setup installs tcmalloc (libtcmalloc-minimal4)"
-    options = TrainingOptions(arch="fconv", train_args={**TINY_TRAINING["train_args"]}, seed=1, max_epoch=1, patience=1)
+    options = training.TrainingOptions(arch="fconv", train_args={**TINY_TRAINING["train_args"]}, seed=1, max_epoch=1, patience=1)
     data_bin = inhouse_run / "results/models" / INHOUSE / "data-bin"
     weights, digests = [], []
-    for run in ("first", "second"):
-        record = train_model(data_bin, tmp_path / run, options, device="cpu", cpu_threads=2)
+    for level in ("avx512", "default"):  # the machine's best where it has AVX-512; none
+        monkeypatch.setenv("ATEN_CPU_CAPABILITY", level)
+        record = training.train_model(data_bin, tmp_path / level, options, device="cpu", cpu_threads=2)
         assert record["allocator"] == "tcmalloc"
-        state = torch.load(tmp_path / run / "checkpoint_best.pt", map_location="cpu", weights_only=False)["model"]
+        assert record["cpu_kernels"]["torch_cpu_capability"] == "AVX2"  # the pinned level, not the one forced
+        state = torch.load(tmp_path / level / "checkpoint_best.pt", map_location="cpu", weights_only=False)["model"]
         weights.append(state)
         digests.append(record["weights_sha256"])
         assert record["weights_sha256"] == weights_sha256(state)  # the record is the checkpoint's
@@ -258,6 +264,10 @@ def test_training_is_deterministic(inhouse_run: Path, tmp_path: Path) -> None:
     differing = [name for name in weights[0] if not torch.equal(weights[0][name], weights[1][name])]
     assert not differing, f"{len(differing)} of {len(weights[0])} tensors differ: {differing[:5]}"
     assert digests[0] == digests[1]
+
+    unpinned = training.train_model(data_bin, tmp_path / "unpinned", options, device="cpu", cpu_threads=2, pin_cpu_kernels=False)
+    assert unpinned["cpu_kernels"]["torch_cpu_capability"] == "DEFAULT"
+    assert unpinned["weights_sha256"] != digests[0], "the CPU level did not change the weights: this test shows nothing here"
 
 
 def test_config_edits_rerun_exactly_what_they_touch(inhouse_run: Path) -> None:

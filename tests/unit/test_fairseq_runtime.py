@@ -11,7 +11,8 @@ from pathlib import Path
 
 from nlp_robustness.systems.fairseq import runtime
 from nlp_robustness.systems.fairseq.runtime import (
-    MALLOC_SWITCH, TCMALLOC_NAME, fairseq_environment, option_arguments, resolve_device, tcmalloc_library,
+    CPU_KERNELS, MALLOC_SWITCH, TCMALLOC_NAME, capability_warning, cpu_capability, environment_record, fairseq_environment,
+    option_arguments, resolve_device, tcmalloc_library,
 )
 
 torch = pytest.importorskip("torch")
@@ -23,12 +24,47 @@ def test_option_arguments() -> None:
     ]
 
 
-def test_fairseq_runs_with_fixed_threads_and_a_reproducible_mkl_path() -> None:
-    environment = fairseq_environment(3, base={"PATH": "/bin", "MKL_CBWR": "COMPATIBLE"}, tcmalloc="/lib/tc.so")
+def test_fairseq_runs_with_fixed_threads_and_pinned_cpu_code_paths() -> None:
+    forced = {"ATEN_CPU_CAPABILITY": "avx512", "MKL_CBWR": "COMPATIBLE", "ONEDNN_MAX_CPU_ISA": "ALL"}
+    environment = fairseq_environment(3, base={"PATH": "/bin", **forced}, tcmalloc="/lib/tc.so")
     assert environment["PATH"] == "/bin"
     assert environment["OMP_NUM_THREADS"] == environment["MKL_NUM_THREADS"] == "3"
-    assert environment["MKL_CBWR"] == "AUTO,STRICT" and environment["MKL_DYNAMIC"] == "FALSE"
+    # the pins win over the caller's environment: a machine's own choice would otherwise come through
+    assert {name: environment[name] for name in CPU_KERNELS} == {
+        "ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "AVX2,STRICT", "ONEDNN_MAX_CPU_ISA": "AVX2"}
+    assert environment["MKL_DYNAMIC"] == "FALSE"
     assert environment["TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD"] == "1"
+    unpinned = fairseq_environment(3, base={"PATH": "/bin"}, tcmalloc="/lib/tc.so", pin_cpu_kernels=False)
+    assert "ATEN_CPU_CAPABILITY" not in unpinned and "ONEDNN_MAX_CPU_ISA" not in unpinned
+    assert unpinned["MKL_CBWR"] == "AUTO,STRICT"  # the machine's branch, reproducibly
+    assert fairseq_environment(3, base=forced, tcmalloc="/lib/tc.so", pin_cpu_kernels=False).items() >= forced.items()
+
+
+@pytest.mark.skipif(sys.platform != "linux" or __import__("platform").machine() != "x86_64", reason="x86-64 levels")
+def test_torch_runs_at_the_pinned_level_whatever_the_caller_forces() -> None:
+    """The level reaches torch (it reads it at start-up): forced from outside it counts, pinned it does not."""
+    assert cpu_capability(fairseq_environment(1, base={**_path(), "ATEN_CPU_CAPABILITY": "default"}, pin_cpu_kernels=False)) == "DEFAULT"
+    assert cpu_capability(fairseq_environment(1, base={**_path(), "ATEN_CPU_CAPABILITY": "default"})) == "AVX2"
+    assert cpu_capability(fairseq_environment(1, base={**_path(), "ATEN_CPU_CAPABILITY": "avx512"})) == "AVX2"
+
+
+def _path() -> dict[str, str]:
+    import os
+
+    return {"PATH": os.environ.get("PATH", "")}
+
+
+def test_the_record_names_allocator_pins_and_level_and_a_lower_level_is_warned_of() -> None:
+    environment = fairseq_environment(1, base={}, tcmalloc="/lib/libtcmalloc_minimal.so.4")
+    assert environment_record(environment, "AVX2") == {
+        "allocator": "tcmalloc",
+        "cpu_kernels": {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "AVX2,STRICT", "ONEDNN_MAX_CPU_ISA": "AVX2",
+                        "torch_cpu_capability": "AVX2"},
+    }
+    assert capability_warning("AVX2", environment) is None
+    warning = capability_warning("DEFAULT", environment)
+    assert warning is not None and "DEFAULT, not the pinned AVX2" in warning
+    assert capability_warning("AVX512", fairseq_environment(1, base={}, pin_cpu_kernels=False)) is None  # nothing asked for
 
 
 def test_device_resolution() -> None:

@@ -13,7 +13,8 @@ Run as ``python -m nlp_robustness.systems.fairseq.generate_many RUNS.json`` in f
 requested ``device`` (``auto``, ``cpu`` or ``cuda``) and ``runs``, a list of argument lists, each ending in
 ``--results-path <folder>`` (:func:`~nlp_robustness.systems.fairseq.runtime.run_fairseq_generate_many` writes
 it and reads the results). The device is resolved here, where torch is imported anyway (the job's own process
-need not import it), and written to ``device.txt`` beside ``RUNS.json``.
+need not import it), and written with the level torch runs its CPU kernels at to ``runtime.json`` beside
+``RUNS.json``.
 """
 
 from __future__ import annotations
@@ -49,7 +50,10 @@ def _main(runs_file: Path) -> None:
 
     spec = json.loads(runs_file.read_text(encoding="utf-8"))
     device = resolve_device(spec["device"])
-    runs_file.with_name("device.txt").write_text(device, encoding="utf-8")
+    import torch
+
+    runtime = {"device": device, "cpu_capability": torch.backends.cpu.get_cpu_capability()}
+    runs_file.with_name("runtime.json").write_text(json.dumps(runtime), encoding="utf-8")
     generate_runs(spec["runs"], device)
 
 

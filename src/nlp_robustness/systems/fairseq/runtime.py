@@ -4,23 +4,34 @@ Determinism
     fairseq seeds every random choice from ``--seed``; data loading runs in the main process
     (``--num-workers 0``) and the CPU thread count is fixed from the config (``cpu_threads``, not
     Snakemake's ``--cores``), because floating-point sums may be ordered differently with a
-    different number of threads. MKL, which does torch's CPU matrix products, runs in its
-    conditional numerical reproducibility mode (``MKL_CBWR=AUTO,STRICT``, no dynamic threads); its
-    default path can depend on memory alignment, which made two same-seed trainings differ once.
-    Results are reproducible for one device kind (CPU or a given GPU); CPU and GPU results differ in
-    the last bits, so the device used is recorded in every report.
+    different number of threads. MKL runs without dynamic threads.
+
+    The CPU code paths are pinned (:data:`CPU_KERNELS`), because the libraries under torch pick their
+    kernels by processor and the kernels round differently: PyTorch's vectorised kernels dispatch on the
+    CPU's best instruction set (AVX-512 where the processor has it), MKL's ``AUTO`` branch picks a code path
+    per processor (Intel and AMD processors with AVX-512 get different ones), oneDNN likewise. Same seed,
+    other machine, other weights: the default ConvS2S trained to ``09221233…`` on one machine and to
+    ``7095f5cf…`` on another (issue 54). Every fairseq process runs at the AVX2 level, which every supported
+    x86-64 machine has: ``ATEN_CPU_CAPABILITY=avx2``, ``MKL_CBWR=AVX2,STRICT`` (MKL's conditional numerical
+    reproducibility on one fixed branch: fixed cache sizes, deterministic reductions, static scheduling, and
+    results independent of memory alignment), ``ONEDNN_MAX_CPU_ISA=AVX2``. They override the caller's
+    environment (a machine's best would be the default otherwise). On this project's machine, forcing
+    torch's level changes the tiny model's weights (AVX-512, AVX2 and no vectorisation give three digests),
+    and with the pins set the level asked for from outside no longer counts
+    (tests/e2e/test_fairseq.py); the cost in training time is measured by benchmarks/bench_cpu_kernels.py.
+    ``training.json`` and every translation report record the pins and the level torch actually ran at
+    (``cpu_kernels``); a machine without AVX2 runs at a lower level, and its log says its bits will differ.
+
+    Results are reproducible for one device kind: CPU and GPU results differ in the last bits (cuDNN and
+    cuBLAS kernels, not pinned here), so the device is recorded in every report.
 
     Each training records the sha256 of its weights (``weights_sha256`` in ``training.json``: the
     checkpoint's tensors by name, not the file, which holds paths), and so does every translation
-    report (``model.weights_sha256``), so weights that drifted show up in the records. Two trainings
-    of the tests' tiny model under a busy loop once differed in the last bits (issue 39); the cause
-    is not known. With the settings above, every kernel the model uses (MKL's ``sgemm`` and the
-    ``sgemm_batch`` behind attention, ``conv_tbc``, embedding backward, softmax, weight norm,
-    reductions, dropout, Adam's arithmetic) gives the same bits for inputs at any storage offset and
-    on repeats under load; the model's gradients repeat bit for bit, and glibc's allocator (with
-    ``MALLOC_PERTURB_`` too) gives the same weights as tcmalloc. No setting is known to fix it, so
-    none is added; the digests make a recurrence visible, and ``python -m tests.tools.training_rounds DATA_BIN``
-    repeats the probe (rounds of two trainings beside busy loops) on the machine where it shows.
+    report (``model.weights_sha256``), so weights that drifted show up in the records; docs/reliability.md
+    states the digests of the tests' tiny model and of the default model, and the tests and ``make run``
+    compare them. Two trainings of the tests' tiny model under a busy loop once differed in the last bits
+    (issue 39; before the kernels were pinned); ``python -m tests.tools.training_rounds DATA_BIN`` repeats
+    that probe (rounds of two trainings beside busy loops).
 
 Memory allocator
     On the CPU, torch frees and re-allocates the large tensors of every update (the logits over the
@@ -54,14 +65,17 @@ from typing import Any, Mapping, Sequence
 from nlp_robustness.errors import InputError
 
 __all__ = [
-    "DEVICES", "FairseqError", "check_device", "fairseq_environment", "option_arguments", "resolve_device", "run_fairseq",
-    "run_fairseq_generate_many", "tcmalloc_library",
+    "CPU_KERNELS", "DEVICES", "FairseqError", "check_device", "cpu_capability", "environment_record", "fairseq_environment",
+    "option_arguments", "resolve_device", "run_fairseq", "run_fairseq_generate_many", "tcmalloc_library",
 ]
 
 #: The environment variable that, set to ``system``, keeps glibc's allocator in fairseq's processes.
 MALLOC_SWITCH = "NLP_ROBUSTNESS_MALLOC"
 #: tcmalloc without its heap profiler (Debian ``libtcmalloc-minimal4``, conda-forge ``gperftools``).
 TCMALLOC_NAME = "libtcmalloc_minimal.so.4"
+
+#: The CPU code paths every fairseq process runs at (module docstring): AVX2, a level every supported machine has.
+CPU_KERNELS: dict[str, str] = {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "AVX2,STRICT", "ONEDNN_MAX_CPU_ISA": "AVX2"}
 
 #: Values of the config key ``device``.
 DEVICES: tuple[str, ...] = ("auto", "cpu", "cuda")
@@ -104,8 +118,10 @@ def tcmalloc_library(prefix: str | os.PathLike[str] = sys.prefix) -> str | None:
     return found if found == TCMALLOC_NAME else None  # the soname the linker resolves, never another major version
 
 
-def fairseq_environment(cpu_threads: int, base: Mapping[str, str] | None = None, tcmalloc: str | None = None) -> dict[str, str]:
-    """Environment for fairseq's commands: fixed threads and MKL code path, unpickling of self-made checkpoints,
+def fairseq_environment(
+    cpu_threads: int, base: Mapping[str, str] | None = None, tcmalloc: str | None = None, *, pin_cpu_kernels: bool = True
+) -> dict[str, str]:
+    """Environment for fairseq's commands: fixed threads and CPU code paths, unpickling of self-made checkpoints,
     tcmalloc preloaded (see the module docstring).
 
     fairseq 0.12 checkpoints hold argparse/omegaconf objects, which torch >= 2.6 refuses to unpickle
@@ -116,6 +132,9 @@ def fairseq_environment(cpu_threads: int, base: Mapping[str, str] | None = None,
         base: The environment to start from (default: this process's).
         tcmalloc: The library to preload (default: :func:`tcmalloc_library`); nothing is preloaded when none
             is found or ``NLP_ROBUSTNESS_MALLOC=system`` is set in ``base``.
+        pin_cpu_kernels: False leaves the CPU code paths to ``base`` (where it sets none, to the machine: its best
+            level, MKL in its reproducible mode on its ``AUTO`` branch, as before issue 54): for the benchmark and the
+            tests that show what pinning changes; the workflow always pins.
 
     Raises:
         InputError: ``NLP_ROBUSTNESS_MALLOC`` is neither ``system`` nor ``tcmalloc``, or is ``tcmalloc`` and
@@ -138,15 +157,52 @@ def fairseq_environment(cpu_threads: int, base: Mapping[str, str] | None = None,
         TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD="1",
         OMP_NUM_THREADS=threads,
         MKL_NUM_THREADS=threads,
-        # torch's CPU matrix products run in MKL, whose default code path may depend on memory
-        # alignment and may drop threads at run time: two trainings with one seed then differ in the
-        # last bits (seen once in CI). Conditional numerical reproducibility fixes the path.
-        MKL_CBWR="AUTO,STRICT",
+        # MKL may drop threads at run time, and a different thread count sums in a different order
         MKL_DYNAMIC="FALSE",
         OMP_DYNAMIC="FALSE",
         PYTHONHASHSEED="0",
     )
+    if pin_cpu_kernels:
+        environment.update(CPU_KERNELS)  # over the caller's: the same bits on every machine (module docstring)
+    else:
+        environment.setdefault("MKL_CBWR", "AUTO,STRICT")
     return environment
+
+
+def cpu_capability(environment: Mapping[str, str]) -> str:
+    """The level torch runs its CPU kernels at in ``environment`` (``AVX2``, ``AVX512``, ``DEFAULT``...), asked of
+    a Python process started with it (torch reads ``ATEN_CPU_CAPABILITY`` once, at its start).
+
+    Raises:
+        FairseqError: torch could not be imported there.
+    """
+    probe = subprocess.run(
+        [sys.executable, "-c", "import torch; print(torch.backends.cpu.get_cpu_capability())"],
+        capture_output=True, text=True, env=dict(environment), check=False,
+    )
+    if probe.returncode != 0:
+        raise FairseqError(f"could not ask torch for its CPU capability:\n{probe.stderr[-2000:]}")
+    return probe.stdout.strip().splitlines()[-1]
+
+
+def environment_record(environment: Mapping[str, str], capability: str) -> dict[str, Any]:
+    """What of fairseq's environment can change its last bits, for ``training.json`` and translation reports:
+    the allocator and the CPU code paths (the pins and ``capability``, the level torch ran at)."""
+    pinned = {name: environment[name] for name in CPU_KERNELS if name in environment}
+    return {
+        "allocator": "tcmalloc" if "tcmalloc" in environment.get("LD_PRELOAD", "") else "glibc",
+        "cpu_kernels": {**pinned, "torch_cpu_capability": capability},
+    }
+
+
+def capability_warning(capability: str, environment: Mapping[str, str]) -> str | None:
+    """A line for the log when torch ran below the pinned level (a machine without AVX2): its bits differ from
+    the docs' digests. None when it ran at the pinned level or nothing was pinned."""
+    asked = environment.get("ATEN_CPU_CAPABILITY")
+    if asked is None or capability.lower() == asked:
+        return None
+    return (f"warning: torch ran its CPU kernels at {capability}, not the pinned {asked.upper()} (this processor lacks it): "
+            "weights and translations may differ in the last bits from other machines' (docs/reliability.md)")
 
 
 def _fairseq_executable(name: str) -> str:
@@ -175,9 +231,10 @@ def run_fairseq_generate_many(
     workdir: str | os.PathLike[str],
     log: io.TextIOBase | None,
     environment: Mapping[str, str],
-) -> tuple[list[str], str]:
+) -> tuple[list[str], str, str]:
     """Run ``fairseq-generate`` once per argument list, all in one process
-    (:mod:`~nlp_robustness.systems.fairseq.generate_many`: one start-up); each run's output, and the device.
+    (:mod:`~nlp_robustness.systems.fairseq.generate_many`: one start-up); each run's output, the device, and the
+    level torch ran its CPU kernels at (:func:`cpu_capability`).
 
     Every run is the run ``fairseq-generate`` would do alone with those arguments (plus ``--cpu`` on the
     CPU); it writes its hypotheses into its own folder under ``workdir``.
@@ -199,14 +256,14 @@ def run_fairseq_generate_many(
     if log is not None:
         log.write(f"fairseq-generate, {len(runs)} run(s) in one process:\n")
     _run_logged("fairseq-generate", command, log, environment)
-    resolved = runs_file.with_name("device.txt").read_text(encoding="utf-8")
+    runtime = json.loads(runs_file.with_name("runtime.json").read_text(encoding="utf-8"))
     outputs = []
     for folder in folders:
         written = sorted(folder.glob("generate-*.txt"))
         if len(written) != 1:
             raise FairseqError(f"fairseq-generate wrote {len(written)} result files into {folder}, expected one")
         outputs.append(written[0].read_text(encoding="utf-8"))
-    return outputs, resolved
+    return outputs, runtime["device"], runtime["cpu_capability"]
 
 
 def _run_logged(name: str, command: Sequence[str], log: io.TextIOBase | None, environment: Mapping[str, str]) -> str:

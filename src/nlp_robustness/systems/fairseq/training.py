@@ -11,7 +11,9 @@ from typing import Any, Iterable, Mapping
 
 from nlp_robustness.errors import InputError
 from nlp_robustness.systems.fairseq.checkpoints import check_checkpoint
-from nlp_robustness.systems.fairseq.runtime import FairseqError, fairseq_environment, option_arguments, run_fairseq
+from nlp_robustness.systems.fairseq.runtime import (
+    FairseqError, capability_warning, cpu_capability, environment_record, fairseq_environment, option_arguments, run_fairseq,
+)
 from nlp_robustness.systems.fairseq.training_log import parse_training_log
 
 __all__ = ["RESERVED_TRAIN_OPTIONS", "TrainingOptions", "reserved_train_options", "train_command", "train_model"]
@@ -90,21 +92,29 @@ def train_model(
     device: str,
     cpu_threads: int,
     log: io.TextIOBase | None = None,
+    pin_cpu_kernels: bool = True,
 ) -> dict[str, Any]:
     """Train with ``fairseq-train``; returns :func:`parse_training_log`'s record plus the wall time, the device,
-    the allocator, ``model`` (:func:`check_checkpoint` of the best checkpoint) and its ``weights_sha256``.
+    the allocator and CPU code paths (``cpu_kernels``, on the CPU), ``model`` (:func:`check_checkpoint` of the best
+    checkpoint) and its ``weights_sha256``.
 
-    The best checkpoint is ``save_dir/checkpoint_best.pt``.
+    The best checkpoint is ``save_dir/checkpoint_best.pt``. ``pin_cpu_kernels=False`` leaves the CPU code paths
+    to the machine (:func:`~nlp_robustness.systems.fairseq.runtime.fairseq_environment`): the benchmark and tests
+    only.
     """
     started = time.perf_counter()
-    environment = fairseq_environment(cpu_threads)
+    environment = fairseq_environment(cpu_threads, pin_cpu_kernels=pin_cpu_kernels)
+    capability = cpu_capability(environment)  # before the training: a level below the pins is logged at once
+    warning = capability_warning(capability, environment) if device == "cpu" else None
+    if warning and log is not None:
+        log.write(warning + "\n")
     output = run_fairseq("fairseq-train", train_command(data_dir, save_dir, options, device), log, environment)
     record = parse_training_log(output)
     record["seconds"] = time.perf_counter() - started
     record["device"] = device
     record["cpu_threads"] = cpu_threads
-    # like the device, the allocator can change the last bits of the weights (runtime module docstring)
-    record["allocator"] = "tcmalloc" if "tcmalloc" in environment.get("LD_PRELOAD", "") else "glibc"
+    # like the device, the allocator and the CPU code paths can change the last bits of the weights (runtime module docstring)
+    record.update(environment_record(environment, capability))
     if not (Path(save_dir) / "checkpoint_best.pt").is_file():
         raise FairseqError(f"fairseq-train wrote no checkpoint_best.pt into {save_dir}")
     record["model"] = check_checkpoint(Path(save_dir) / "checkpoint_best.pt")  # one load checks and hashes it

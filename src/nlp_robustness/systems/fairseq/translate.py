@@ -33,7 +33,9 @@ from nlp_robustness.fileio import job_scratch_directory
 from nlp_robustness.systems.fairseq.binarize import write_raw_split
 from nlp_robustness.systems.fairseq.checkpoints import ModelBundle
 from nlp_robustness.systems.fairseq.generate import GenerationOptions, generate_command, parse_generate_output
-from nlp_robustness.systems.fairseq.runtime import fairseq_environment, resolve_device, run_fairseq, run_fairseq_generate_many
+from nlp_robustness.systems.fairseq.runtime import (
+    capability_warning, cpu_capability, environment_record, fairseq_environment, resolve_device, run_fairseq, run_fairseq_generate_many,
+)
 from nlp_robustness.systems.fairseq.subwords import SubwordCodec
 
 __all__ = ["TranslationReport", "translate_lists_with_settings", "translate_segment_lists", "translate_segments", "translate_with_settings"]
@@ -52,6 +54,9 @@ class TranslationReport:
     seconds: float = 0.0
     sentences_per_second: float = 0.0
     model: dict[str, Any] = field(default_factory=dict)
+    #: What of the environment can change the last bits: ``allocator`` and ``cpu_kernels``
+    #: (:func:`~nlp_robustness.systems.fairseq.runtime.environment_record`).
+    environment: dict[str, Any] = field(default_factory=dict)
     #: Lists translated in the same process (one start-up); seconds and speed are those of all of them.
     runs_in_process: int = 1
 
@@ -151,16 +156,21 @@ def translate_segment_lists(
     with_segments = [item for item in prepared if item[2]]
     environment = fairseq_environment(cpu_threads)
     outputs: list[str] = []
+    capability = ""
     if with_segments and one_process:
-        outputs, device = run_fairseq_generate_many(
+        outputs, device, capability = run_fairseq_generate_many(
             [generate_command(data_dir, bundle, options, None) for *_, data_dir in with_segments], device, workdir, log, environment
         )
     elif with_segments:
         device = resolve_device(device)
+        capability = cpu_capability(environment)
         outputs = [
             run_fairseq("fairseq-generate", generate_command(data_dir, bundle, options, device), log, environment)
             for *_, data_dir in with_segments
         ]
+    warning = capability_warning(capability, environment) if capability and device == "cpu" else None
+    if warning and log is not None:
+        log.write(warning + "\n")
     for (translations, _, sent, _), output in zip(with_segments, outputs, strict=True):
         hypotheses = parse_generate_output(output, len(sent))
         for index, translation in zip(sent, codec.decode(hypotheses, bundle.target_language)):
@@ -169,6 +179,8 @@ def translate_segment_lists(
     translated = sum(len(sent) for _, _, sent, _ in prepared)
     for _, report, sent, _ in prepared:
         report.device = device
+        # nothing ran for a list of empty sources only: no level to record
+        report.environment = environment_record(environment, capability) if capability else {}
         report.translated = len(sent)
         if sent:
             report.seconds = seconds
