@@ -279,7 +279,7 @@ def test_rated_segments_sid_outside(tmp_path: Path, sid: int) -> None:
 
 @pytest.fixture(scope="module")
 def de_en_source(toen: Path) -> list[str]:
-    return read_text_lines(toen / "txt" / "sources" / "generaltest2022.de-en.src.de")
+    return read_text_lines(toen / "txt" / "sources" / "generaltest2022.de-en.src.de", segments=True)
 
 
 def test_de_en_xml_tiling_equals_derived_tsv(toen: Path, mirror_dir: Path, de_en_source: list[str]) -> None:
@@ -292,7 +292,7 @@ def test_de_en_xml_tiling_equals_derived_tsv(toen: Path, mirror_dir: Path, de_en
 
 
 def test_ja_en_derived_domains(toen: Path) -> None:
-    source = read_text_lines(toen / "txt" / "sources" / "generaltest2022.ja-en.src.ja")
+    source = read_text_lines(toen / "txt" / "sources" / "generaltest2022.ja-en.src.ja", segments=True)
     table = read_line_domains(str(toen / "derived" / "generaltest2022.ja-en.domains.tsv"), source)
     assert len(table) == 2008 and table["line"].tolist() == list(range(2008))
     assert sorted(table["sid"]) == list(range(1, 2009))

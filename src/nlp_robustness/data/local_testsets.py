@@ -84,7 +84,7 @@ def read_domain_file(path: PathLike) -> DomainFile:
     domains: list[str] = []
     doc_ids: list[str] = []
     with_ids: bool | None = None  # whether line 1 gives a document id
-    for number, line in enumerate(read_text_lines(path), start=1):
+    for number, line in enumerate(read_text_lines(path, segments=False), start=1):
         fields = [field.strip() for field in line.split("\t")]
         if len(fields) > 2:
             raise InputError(f"{path}: line {number}: {len(fields)} tab-separated fields; a line is a domain, optionally a tab and a document id")

@@ -76,7 +76,7 @@ def _read_rows(path: str, header: Sequence[str]) -> tuple[dict[str, int], list[t
         InputError: The file is missing or empty, its header lacks a column of ``header``, it has no row,
             or a row has another number of fields than the header (each names the file and line).
     """
-    lines = read_text_lines(path)
+    lines = read_text_lines(path, segments=False)
     if not lines or not lines[0].strip():
         raise InputError(f"{path}: line 1: empty file or header (expected the header {' '.join(header)})")
     names = lines[0].split()
@@ -217,7 +217,7 @@ def _line_domain_table(rows: list[tuple[int, str, str, int, int]]) -> pd.DataFra
 
 def _read_domain_tsv(path: str, source_lines: Sequence[str]) -> pd.DataFrame:
     """The line domains of a derived TSV (``domain``, ``doc_id``, position, SID; no header); see :func:`read_line_domains`."""
-    lines = read_text_lines(path)
+    lines = read_text_lines(path, segments=False)
     if len(lines) != len(source_lines):
         raise InputError(
             f"{path} has {len(lines)} lines, but the source has {len(source_lines)}: a domain file has one line per source line"
