@@ -39,14 +39,16 @@ def _write(tmp_path: Path, name: str, text: str) -> str:
     return str(path)
 
 
-def _xml(documents: list[tuple[str, str | None, list[str]]], declaration: bool = True) -> str:
-    """A WMT XML file of (doc id, domain or None, source segments), each with a reference A and one system."""
+def _xml(documents: list[tuple[str, str | None, list[str]]], declaration: bool = True, translators: tuple[str, ...] = ("A",)) -> str:
+    """A WMT XML file of (doc id, domain or None, source segments), each with a reference per translator
+    (default: A) and one system."""
     parts = ["<?xml version='1.0' encoding='utf-8'?>\n"] if declaration else []
     parts.append('<dataset id="t">\n<collection id="general">\n')
     for doc_id, domain, segments in documents:
         attribute = f' domain="{domain}"' if domain is not None else ""
         parts.append(f'<doc id="{doc_id}" origlang="de"{attribute}>\n')
-        for tag, extra in (("src", ' lang="de"'), ("ref", ' lang="en" translator="A"'), ("hyp", ' system="S" lang="en"')):
+        references = tuple(("ref", f' lang="en" translator="{name}"') for name in translators)
+        for tag, extra in (("src", ' lang="de"'), *references, ("hyp", ' system="S" lang="en"')):
             segs = "".join(f'<seg id="{number}">{text}</seg>\n' for number, text in enumerate(segments, start=1))
             parts.append(f"<{tag}{extra}><p>\n{segs}</p></{tag}>\n")
         parts.append("</doc>\n")
@@ -242,6 +244,17 @@ def test_domain_xml_errors(tmp_path: Path, documents: list, source: list[str], m
     path = _write(tmp_path, "t.xml", _xml(documents))
     with _raises(message):
         read_line_domains(path, source)
+
+
+def test_domain_xml_reference_is_chosen_by_the_packages_one_rule(tmp_path: Path) -> None:
+    """The reference is not used, but the file is read as every WMT XML file is (wmt_xml.reference_translator)."""
+    documents = [("d1", "news", ["a"])]
+    for translators in [("refA",), ("B", "A")]:
+        path = _write(tmp_path, "t.xml", _xml(documents, translators=translators))
+        assert read_line_domains(path, ["a"])["domain"].tolist() == ["news"]
+    path = _write(tmp_path, "t.xml", _xml(documents, translators=("B", "C")))
+    with _raises(r"t\.xml has 2 reference translators and none is A \(B, C\)"):
+        read_line_domains(path, ["a"])
 
 
 def test_domain_xml_malformed(tmp_path: Path) -> None:

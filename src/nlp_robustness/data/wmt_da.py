@@ -27,7 +27,7 @@ from collections.abc import Hashable, Sequence
 
 import pandas as pd
 
-from nlp_robustness.data.wmt_xml import WmtDocument, read_wmt_xml, reference_translators
+from nlp_robustness.data.wmt_xml import WmtDocument, read_wmt_xml
 from nlp_robustness.errors import InputError
 from nlp_robustness.fileio import finite_number, read_text_lines
 
@@ -295,9 +295,7 @@ def _tile(
 
 def _read_domain_xml(path: str, source_lines: Sequence[str]) -> pd.DataFrame:
     """The line domains of a WMT XML file whose documents tile the source; see :func:`read_line_domains`."""
-    translators = reference_translators(path)
-    translator = "A" if "A" in translators or not translators else translators[0]
-    parsed = read_wmt_xml(path, translator, require_domain=False)
+    parsed = read_wmt_xml(path, require_domain=False)  # the reference is not used, but read by the package's one rule
     documents: dict[str, WmtDocument] = {}
     for document in parsed.documents:
         if not document.domain:
@@ -380,8 +378,8 @@ def read_line_domains(path: str, source_lines: Sequence[str]) -> pd.DataFrame:
       documents). Each line gets its document's ``domain`` attribute and id. The SID of a line is its 1-based
       position in the concatenation of the documents sorted by doc id (plain string order), segment order
       inside a document kept. Lines are compared stripped of leading and trailing whitespace, as
-      :func:`~nlp_robustness.data.wmt_xml.read_wmt_xml` strips segments. The reference read is translator
-      ``A``'s, or the file's first translator if none is ``A``.
+      :func:`~nlp_robustness.data.wmt_xml.read_wmt_xml` strips segments. The reference (not used here) is chosen
+      as for every WMT XML file (:func:`~nlp_robustness.data.wmt_xml.reference_translator`): the only one, else ``A``.
     - otherwise a derived TSV without header, one line per source line: ``domain``, ``doc_id``, the 1-based
       position in the document, the DA SID.
 
