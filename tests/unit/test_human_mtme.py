@@ -50,10 +50,10 @@ def _tables(spec: dict) -> dict:
     documents = read_mtme_documents(spec["documents"])
     human = system_scores(read_mtme_segment_scores(spec["scores"], len(documents)), {"A": "A", "B": "B"}, spec["scores"], "scores")
     outputs = {row: read_text_lines(path, segments=True) for row, path in spec["systems"].items()}
+    source, reference = read_text_lines(spec["source"], segments=True), read_text_lines(spec["reference"], segments=True)
     tables = {}
     for domain in spec["domains"]:
-        table = mtme_domain_segments(human, documents, read_text_lines(spec["source"], segments=True), read_text_lines(spec["reference"], segments=True),
-                                     outputs, domain, "human_studies.toy")
+        table = mtme_domain_segments(human, documents, source, reference, outputs, domain, "human_studies.toy")
         add_file_metrics(table, spec, {spec["metric_files"]["toy-metric"]["file"]: spec["metric_files"]["toy-metric"]["file"]},
                          "human_studies.toy", len(documents), domain)
         tables[domain] = table
