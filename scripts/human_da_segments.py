@@ -15,12 +15,12 @@ from nlp_robustness.studies.human import ALL_SEGMENT_COLUMNS, SEGMENT_COLUMNS, c
 
 params = snakemake.params
 where = f"human_studies.{snakemake.wildcards.human_study}"
-source, reference = read_text_lines(snakemake.input.source), read_text_lines(snakemake.input.reference)
+source, reference = read_text_lines(snakemake.input.source, segments=True), read_text_lines(snakemake.input.reference, segments=True)
 domains = read_line_domains(snakemake.input.domain_file, source)
 scores = read_da_segment_scores(snakemake.input.scores)
 check_da_rows(scores, params.rows, params.ignore_systems, snakemake.input.scores, where)
 scores = rated_segments(scores, domains, where)
-outputs = {row: read_text_lines(path) for row, path in zip(params.rows, snakemake.input.outputs)}
+outputs = {row: read_text_lines(path, segments=True) for row, path in zip(params.rows, snakemake.input.outputs)}
 rated, every = da_domain_tables(scores, domains, outputs, reference, source, snakemake.wildcards.human_domain,
                                 params.score, params.drop_placeholders, where)
 for metric in params.metrics:  # each segment scored once; the rated rows take their segment's score

@@ -20,8 +20,8 @@ if snakemake.params.reference_system is not None:
         read_mqm_error_texts(snakemake.input.errors), systems, snakemake.params.reference_system, snakemake.input.errors
     )
 else:
-    source, reference = read_text_lines(snakemake.input.source), read_text_lines(snakemake.input.reference)
-    outputs = {system: read_text_lines(path) for system, path in zip(systems, snakemake.input.outputs)}
+    source, reference = read_text_lines(snakemake.input.source, segments=True), read_text_lines(snakemake.input.reference, segments=True)
+    outputs = {system: read_text_lines(path, segments=True) for system, path in zip(systems, snakemake.input.outputs)}
     for system, lines in outputs.items():
         if len(lines) != len(source):
             raise ValueError(f"human domain {domain}: output of {system} has {len(lines)} lines, the source {len(source)}")

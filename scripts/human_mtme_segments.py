@@ -20,9 +20,9 @@ rows = list(spec["systems"])
 documents = read_mtme_documents(files.documents)
 human = system_scores(read_mtme_segment_scores(files.scores, len(documents)),
                       {row: score_file_name(spec, row) for row in rows}, files.scores, f"{where}.scores")
-outputs = {row: read_text_lines(path) for row, path in zip(rows, files.outputs)}
-segments = mtme_domain_segments(human, documents, read_text_lines(files.source), read_text_lines(files.reference), outputs,
-                                domain, where)
+outputs = {row: read_text_lines(path, segments=True) for row, path in zip(rows, files.outputs)}
+source, reference = read_text_lines(files.source, segments=True), read_text_lines(files.reference, segments=True)
+segments = mtme_domain_segments(human, documents, source, reference, outputs, domain, where)
 for metric in params.metrics:  # sacrebleu's defaults (13a for BLEU): the target is English
     segments[metric] = sentence_scores(segments["hypothesis"].tolist(), segments["reference"].tolist(), metric)
 file_metrics = add_file_metrics(segments, spec, params.metric_files["paths"], where, len(documents), domain)

@@ -9,6 +9,19 @@ or changed (``os.umask`` can only be read by setting it, which races with other 
 An operating-system error while writing (a full disk, a quota, a read-only file system) is raised as
 an :class:`OSError` with the same ``errno`` whose ``filename`` is the file being written, and the
 original error as its ``__cause__``; the temporary file is removed.
+
+U+FEFF (the byte-order mark, ZERO WIDTH NO-BREAK SPACE) that stands in a segment is text, on the first line as on
+any other: :func:`read_text_lines` with ``segments=True`` keeps every one, so a segment reaches the scorer as
+written. This is what sacrebleu does, whose BLEU the organisers publish: it reads WMT XML with lxml and writes
+each segment through ``Dataset._clean`` (``sacrebleu/dataset/wmt_xml.py``, ``WMTXMLDataset.process_to_text`` and
+``_unwrap_wmt21_or_later``; ``sacrebleu/dataset/base.py``, ``_clean`` is ``re.sub(r"\\s+", " ", s.strip())``, and
+U+FEFF is no whitespace to Python), and it opens plain files with ``utils.smart_open`` as ``utf-8``, not
+``utf-8-sig``, so even a U+FEFF opening a hypotheses file stays in its first segment (sacrebleu 2.6.0). Dropping
+it from line 1 only, as this module once did, gave that segment another sentence BLEU than sacrebleu's, and the
+file another corpus BLEU (issue 54). The one U+FEFF that is not text is the UTF-8 signature opening a file
+whose first line holds no segment (a header, a number, an id, markup): ``segments=False`` drops it there, as an
+XML parser drops it before ``<?xml``, and as pandas drops it before a table's header (:func:`read_table`); a
+U+FEFF anywhere else in such a file is kept, and fails as the malformed field it is.
 """
 
 from __future__ import annotations
@@ -311,13 +324,27 @@ def finite_number(path: str | os.PathLike[str], line: int, what: str, text: str,
     return value
 
 
-def read_text_lines(path: str | os.PathLike[str]) -> list[str]:
+#: The UTF-8 encoding of U+FEFF: the byte-order mark, or "signature", that some editors write at the start of a file.
+UTF8_SIGNATURE = b"\xef\xbb\xbf"
+
+#: The codec of a file of fields read by another parser (``csv``): UTF-8 whose opening signature is dropped, as
+#: ``read_text_lines(path, segments=False)`` drops it (see the module docstring).
+FIELDS_ENCODING = "utf-8-sig"
+
+
+def read_text_lines(path: str | os.PathLike[str], *, segments: bool) -> list[str]:
     """Read a UTF-8 file as lines without their line terminators.
 
     Lines are split on ``\\n`` only (not with :meth:`str.splitlines`, which would also split on
     U+2028, U+0085 and other characters that may occur inside a segment). A final newline does not
-    start an extra line, a UTF-8 byte-order mark at the start of the file is dropped and a ``\\r``
-    before the ``\\n`` is removed.
+    start an extra line, and a ``\\r`` before the ``\\n`` is removed.
+
+    Args:
+        path: The file.
+        segments: Whether the file's lines are (or hold) segments, which reach a scorer as written: then every
+            U+FEFF is kept, the one opening the file included, as sacrebleu keeps it (module docstring). ``False``
+            for a file of fields, numbers or markup (scores, ids, a header, tag lines): a U+FEFF opening it is its
+            UTF-8 signature and is dropped; one anywhere else is kept.
 
     Raises:
         InputError: The file cannot be read, or a line is not valid UTF-8 (names file and line).
@@ -328,8 +355,8 @@ def read_text_lines(path: str | os.PathLike[str]) -> list[str]:
         raise InputError(f"file not found: {path}") from None
     except OSError as error:
         raise InputError(f"cannot read {path}: {error.strerror or error}") from None
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+    if not segments:
+        data = data.removeprefix(UTF8_SIGNATURE)
     raw_lines = data.split(b"\n")
     if raw_lines and raw_lines[-1] == b"":
         raw_lines.pop()

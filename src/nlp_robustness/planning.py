@@ -175,7 +175,7 @@ def check_human_files(config: Mapping[str, Any], manifest: Manifest) -> None:
             path_of = {value: readable(value) for value in [*values, *metric_values]}
             check_da_study(spec, where, path_of)
             source = path_of[spec["source"]]
-            segments = len(read_text_lines(source)) if source is not None else None
+            segments = len(read_text_lines(source, segments=True)) if source is not None else None
             check_metric_files(spec, where, path_of, segments, None)  # rated segments: checked by the segment jobs
         elif spec["format"] == "mtme":
             values = [spec[key] for key in ("scores", "documents", "source", "reference")] + list(spec["systems"].values())

@@ -124,7 +124,7 @@ def test_a_users_wmt_xml_file_plans_and_its_errors_name_the_key_and_the_file() -
     config = copy.deepcopy(SMALL)
     _own_wmt_xml(config)
     prepare_config(config, REPOSITORY)
-    assert config["testsets"]["defr-news"]["translator"] == "A"  # the schema's default
+    assert "translator" not in config["testsets"]["defr-news"]  # no default: the file's only one (here A) is read
 
     def own(edit):
         return lambda config: (_own_wmt_xml(config), edit(config))

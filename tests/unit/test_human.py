@@ -56,7 +56,7 @@ def test_every_configured_system_is_mapped_in_both_domains() -> None:
     # the output files of the news domain: one line per segment of the source
     for system in mapping:
         path = HUMANEVAL / f"txt/system-outputs/newstest2021.en-de.hyp.{system}.de"
-        assert len(read_text_lines(path)) == 1002
+        assert len(read_text_lines(path, segments=True)) == 1002
 
 
 def _mqm_weight(severity: str, category: str) -> float:
@@ -98,9 +98,9 @@ def test_ted_error_rows_reproduce_the_published_segment_scores() -> None:
 def test_real_domains_join_texts_and_scores() -> None:
     systems = {"Facebook-AI": "Facebook-AI", "NVIDIA-NeMo": "Nemo"}
     news_scores = read_mqm_segment_scores(str(NEWS_SCORES))
-    outputs = {name: read_text_lines(HUMANEVAL / f"txt/system-outputs/newstest2021.en-de.hyp.{name}.de") for name in systems}
-    source = read_text_lines(HUMANEVAL / "txt/sources/newstest2021.en-de.src.en")
-    reference = read_text_lines(HUMANEVAL / "txt/references/newstest2021.en-de.ref.A.de")
+    outputs = {name: read_text_lines(HUMANEVAL / f"txt/system-outputs/newstest2021.en-de.hyp.{name}.de", segments=True) for name in systems}
+    source = read_text_lines(HUMANEVAL / "txt/sources/newstest2021.en-de.src.en", segments=True)
+    reference = read_text_lines(HUMANEVAL / "txt/references/newstest2021.en-de.ref.A.de", segments=True)
     news = domain_segments(news_scores, systems, source, reference, outputs, "news")
     assert len(news) == 2 * 527
     first = news.iloc[0]

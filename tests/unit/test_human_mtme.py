@@ -49,11 +49,11 @@ def _study(tmp_path: Path, metric_text: str = METRIC, human_text: str = HUMAN) -
 def _tables(spec: dict) -> dict:
     documents = read_mtme_documents(spec["documents"])
     human = system_scores(read_mtme_segment_scores(spec["scores"], len(documents)), {"A": "A", "B": "B"}, spec["scores"], "scores")
-    outputs = {row: read_text_lines(path) for row, path in spec["systems"].items()}
+    outputs = {row: read_text_lines(path, segments=True) for row, path in spec["systems"].items()}
+    source, reference = read_text_lines(spec["source"], segments=True), read_text_lines(spec["reference"], segments=True)
     tables = {}
     for domain in spec["domains"]:
-        table = mtme_domain_segments(human, documents, read_text_lines(spec["source"]), read_text_lines(spec["reference"]),
-                                     outputs, domain, "human_studies.toy")
+        table = mtme_domain_segments(human, documents, source, reference, outputs, domain, "human_studies.toy")
         add_file_metrics(table, spec, {spec["metric_files"]["toy-metric"]["file"]: spec["metric_files"]["toy-metric"]["file"]},
                          "human_studies.toy", len(documents), domain)
         tables[domain] = table
@@ -156,7 +156,7 @@ def test_the_plan_has_a_row_per_system_under_human_each_metric_and_each_file_met
 def test_the_workflows_sentence_bleu_and_chrf_equal_the_metrics_tasks_refa_files() -> None:
     """All 19 outputs the -refA files score (sacrebleu's defaults: 13a BLEU with effective order, chrF2); the
     mtme segment job uses this same sentence_scores without a tokenizer (English target)."""
-    reference = read_text_lines(ZHEN / "references" / "zh-en.refA.txt")
+    reference = read_text_lines(ZHEN / "references" / "zh-en.refA.txt", segments=True)
     published = {metric: read_mtme_segment_scores(str(ZHEN / "metric-scores" / f"zh-en.{name}-refA.seg.score"), len(reference))
                  for metric, name in (("bleu", "BLEU"), ("chrf", "chrF"))}
     assert len(published["bleu"]) == 19 and "refA" not in published["bleu"]
@@ -164,7 +164,7 @@ def test_the_workflows_sentence_bleu_and_chrf_equal_the_metrics_tasks_refa_files
     for metric, scores in published.items():
         hypotheses, expected = [], []
         for system, values in scores.items():
-            hypotheses += read_text_lines(ZHEN / "system-outputs" / f"{system}.txt")
+            hypotheses += read_text_lines(ZHEN / "system-outputs" / f"{system}.txt", segments=True)
             expected.append(values)
         ours = np.asarray(sentence_scores(hypotheses, reference * len(scores), metric), dtype=np.float64)
         largest[metric] = float(np.max(np.abs(ours - np.concatenate(expected))))
@@ -180,7 +180,7 @@ def test_mqm_domain_means_of_the_segment_tables_equal_the_published_ones() -> No
     human = system_scores(every, {system: system for system in rated}, "mqm", "scores")
     texts = ["x"] * len(documents)
     published = {}
-    for line in read_text_lines(ZHEN / "human-scores" / "zh-en.mqm.domain.score"):
+    for line in read_text_lines(ZHEN / "human-scores" / "zh-en.mqm.domain.score", segments=False):
         domain, system, score = line.split("\t")
         published[(domain, system)] = None if score == "None" else float(score)
     largest, compared = 0.0, 0

@@ -128,6 +128,33 @@ def test_plan_time_errors_of_a_wmt_xml_file(tmp_path: Path) -> None:
     assert _error({"t": _xml_spec(path)}).startswith(f"testsets.t.file: {path}: line ")
 
 
+def test_the_translator_of_a_local_wmt_xml_file_without_a_translator_key(tmp_path: Path) -> None:
+    """One reference translator (WMT'23's refA) is read whatever its name; A among several; otherwise the error
+    names the key and lists the file's translators; the provenance records the translator read."""
+    def written(folder: str, translators: list[str]) -> Path:
+        (tmp_path / folder).mkdir()
+        sides = [_side("src", 'lang="ru"', ["quelle"])]
+        sides += [_side("ref", f'lang="en" translator="{name}"', [f"reference {name}"]) for name in translators]
+        return _write(tmp_path / folder, [_doc("d1", "news", sides + [_side("hyp", 'system="S" lang="en"', ["hyp"])])])
+
+    def spec(path: Path, **more) -> dict:
+        return {"file": str(path), "format": "wmt-xml", "domain": "news", **more}
+
+    one = written("one", ["refA"])
+    assert check_local_testsets({"t": spec(one)}, LocalFiles()) == {"t": 1}
+    table, _, origin = read_local_testset(spec(one))
+    assert table["reference"].tolist() == ["reference refA"] and origin["translator"] == "refA"
+    two = written("two", ["A", "B"])
+    assert read_local_testset(spec(two))[0]["reference"].tolist() == ["reference A"]
+    assert read_local_testset(spec(two, translator="B"))[0]["reference"].tolist() == ["reference B"]
+    neither = written("neither", ["B", "C"])
+    assert _error({"t": spec(neither)}) == (
+        f"testsets.t.translator: {neither} has 2 reference translators and none is A (B, C): name the one to read"
+    )
+    assert check_local_testsets({"t": spec(neither, translator="C")}, LocalFiles()) == {"t": 1}
+    assert _error({"t": spec(one, translator="A")}) == f"testsets.t.translator: 'A' is not a translator of {one} (its translators: refA)"
+
+
 def test_a_file_read_once_per_planning_and_a_missing_one_left_to_snakemake(tmp_path: Path, monkeypatch) -> None:
     import nlp_robustness.data.local_testsets as local
 

@@ -31,10 +31,10 @@ def _xml(tmp_path: Path, second_source: str) -> Path:
 
 def test_every_file_has_one_line_per_segment_in_file_order(tmp_path: Path) -> None:
     assert main([str(_xml(tmp_path, "b")), str(tmp_path / "out")]) == 0
-    assert read_text_lines(tmp_path / "out" / "source.txt") == ["a & b", "b", "c"]
-    assert read_text_lines(tmp_path / "out" / "reference.txt") == ["x", "y", "z"]
-    assert read_text_lines(tmp_path / "out" / "domains.tsv") == ["news\td1", "news\td1", "social\td2"]
-    assert read_text_lines(tmp_path / "out" / "hypotheses" / "S.txt") == ["h1", "h2", "h3"]
+    assert read_text_lines(tmp_path / "out" / "source.txt", segments=True) == ["a & b", "b", "c"]
+    assert read_text_lines(tmp_path / "out" / "reference.txt", segments=True) == ["x", "y", "z"]
+    assert read_text_lines(tmp_path / "out" / "domains.tsv", segments=False) == ["news\td1", "news\td1", "social\td2"]
+    assert read_text_lines(tmp_path / "out" / "hypotheses" / "S.txt", segments=True) == ["h1", "h2", "h3"]
 
 
 def test_a_segment_with_a_line_break_is_refused_naming_the_document(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -47,7 +47,7 @@ def test_a_segment_with_a_line_break_is_refused_naming_the_document(tmp_path: Pa
 def test_the_real_wmt22_file_round_trips_to_the_readers_table(tmp_path: Path) -> None:
     assert main([str(WMT22_DEFR), str(tmp_path)]) == 0
     table = wmt_xml_table(read_wmt_xml(WMT22_DEFR))
-    assert read_text_lines(tmp_path / "source.txt") == table["source"].tolist()
-    assert read_text_lines(tmp_path / "reference.txt") == table["reference"].tolist()
-    assert read_text_lines(tmp_path / "domains.tsv") == (table["domain"] + "\t" + table["doc_id"]).tolist()
-    assert read_text_lines(tmp_path / "hypotheses" / "Online-B.txt") == table["hypothesis:Online-B"].tolist()
+    assert read_text_lines(tmp_path / "source.txt", segments=True) == table["source"].tolist()
+    assert read_text_lines(tmp_path / "reference.txt", segments=True) == table["reference"].tolist()
+    assert read_text_lines(tmp_path / "domains.tsv", segments=False) == (table["domain"] + "\t" + table["doc_id"]).tolist()
+    assert read_text_lines(tmp_path / "hypotheses" / "Online-B.txt", segments=True) == table["hypothesis:Online-B"].tolist()

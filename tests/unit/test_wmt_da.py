@@ -39,14 +39,16 @@ def _write(tmp_path: Path, name: str, text: str) -> str:
     return str(path)
 
 
-def _xml(documents: list[tuple[str, str | None, list[str]]], declaration: bool = True) -> str:
-    """A WMT XML file of (doc id, domain or None, source segments), each with a reference A and one system."""
+def _xml(documents: list[tuple[str, str | None, list[str]]], declaration: bool = True, translators: tuple[str, ...] = ("A",)) -> str:
+    """A WMT XML file of (doc id, domain or None, source segments), each with a reference per translator
+    (default: A) and one system."""
     parts = ["<?xml version='1.0' encoding='utf-8'?>\n"] if declaration else []
     parts.append('<dataset id="t">\n<collection id="general">\n')
     for doc_id, domain, segments in documents:
         attribute = f' domain="{domain}"' if domain is not None else ""
         parts.append(f'<doc id="{doc_id}" origlang="de"{attribute}>\n')
-        for tag, extra in (("src", ' lang="de"'), ("ref", ' lang="en" translator="A"'), ("hyp", ' system="S" lang="en"')):
+        references = tuple(("ref", f' lang="en" translator="{name}"') for name in translators)
+        for tag, extra in (("src", ' lang="de"'), *references, ("hyp", ' system="S" lang="en"')):
             segs = "".join(f'<seg id="{number}">{text}</seg>\n' for number, text in enumerate(segments, start=1))
             parts.append(f"<{tag}{extra}><p>\n{segs}</p></{tag}>\n")
         parts.append("</doc>\n")
@@ -161,11 +163,12 @@ def test_system_score_errors(tmp_path: Path, text: str, message: str) -> None:
 
 
 def test_domain_tsv_synthetic(tmp_path: Path) -> None:
-    path = _write(tmp_path, "d.tsv", "news\tn1\t1\t3\nnews\tn1\t2\t4\nsocial\ts1\t1\t1\nsocial\ts1\t2\t2\n")
+    # SIDs in the documented order: documents sorted by id (b1 before n1), by position inside each
+    path = _write(tmp_path, "d.tsv", "news\tn1\t1\t3\nnews\tn1\t2\t4\nsocial\tb1\t1\t1\nsocial\tb1\t2\t2\n")
     table = read_line_domains(path, ["a", "b", "c", "d"])
     assert list(table.columns) == ["line", "domain", "document", "position", "sid"]
     assert table.to_dict("list") == {
-        "line": [0, 1, 2, 3], "domain": ["news", "news", "social", "social"], "document": ["n1", "n1", "s1", "s1"],
+        "line": [0, 1, 2, 3], "domain": ["news", "news", "social", "social"], "document": ["n1", "n1", "b1", "b1"],
         "position": [1, 2, 1, 2], "sid": [3, 4, 1, 2],
     }
 
@@ -179,8 +182,10 @@ def test_domain_tsv_synthetic(tmp_path: Path) -> None:
         ("news\tn1\tone\t1\nnews\tn1\t2\t2\n", r"d\.tsv: line 1: position 'one' is not an integer"),
         ("news\tn1\t1\t1\nnews\tn1\t0\t2\n", r"d\.tsv: line 2: position 0 is below 1"),
         ("news\tn1\t1\t1\nnews\tn1\t2\tx\n", r"d\.tsv: line 2: SID 'x' is not an integer"),
-        ("news\tn1\t1\t1\nnews\tn1\t2\t1\n", r"d\.tsv: line 2: SID 1 is also on line 1 \(the SIDs must be a permutation"),
-        ("news\tn1\t1\t1\nnews\tn1\t2\t3\n", r"d\.tsv: line 2: SID 3 is outside 1\.\.2"),
+        ("news\tn1\t1\t1\nnews\tn1\t2\t1\n", r"d\.tsv: line 2: SID 1, expected 2 \(document 'n1', position 2\)"),
+        ("news\tn1\t1\t1\nnews\tn1\t2\t3\n", r"d\.tsv: line 2: SID 3, expected 2 \(document 'n1', position 2\)"),
+        ("news\tn1\t1\t1\nnews\tn1\t1\t2\n", r"d\.tsv: line 2: position 1 of document 'n1' is also on line 1"),
+        ("news\tn1\t1\t1\nnews\tn2\t2\t2\n", r"d\.tsv: line 2: position 2 of document 'n2', which has 1 lines"),
         ("news\tn1\t1\t1\n\tn1\t2\t2\n", r"d\.tsv: line 2: empty domain"),
     ],
 )
@@ -188,6 +193,23 @@ def test_domain_tsv_errors(tmp_path: Path, text: str, message: str) -> None:
     path = _write(tmp_path, "d.tsv", text)
     with _raises(message):
         read_line_domains(path, ["a", "b"])
+
+
+def test_domain_tsv_sids_must_follow_the_documented_order_not_the_lines(tmp_path: Path) -> None:
+    """SID = line number is a permutation of 1..N, but not the documented order when the documents are not in sorted
+    order in the file: the scores would join the wrong segments. Refused, naming the first line that differs."""
+    # documents in file order: zeta (2 lines), alpha (1), mid (2); sorted: alpha, mid, zeta
+    lines = [("news", "zeta", 1), ("news", "zeta", 2), ("chat", "alpha", 1), ("chat", "mid", 1), ("chat", "mid", 2)]
+    numbered = "".join(f"{domain}\t{document}\t{position}\t{number}\n" for number, (domain, document, position) in enumerate(lines, 1))
+    with _raises(r"d\.tsv: line 1: SID 1, expected 4 \(document 'zeta', position 1\): the SIDs number the segments of the "
+                 r"documents sorted by id \(plain string order\), by position inside each, not the lines of the file"):
+        read_line_domains(_write(tmp_path, "d.tsv", numbered), ["a"] * 5)
+    documented = {("alpha", 1): 1, ("mid", 1): 2, ("mid", 2): 3, ("zeta", 1): 4, ("zeta", 2): 5}
+    right = "".join(f"{domain}\t{document}\t{position}\t{documented[document, position]}\n" for domain, document, position in lines)
+    assert read_line_domains(_write(tmp_path, "d.tsv", right), ["a"] * 5)["sid"].tolist() == [4, 5, 1, 2, 3]
+    # a document's segments may be listed in any order; the SID follows the position
+    shuffled = "news\tzeta\t2\t5\nnews\tzeta\t1\t4\nchat\talpha\t1\t1\nchat\tmid\t2\t3\nchat\tmid\t1\t2\n"
+    assert read_line_domains(_write(tmp_path, "d.tsv", shuffled), ["a"] * 5)["position"].tolist() == [2, 1, 1, 2, 1]
 
 
 def test_domain_file_missing(tmp_path: Path) -> None:
@@ -244,6 +266,17 @@ def test_domain_xml_errors(tmp_path: Path, documents: list, source: list[str], m
         read_line_domains(path, source)
 
 
+def test_domain_xml_reference_is_chosen_by_the_packages_one_rule(tmp_path: Path) -> None:
+    """The reference is not used, but the file is read as every WMT XML file is (wmt_xml.reference_translator)."""
+    documents = [("d1", "news", ["a"])]
+    for translators in [("refA",), ("B", "A")]:
+        path = _write(tmp_path, "t.xml", _xml(documents, translators=translators))
+        assert read_line_domains(path, ["a"])["domain"].tolist() == ["news"]
+    path = _write(tmp_path, "t.xml", _xml(documents, translators=("B", "C")))
+    with _raises(r"t\.xml has 2 reference translators and none is A \(B, C\)"):
+        read_line_domains(path, ["a"])
+
+
 def test_domain_xml_malformed(tmp_path: Path) -> None:
     path = _write(tmp_path, "t.xml", "<?xml version='1.0'?>\n<dataset><doc id='x'>\n")
     with _raises(r"t\.xml: line \d+, column \d+: not well-formed XML"):
@@ -254,19 +287,19 @@ def test_domain_xml_malformed(tmp_path: Path) -> None:
 
 
 def test_rated_segments_synthetic(tmp_path: Path) -> None:
-    domains = read_line_domains(_write(tmp_path, "d.tsv", "news\tn\t1\t2\nsocial\ts\t1\t1\n"), ["a", "b"])
+    domains = read_line_domains(_write(tmp_path, "d.tsv", "news\tn\t1\t2\nsocial\tb\t1\t1\n"), ["a", "b"])
     scores = read_da_segment_scores(_write(tmp_path, "seg.csv", SEG_HEADER + "A.0 1 50 0.1 1 \nA.0 2 60 0.2 1 \nB 1 0 0 1 \n"))
     joined = rated_segments(scores, domains, "de-en")
     assert joined["line"].tolist() == [1, 0, 1]
     assert joined["domain"].tolist() == ["social", "news", "social"]
-    assert joined["document"].tolist() == ["s", "n", "s"]
+    assert joined["document"].tolist() == ["b", "n", "b"]
     assert joined["score_line"].tolist() == [2, 3, 4]
     assert joined["sid"].tolist() == [1, 2, 1]
 
 
 @pytest.mark.parametrize("sid", [0, 3])
 def test_rated_segments_sid_outside(tmp_path: Path, sid: int) -> None:
-    domains = read_line_domains(_write(tmp_path, "d.tsv", "news\tn\t1\t2\nsocial\ts\t1\t1\n"), ["a", "b"])
+    domains = read_line_domains(_write(tmp_path, "d.tsv", "news\tn\t1\t2\nsocial\tb\t1\t1\n"), ["a", "b"])
     scores = read_da_segment_scores(_write(tmp_path, "seg.csv", SEG_HEADER + f"A.0 1 50 0.1 1 \nOnline-B.0 {sid} 60 0.2 1 \n"))
     with pytest.raises(InputError) as caught:
         rated_segments(scores, domains, "dataset de-en")
@@ -279,7 +312,7 @@ def test_rated_segments_sid_outside(tmp_path: Path, sid: int) -> None:
 
 @pytest.fixture(scope="module")
 def de_en_source(toen: Path) -> list[str]:
-    return read_text_lines(toen / "txt" / "sources" / "generaltest2022.de-en.src.de")
+    return read_text_lines(toen / "txt" / "sources" / "generaltest2022.de-en.src.de", segments=True)
 
 
 def test_de_en_xml_tiling_equals_derived_tsv(toen: Path, mirror_dir: Path, de_en_source: list[str]) -> None:
@@ -292,7 +325,7 @@ def test_de_en_xml_tiling_equals_derived_tsv(toen: Path, mirror_dir: Path, de_en
 
 
 def test_ja_en_derived_domains(toen: Path) -> None:
-    source = read_text_lines(toen / "txt" / "sources" / "generaltest2022.ja-en.src.ja")
+    source = read_text_lines(toen / "txt" / "sources" / "generaltest2022.ja-en.src.ja", segments=True)
     table = read_line_domains(str(toen / "derived" / "generaltest2022.ja-en.domains.tsv"), source)
     assert len(table) == 2008 and table["line"].tolist() == list(range(2008))
     assert sorted(table["sid"]) == list(range(1, 2009))

@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 import sacrebleu
 
-from nlp_robustness.data.wmt_xml import hypothesis_column, read_declared_wmt_xml, read_wmt_xml, reference_translators, wmt_xml_table
+from nlp_robustness.data.wmt_xml import (
+    hypothesis_column,
+    read_declared_wmt_xml,
+    read_wmt_xml,
+    reference_translator,
+    reference_translators,
+    wmt_xml_table,
+)
 from nlp_robustness.errors import InputError
 from tests.paths import MIRROR as DATA_MIRROR
 
@@ -104,8 +111,64 @@ def test_system_appearing_only_in_a_later_document(tmp_path):
 
 def test_no_reference_of_the_chosen_translator(tmp_path):
     path = _write(tmp_path, [_good_doc("d1")])
-    with pytest.raises(InputError, match=r"line 4: document 'd1': 0 references of translator 'B' \(need one; translators here: 'A'\)"):
+    with pytest.raises(InputError, match=r"^'B' is not a translator of .*test\.xml \(its translators: A\)$"):
         read_wmt_xml(path, translator="B")
+    with pytest.raises(InputError, match=r"^--translator: 'B' is not a translator of .*test\.xml \(its translators: A\)$"):
+        read_wmt_xml(path, translator="B", key="--translator")
+
+
+def test_a_translator_of_the_file_missing_from_one_document_names_that_document(tmp_path):
+    other = _doc("d2", "news", [_side("src", 'lang="de"', ["x"]), _side("ref", 'lang="fr" translator="B"', ["y"]),
+                                _side("hyp", 'system="S1" lang="fr"', ["a"]), _side("hyp", 'system="S2" lang="fr"', ["b"])])
+    path = _write(tmp_path, [_good_doc("d1"), other])
+    with pytest.raises(InputError, match=r"line 30: document 'd2': 0 references of translator 'A' \(need one; translators here: 'B'\)"):
+        read_wmt_xml(path)  # A among several (A, B): A, which d2 lacks
+
+
+def _translators_file(tmp_path: Path, translators: list[str]) -> Path:
+    sides = [_side("src", 'lang="de"', ["quelle"])]
+    sides += [_side("ref", f'lang="en" translator="{name}"', [f"reference {name}"]) for name in translators]
+    return _write(tmp_path, [_doc("d1", "news", sides + [_side("hyp", 'system="S" lang="en"', ["hypothesis"])])])
+
+
+def test_without_a_translator_the_files_only_one_is_read_whatever_its_name(tmp_path):
+    """WMT'23 names its single reference refA: the old default A failed on it."""
+    parsed = read_wmt_xml(_translators_file(tmp_path, ["refA"]))
+    assert parsed.translator == "refA" and parsed.documents[0].reference == ("reference refA",)
+    assert reference_translator("f.xml", ["refA"]) == "refA"
+    assert reference_translator("f.xml", [""]) == ""  # a <ref> without a translator attribute
+
+
+def test_without_a_translator_a_file_with_several_is_read_with_a(tmp_path):
+    parsed = read_wmt_xml(_translators_file(tmp_path, ["B", "A"]))
+    assert parsed.translator == "A" and parsed.documents[0].reference == ("reference A",)
+    assert read_wmt_xml(_translators_file(tmp_path, ["A", "B"]), "B").documents[0].reference == ("reference B",)
+
+
+def test_without_a_translator_several_none_of_them_a_fail_listing_them_and_naming_the_key(tmp_path):
+    path = _translators_file(tmp_path, ["B", "C"])
+    with pytest.raises(InputError) as raised:
+        read_wmt_xml(path)
+    assert str(raised.value) == (
+        f"{path} has 2 reference translators and none is A (B, C): name the one to read with testsets.<name>.translator"
+    )
+    with pytest.raises(InputError) as raised:
+        reference_translator(path, ["B", "C"], key="testsets.news.translator")
+    assert str(raised.value) == f"testsets.news.translator: {path} has 2 reference translators and none is A (B, C): name the one to read"
+    assert read_wmt_xml(path, "C").documents[0].reference == ("reference C",)
+
+
+def test_a_translator_given_but_missing_fails_listing_the_files(tmp_path):
+    path = _translators_file(tmp_path, ["refA"])
+    with pytest.raises(InputError) as raised:
+        read_wmt_xml(path, "A")
+    assert str(raised.value) == f"'A' is not a translator of {path} (its translators: refA)"
+
+
+def test_a_file_without_any_reference_fails(tmp_path):
+    path = _translators_file(tmp_path, [])
+    with pytest.raises(InputError, match=r"test\.xml: no <ref> in the file, so no reference translation to read"):
+        read_wmt_xml(path)
 
 
 def test_unknown_system_and_domain_when_asked_for(tmp_path):
@@ -181,5 +244,5 @@ def test_reference_translators_are_listed_without_other_checks(tmp_path):
     path = _write(tmp_path, [doc])
     assert reference_translators(path) == ["B", "C"]
     assert reference_translators(tmp_path / "missing.xml") == []
-    with pytest.raises(InputError, match=r"0 references of translator 'A' \(need one; translators here: 'B', 'C'\)"):
+    with pytest.raises(InputError, match=r"has 2 reference translators and none is A \(B, C\)"):
         read_wmt_xml(path)

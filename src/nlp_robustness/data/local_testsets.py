@@ -3,7 +3,7 @@
 A test set is a manifest dataset, a pair of files, or one of the two *local* routes here (config
 ``testsets.<name>``), which need no manifest entry:
 
-``file`` + ``format: wmt-xml`` (+ ``translator``, default ``A``)
+``file`` + ``format: wmt-xml`` (+ ``translator``: without it, the file's only reference translator, else ``A``)
     The organisers' WMT XML (WMT'21 onwards, :mod:`nlp_robustness.data.wmt_xml`): the table is
     :func:`~nlp_robustness.data.wmt_xml.wmt_xml_table` of the whole file, as a manifest ``wmt-xml`` dataset's is,
     so a domain selected from it has the same segment ids (positions in the whole file) and document ids.
@@ -34,7 +34,7 @@ import pandas as pd
 
 from nlp_robustness.data.testset_preparation import prepare_testset
 from nlp_robustness.data.testsets import build_parallel_table, read_plain_lines, sha256_of
-from nlp_robustness.data.wmt_xml import WmtXmlFile, read_wmt_xml, reference_translators, wmt_xml_table
+from nlp_robustness.data.wmt_xml import WmtXmlFile, read_wmt_xml, reference_translator, reference_translators, wmt_xml_table
 from nlp_robustness.errors import InputError
 from nlp_robustness.fileio import read_text_lines
 
@@ -84,7 +84,7 @@ def read_domain_file(path: PathLike) -> DomainFile:
     domains: list[str] = []
     doc_ids: list[str] = []
     with_ids: bool | None = None  # whether line 1 gives a document id
-    for number, line in enumerate(read_text_lines(path), start=1):
+    for number, line in enumerate(read_text_lines(path, segments=False), start=1):
         fields = [field.strip() for field in line.split("\t")]
         if len(fields) > 2:
             raise InputError(f"{path}: line {number}: {len(fields)} tab-separated fields; a line is a domain, optionally a tab and a document id")
@@ -126,14 +126,14 @@ def _domain_file_table(spec: Mapping[str, Any], domains: DomainFile) -> pd.DataF
 def read_local_testset(spec: Mapping[str, Any]) -> tuple[pd.DataFrame, tuple[str, str, str], dict[str, Any]]:
     """What the prepare job reads of a local test set: the whole table (with ``domain``), the files for
     :func:`~nlp_robustness.data.testset_preparation.prepare_testset` to name in errors, and the provenance origin
-    (files, format, translator, checksums).
+    (files, format, the translator read, checksums).
 
     Raises:
         InputError: A file malformed or not aligned, a domain file whose length differs from the texts'.
     """
     if "file" in spec:
-        parsed = read_wmt_xml(spec["file"], spec["translator"], require_domain=False)
-        origin = {"file": spec["file"], "format": spec["format"], "translator": spec["translator"], "file_sha256": sha256_of(spec["file"])}
+        parsed = read_wmt_xml(spec["file"], spec.get("translator"), require_domain=False)
+        origin = {"file": spec["file"], "format": spec["format"], "translator": parsed.translator, "file_sha256": sha256_of(spec["file"])}
         return _xml_table(parsed), (spec["file"], spec["file"], "wmt-xml"), origin
     table = _domain_file_table(spec, read_domain_file(spec["domain_file"]))
     origin = {
@@ -144,15 +144,15 @@ def read_local_testset(spec: Mapping[str, Any]) -> tuple[pd.DataFrame, tuple[str
 
 
 class LocalFiles:
-    """The local files of one planning, each read once (by path; a WMT XML file by path and translator)."""
+    """The local files of one planning, each read once (by path; a WMT XML file by path and the translator asked for)."""
 
     def __init__(self) -> None:
-        self._xml: dict[tuple[str, str], WmtXmlFile] = {}
+        self._xml: dict[tuple[str, str | None], WmtXmlFile] = {}
         self._domains: dict[str, DomainFile] = {}
-        self._tables: dict[tuple[str, ...], pd.DataFrame] = {}
+        self._tables: dict[tuple[str | None, ...], pd.DataFrame] = {}
 
-    def wmt_xml(self, path: str, translator: str) -> WmtXmlFile:
-        """The parsed WMT XML file (documents without a domain allowed)."""
+    def wmt_xml(self, path: str, translator: str | None) -> WmtXmlFile:
+        """The parsed WMT XML file (documents without a domain allowed; ``translator`` None: the file's only one, else A)."""
         if (path, translator) not in self._xml:
             self._xml[path, translator] = read_wmt_xml(path, translator, require_domain=False)
         return self._xml[path, translator]
@@ -166,9 +166,9 @@ class LocalFiles:
     def table(self, spec: Mapping[str, Any]) -> pd.DataFrame:
         """The whole table of a local test set (as the prepare job reads it)."""
         if "file" in spec:
-            key: tuple[str, ...] = (spec["file"], spec["translator"])
+            key: tuple[str | None, ...] = (spec["file"], spec.get("translator"))
             if key not in self._tables:
-                self._tables[key] = _xml_table(self.wmt_xml(*key))
+                self._tables[key] = _xml_table(self.wmt_xml(spec["file"], spec.get("translator")))
         else:
             key = (spec["source"], spec["reference"], spec["domain_file"])
             if key not in self._tables:
@@ -181,16 +181,17 @@ def _one_line(key: str, error: InputError) -> InputError:
 
 
 def _checked_xml(name: str, spec: Mapping[str, Any], files: LocalFiles) -> WmtXmlFile:
-    """The test set's WMT XML file, read; a translator the file lacks named with the ones it has."""
+    """The test set's WMT XML file, read; a translator that cannot be read (one the file lacks, or none given and
+    several in the file, none of them A) named by its config key with the ones the file has."""
     try:
-        return files.wmt_xml(spec["file"], spec["translator"])
+        return files.wmt_xml(spec["file"], spec.get("translator"))
     except InputError as error:
         translators = reference_translators(spec["file"])
-        if translators and spec["translator"] not in translators:
-            raise InputError(
-                f"testsets.{name}.translator: {spec['translator']!r} is not a translator of {spec['file']} "
-                f"(its translators: {', '.join(translators)})"
-            ) from None
+        if translators:  # the choice first: its error names the key to change
+            try:
+                reference_translator(spec["file"], translators, spec.get("translator"), key=f"testsets.{name}.translator")
+            except InputError as choice:
+                raise choice from None  # it starts with the key
         raise _one_line(f"testsets.{name}.file", error) from None
 
 
@@ -201,7 +202,7 @@ def _check_selected_domain(name: str, spec: Mapping[str, Any], files: LocalFiles
         if column != DOMAIN:
             raise InputError(f"{key}.{column}: unknown column {column!r} (a test set of own files selects on: {DOMAIN})")
         if "file" in spec:
-            parsed = files.wmt_xml(spec["file"], spec["translator"])
+            parsed = files.wmt_xml(spec["file"], spec.get("translator"))
             missing = next((document for document in parsed.documents if not document.domain), None)
             if not parsed.domains:
                 raise InputError(f"{key}.{DOMAIN}: {spec['file']} has no document with a domain attribute, so none can be selected")

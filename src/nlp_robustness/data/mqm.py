@@ -15,7 +15,7 @@ from collections.abc import Mapping
 import pandas as pd
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import read_text_lines
+from nlp_robustness.fileio import FIELDS_ENCODING, read_text_lines
 
 __all__ = ["error_file_texts", "read_mqm_error_texts", "read_mqm_segment_scores"]
 
@@ -31,7 +31,7 @@ def read_mqm_segment_scores(path: str) -> pd.DataFrame:
         InputError: The header differs, a line has not three fields, a score is not a number or
             ``None``, or a (system, segment) is given twice (each names the file and line).
     """
-    lines = read_text_lines(path)
+    lines = read_text_lines(path, segments=False)
     if not lines or lines[0].split() != ["system", "mqm_avg_score", "seg_id"]:
         raise InputError(f"{path}: line 1: expected the header 'system mqm_avg_score seg_id'")
     rows, seen = [], set()
@@ -67,7 +67,8 @@ def read_mqm_error_texts(path: str) -> pd.DataFrame:
     """
     texts: dict[tuple[str, str], tuple[str, str, int]] = {}
     try:
-        with open(path, encoding="utf-8", newline="") as handle:
+        # A header first: a U+FEFF opening the file is its signature; one in a text field is kept (nlp_robustness.fileio).
+        with open(path, encoding=FIELDS_ENCODING, newline="") as handle:
             reader = csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
             missing = [name for name in ("system", "seg_id", "source", "target") if name not in (reader.fieldnames or [])]
             if missing:

@@ -52,7 +52,7 @@ def read_mtme_segment_scores(path: str, segments: int | None = None) -> dict[str
     """
     scores: dict[str, list[float]] = {}
     current = None
-    for number, line in enumerate(read_text_lines(path), start=1):
+    for number, line in enumerate(read_text_lines(path, segments=False), start=1):
         fields = line.split("\t")
         if len(fields) != 2 or not fields[0]:
             raise InputError(f"{path}: line {number}: expected 'system<TAB>score' (MTME layout), got {line[:80]!r}")
@@ -81,7 +81,7 @@ def read_plain_scores(path: str, segments: int | None = None) -> NDArray[np.floa
     Raises:
         InputError: A line that is not a number, or another number of lines than ``segments`` (file and line named).
     """
-    lines = read_text_lines(path)
+    lines = read_text_lines(path, segments=False)
     if segments is not None and len(lines) != segments:
         raise InputError(f"{path}: {len(lines)} lines, but the test set has {segments} segments (one score per line)")
     return np.asarray([_number(line.strip() or MISSING, path, number) for number, line in enumerate(lines, start=1)],
@@ -96,7 +96,7 @@ def read_mtme_documents(path: str, segments: int | None = None) -> pd.DataFrame:
         InputError: A line without two non-empty tab-separated fields, another number of lines than ``segments``, or
             a document that appears in two domains or in two separate runs of lines (file and line named).
     """
-    lines = read_text_lines(path)
+    lines = read_text_lines(path, segments=False)
     if segments is not None and len(lines) != segments:
         raise InputError(f"{path}: {len(lines)} lines, but the test set has {segments} segments (one line per segment)")
     domains, documents = [], []

@@ -52,14 +52,15 @@ def _refuse_line_breaks(parsed: WmtXmlFile) -> None:
                 )
 
 
-def export_plain(xml_path: PathLike, output: PathLike, translator: str = "A") -> dict[str, int]:
+def export_plain(xml_path: PathLike, output: PathLike, translator: str | None = None) -> dict[str, int]:
     """Write the WMT XML file ``xml_path`` as plain, line-aligned files into the folder ``output`` (see the
     module docstring); each file is written atomically.
 
     Args:
         xml_path: The WMT XML file (every document needs a domain).
         output: The folder (made if missing).
-        translator: The reference translator to write.
+        translator: The reference translator to write (None: the file's only one, else A; see
+            :func:`~nlp_robustness.data.wmt_xml.reference_translator`).
 
     Returns:
         Counts: ``segments``, ``documents``, ``domains``, ``systems``.
@@ -68,7 +69,7 @@ def export_plain(xml_path: PathLike, output: PathLike, translator: str = "A") ->
         InputError: The XML is malformed or not aligned (:func:`read_wmt_xml`), a document has no domain,
             or a segment holds a line break.
     """
-    parsed = read_wmt_xml(xml_path, translator)
+    parsed = read_wmt_xml(xml_path, translator, key="--translator")
     missing = next((document for document in parsed.documents if not document.domain), None)
     if missing is not None:
         raise InputError(f"{parsed.path}: line {missing.line}: document {missing.doc_id!r} has no domain, so domains.tsv cannot be written")
@@ -88,7 +89,7 @@ def export_plain(xml_path: PathLike, output: PathLike, translator: str = "A") ->
 
 
 def main(arguments: list[str] | None = None) -> int:
-    """Command line: ``python -m nlp_robustness.data.plain_export XML OUTPUT [--translator A]``."""
+    """Command line: ``python -m nlp_robustness.data.plain_export XML OUTPUT [--translator NAME]``."""
     parser = argparse.ArgumentParser(
         prog="python -m nlp_robustness.data.plain_export",
         description="Write a WMT XML test set as plain line-aligned files: source.txt, reference.txt, domains.tsv "
@@ -96,7 +97,7 @@ def main(arguments: list[str] | None = None) -> int:
     )
     parser.add_argument("xml", help="the WMT XML file")
     parser.add_argument("output", help="the folder to write")
-    parser.add_argument("--translator", default="A", help="the reference translator (default: A)")
+    parser.add_argument("--translator", help="the reference translator (default: the file's only one, else A)")
     options = parser.parse_args(arguments)
     try:
         counts = export_plain(options.xml, options.output, options.translator)

@@ -89,7 +89,7 @@ def read_blitzer_reviews(path: PathLike, *, domain: str, label: str) -> pd.DataF
     field_line = 0
     value: list[str] = []
     duplicates = 0
-    for number, line in enumerate(read_text_lines(path), start=1):
+    for number, line in enumerate(read_text_lines(path, segments=False), start=1):
         stripped = line.strip()
         if field is not None:
             close = _CLOSE_TAG.match(stripped)

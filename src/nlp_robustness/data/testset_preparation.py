@@ -54,7 +54,7 @@ def segment_lines(path: PathLike, file_format: str) -> list[int] | None:
     ``<seg>`` start tag. Call it on a file its parser accepted (errors are not caught here).
     """
     if file_format == "plain":
-        return list(range(1, len(read_text_lines(path)) + 1))
+        return list(range(1, len(read_text_lines(path, segments=True)) + 1))
     if file_format == "wmt-sgml":
         return [segment.line for segment in read_wmt_sgml(path)]
     if file_format == "iwslt-xml":

@@ -135,7 +135,7 @@ def read_plain_lines(path: PathLike) -> list[str]:
             names the file and the line number), or a line holds a control character
             (:func:`refuse_control_characters`).
     """
-    lines = read_text_lines(path)
+    lines = read_text_lines(path, segments=True)
     refuse_control_characters(lines, path)
     return [line.strip() for line in lines]
 
@@ -153,7 +153,7 @@ def read_wmt_sgml(path: PathLike) -> list[SgmlSegment]:
     """
     segments: list[SgmlSegment] = []
     doc_id: str | None = None
-    for number, line in enumerate(read_text_lines(path), start=1):
+    for number, line in enumerate(read_text_lines(path, segments=False), start=1):  # line 1 is markup
         doc_match = _SGML_DOC_OPEN.match(line)
         if doc_match is not None:
             docid_match = _SGML_DOCID.search(doc_match.group("attributes"))
@@ -264,7 +264,7 @@ def read_wit3_tags(path: PathLike) -> list[str]:
     Raises:
         InputError: The file is missing or unreadable, or a line is not valid UTF-8.
     """
-    return [line.strip() for line in read_text_lines(path) if not line.lstrip().startswith("<")]
+    return [line.strip() for line in read_text_lines(path, segments=False) if not line.lstrip().startswith("<")]
 
 
 def read_tsv_column(path: PathLike, column: int) -> list[str]:
@@ -278,7 +278,7 @@ def read_tsv_column(path: PathLike, column: int) -> list[str]:
             file, the line and its number of fields).
     """
     values = []
-    lines = read_text_lines(path)
+    lines = read_text_lines(path, segments=True)
     refuse_control_characters(lines, path)
     for number, line in enumerate(lines, start=1):
         fields = line.split("\t")

@@ -10,9 +10,9 @@ Paper 002 (Sections 3-4) measures metrics by their Kendall-like tau with these p
 Choices (tested in tests/unit/test_wmt19_darr.py):
 
 * **Segment files.** One segment per line, UTF-8. Lines are split on ``\\n`` only and only the line
-  break is removed (``\\n`` or ``\\r\\n``; and a UTF-8 byte-order mark opening the file, as
-  :func:`nlp_robustness.fileio.read_text_lines` does); nothing else (spaces, a lone ``\\r``, a Unicode
-  line separator inside a line) is touched, so line ``k`` of the file is segment ``k``. A final line
+  break is removed (``\\n`` or ``\\r\\n``); nothing else (spaces, a lone ``\\r``, a Unicode line
+  separator inside a line, a U+FEFF, even one opening the file: sacrebleu keeps it, see
+  :mod:`nlp_robustness.fileio`) is touched, so line ``k`` of the file is segment ``k``. A final line
   without a line break is a segment; an empty file has none.
 * **DARR file.** The WMT format: a header ``LP DATA SID BETTER WORSE`` and five fields a row, split
   on runs of white space (the published file uses single spaces). ``DATA`` must be the test set the
@@ -87,14 +87,14 @@ def darr_system_name(name: str, pair: str) -> str:
 def read_lines(path: str | os.PathLike[str], expected: int | None = None) -> list[str]:
     """The segments of a one-segment-per-line UTF-8 file, only the line break (``\\n`` or ``\\r\\n``) removed.
 
-    Read by :func:`nlp_robustness.fileio.read_text_lines` (the project's one line reader), which also
-    drops a UTF-8 byte-order mark at the start of the file.
+    Read by :func:`nlp_robustness.fileio.read_text_lines` (the project's one line reader) as segments: a
+    U+FEFF is kept wherever it stands, the first line's included.
 
     Raises:
         InputError: The file cannot be read, a line is not valid UTF-8 (the message names the file and
             line), or the file has other than ``expected`` lines (None: any number).
     """
-    lines = read_text_lines(path)
+    lines = read_text_lines(path, segments=True)
     if expected is not None and len(lines) != expected:
         raise InputError(f"{os.fspath(path)}: {len(lines)} lines, expected {expected}")
     return lines
@@ -131,7 +131,7 @@ def read_darr(path: str | os.PathLike[str], pairs: Sequence[str] | None = None,
             line), or a requested pair without rows (it names the pair and the file).
     """
     name = os.fspath(path)
-    lines = read_lines(path)
+    lines = read_text_lines(path, segments=False)  # a header and fields: a U+FEFF opening the file is its signature
     if not lines or tuple(lines[0].split()) != DARR_HEADER:
         found = repr(lines[0]) if lines else "an empty file"
         raise InputError(f"{name}: line 1: header is {found}, expected {' '.join(DARR_HEADER)!r}")

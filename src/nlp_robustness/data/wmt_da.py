@@ -16,7 +16,8 @@ work should drop them.
 The DA ``SID`` is not the line number of the txt/ files: it is the 1-based position of the segment in the
 concatenation of the test set's documents sorted by doc id (plain string order, segment order inside a
 document kept). :func:`read_line_domains` gives each line of a txt source its domain, document, position in
-the document and SID, from either a derived 4-column TSV or a WMT XML file whose documents tile the source;
+the document and SID, from either a derived 4-column TSV (whose every SID is checked against that order) or a
+WMT XML file whose documents tile the source;
 :func:`rated_segments` joins the segment scores to those lines.
 """
 
@@ -27,7 +28,7 @@ from collections.abc import Hashable, Sequence
 
 import pandas as pd
 
-from nlp_robustness.data.wmt_xml import WmtDocument, read_wmt_xml, reference_translators
+from nlp_robustness.data.wmt_xml import WmtDocument, read_wmt_xml
 from nlp_robustness.errors import InputError
 from nlp_robustness.fileio import finite_number, read_text_lines
 
@@ -76,7 +77,7 @@ def _read_rows(path: str, header: Sequence[str]) -> tuple[dict[str, int], list[t
         InputError: The file is missing or empty, its header lacks a column of ``header``, it has no row,
             or a row has another number of fields than the header (each names the file and line).
     """
-    lines = read_text_lines(path)
+    lines = read_text_lines(path, segments=False)
     if not lines or not lines[0].strip():
         raise InputError(f"{path}: line 1: empty file or header (expected the header {' '.join(header)})")
     names = lines[0].split()
@@ -216,14 +217,17 @@ def _line_domain_table(rows: list[tuple[int, str, str, int, int]]) -> pd.DataFra
 
 
 def _read_domain_tsv(path: str, source_lines: Sequence[str]) -> pd.DataFrame:
-    """The line domains of a derived TSV (``domain``, ``doc_id``, position, SID; no header); see :func:`read_line_domains`."""
-    lines = read_text_lines(path)
+    """The line domains of a derived TSV (``domain``, ``doc_id``, position, SID; no header); see :func:`read_line_domains`.
+
+    Every SID must be the one the documented order gives its line (:func:`_check_sid_order`): a permutation alone
+    would let a file numbered in another order (line numbers, say) join every score to another segment silently.
+    """
+    lines = read_text_lines(path, segments=False)
     if len(lines) != len(source_lines):
         raise InputError(
             f"{path} has {len(lines)} lines, but the source has {len(source_lines)}: a domain file has one line per source line"
         )
     rows = []
-    sid_lines: dict[int, int] = {}
     for index, line in enumerate(lines):
         number = index + 1
         fields = line.split("\t")
@@ -236,13 +240,49 @@ def _read_domain_tsv(path: str, source_lines: Sequence[str]) -> pd.DataFrame:
             raise InputError(f"{path}: line {number}: empty {'domain' if not domain else 'document'}")
         position = _integer(path, number, "position", position_text, minimum=1)
         sid = _integer(path, number, "SID", sid_text, minimum=1)
-        if sid > len(lines):
-            raise InputError(f"{path}: line {number}: SID {sid} is outside 1..{len(lines)} (the SIDs must be a permutation of the lines)")
-        if sid in sid_lines:
-            raise InputError(f"{path}: line {number}: SID {sid} is also on line {sid_lines[sid]} (the SIDs must be a permutation of the lines)")
-        sid_lines[sid] = number
         rows.append((index, domain, document, position, sid))
+    _check_sid_order(path, rows)
     return _line_domain_table(rows)
+
+
+def _check_sid_order(path: str, rows: Sequence[tuple[int, str, str, int, int]]) -> None:
+    """Check that every (line index, domain, document, position, SID) row has the SID of the documented order.
+
+    The DA SID of a segment is its 1-based position in the concatenation of the documents sorted by id (plain string
+    order), segments in their order inside each (the module docstring): a document's SIDs start after the segments
+    of every document whose id sorts before its own. So each document's positions must be 1..n, once each.
+
+    Raises:
+        InputError: The first line (in file order) whose position repeats another line's of its document or lies
+            beyond the document's lines, or whose SID is not the expected one; names the file, the line, and the
+            SID found and expected.
+    """
+    lengths: dict[str, int] = {}
+    for _, _, document, _, _ in rows:
+        lengths[document] = lengths.get(document, 0) + 1
+    seen: dict[tuple[str, int], int] = {}
+    for index, _, document, position, _ in rows:
+        if position > lengths[document]:
+            raise InputError(
+                f"{path}: line {index + 1}: position {position} of document {document!r}, which has {lengths[document]} lines"
+            )
+        if (document, position) in seen:
+            raise InputError(
+                f"{path}: line {index + 1}: position {position} of document {document!r} is also on line {seen[document, position]}"
+            )
+        seen[document, position] = index + 1
+    starts: dict[str, int] = {}
+    before = 0
+    for document in sorted(lengths):
+        starts[document], before = before, before + lengths[document]
+    for index, _, document, position, sid in rows:
+        expected = starts[document] + position
+        if sid != expected:
+            raise InputError(
+                f"{path}: line {index + 1}: SID {sid}, expected {expected} (document {document!r}, position {position}): "
+                "the SIDs number the segments of the documents sorted by id (plain string order), by position inside "
+                "each, not the lines of the file"
+            )
 
 
 def _tile(
@@ -295,9 +335,7 @@ def _tile(
 
 def _read_domain_xml(path: str, source_lines: Sequence[str]) -> pd.DataFrame:
     """The line domains of a WMT XML file whose documents tile the source; see :func:`read_line_domains`."""
-    translators = reference_translators(path)
-    translator = "A" if "A" in translators or not translators else translators[0]
-    parsed = read_wmt_xml(path, translator, require_domain=False)
+    parsed = read_wmt_xml(path, require_domain=False)  # the reference is not used, but read by the package's one rule
     documents: dict[str, WmtDocument] = {}
     for document in parsed.documents:
         if not document.domain:
@@ -380,10 +418,11 @@ def read_line_domains(path: str, source_lines: Sequence[str]) -> pd.DataFrame:
       documents). Each line gets its document's ``domain`` attribute and id. The SID of a line is its 1-based
       position in the concatenation of the documents sorted by doc id (plain string order), segment order
       inside a document kept. Lines are compared stripped of leading and trailing whitespace, as
-      :func:`~nlp_robustness.data.wmt_xml.read_wmt_xml` strips segments. The reference read is translator
-      ``A``'s, or the file's first translator if none is ``A``.
+      :func:`~nlp_robustness.data.wmt_xml.read_wmt_xml` strips segments. The reference (not used here) is chosen
+      as for every WMT XML file (:func:`~nlp_robustness.data.wmt_xml.reference_translator`): the only one, else ``A``.
     - otherwise a derived TSV without header, one line per source line: ``domain``, ``doc_id``, the 1-based
-      position in the document, the DA SID.
+      position in the document, the DA SID. Each SID must be the one that order gives the line (the documents
+      sorted by id, each document's segments by position), which the file's own documents and positions decide.
 
     Args:
         path: The XML or TSV file.
@@ -395,8 +434,9 @@ def read_line_domains(path: str, source_lines: Sequence[str]) -> pd.DataFrame:
 
     Raises:
         InputError: TSV: it has another number of lines than the source, a line has not 4 fields, an empty
-            domain or document, a position or SID that is not a positive integer, or the SIDs are not a
-            permutation of 1..N (each names the file and line). XML: the file is malformed
+            domain or document, a position or SID that is not a positive integer, a document whose positions are
+            not 1..n, or a SID other than the one the documented order gives the line (each names the file and
+            line; the last the SID found and expected). XML: the file is malformed
             (:func:`~nlp_robustness.data.wmt_xml.read_wmt_xml`), a document has no domain or the id of another,
             its documents hold another number of segments than the source has lines, or they do not tile the
             source (names the first document that cannot be placed).

@@ -16,7 +16,13 @@ the source, the chosen reference and every hypothesis have the same number of se
 1..n in order (across the document's paragraphs); every document has the chosen reference and (unless
 ``require_domain`` is false, as for a user's own file) a domain; every system translates every document. Each error is an :class:`InputError` naming the
 file, the line, and the document (and system). Segment texts are stripped of leading and trailing
-whitespace, as the other XML format (``iwslt-xml``) is.
+whitespace, as the other XML format (``iwslt-xml``) is; a U+FEFF in a segment is kept, as sacrebleu keeps it
+(:mod:`nlp_robustness.fileio`).
+
+The reference read is the ``translator`` asked for; when none is asked for, :func:`reference_translator` chooses:
+the file's only translator whatever its name (WMT'23 names its single reference ``refA``), else ``A`` among
+several, else none (an error listing them). The same rule as wmt-format-tools' ``wmt-unwrap``, which takes the one
+reference of a file and wants ``--translator`` when there are several.
 
 :func:`wmt_xml_table` turns the parsed file into a test-set table: the columns of
 :data:`~nlp_robustness.data.testsets.TABLE_COLUMNS`, then ``domain`` and one ``hypothesis:<system>``
@@ -44,12 +50,57 @@ HYPOTHESIS_PREFIX = "hypothesis:"
 #: The column of each segment's document domain.
 DOMAIN_COLUMN = "domain"
 
+#: The translator read among several when none is named (WMT'21 and '22 name their first reference ``A``).
+DEFAULT_TRANSLATOR = "A"
+
+#: The config key that names a local test set's translator, in messages that tell a user how to choose.
+TRANSLATOR_KEY = "testsets.<name>.translator"
+
 _SIDES = ("src", "ref", "hyp")
 
 
 def hypothesis_column(system: str) -> str:
     """The table column of ``system``'s hypotheses."""
     return f"{HYPOTHESIS_PREFIX}{system}"
+
+
+def _listed(translators: Sequence[str]) -> str:
+    return ", ".join(name or "(no translator attribute)" for name in translators) or "none"
+
+
+def reference_translator(path: PathLike, translators: Sequence[str], asked: str | None = None, key: str | None = None) -> str:
+    """The translator whose reference is read from a WMT XML file, the one rule of the package.
+
+    Args:
+        path: The file, for errors.
+        translators: The ``translator`` of every ``<ref>`` of the file, in the order of first appearance
+            (:func:`reference_translators`; "" for a ``<ref>`` without the attribute).
+        asked: The translator asked for (config ``testsets.<name>.translator``), or None.
+        key: The config key (or option) that names the translator, to start each message with.
+
+    Returns:
+        ``asked`` when given; else the only translator of the file, whatever its name; else
+        :data:`DEFAULT_TRANSLATOR` when the file has it among several.
+
+    Raises:
+        InputError: ``asked`` is not a translator of the file, the file has no ``<ref>``, or (nothing asked for) it
+            has several translators and none is ``A``; each lists the file's translators, the last names the key.
+    """
+    where = f"{key}: " if key else ""
+    if asked is not None:
+        if asked not in translators:
+            raise InputError(f"{where}{asked!r} is not a translator of {path} (its translators: {_listed(translators)})")
+        return asked
+    if len(translators) == 1:
+        return translators[0]
+    if not translators:
+        raise InputError(f"{path}: no <ref> in the file, so no reference translation to read")
+    if DEFAULT_TRANSLATOR in translators:
+        return DEFAULT_TRANSLATOR
+    raise InputError(
+        f"{where}{path} has {len(translators)} reference translators and none is {DEFAULT_TRANSLATOR} "
+        f"({_listed(translators)}): name the one to read" + ("" if key else f" with {TRANSLATOR_KEY}")
+    )
 
 
 @dataclass(frozen=True)
@@ -93,7 +144,7 @@ class WmtXmlFile:
 
     Attributes:
         path: The file.
-        translator: The reference translator read (``"A"``).
+        translator: The reference translator read (the one asked for, or :func:`reference_translator`'s choice).
         documents: In file order.
         systems: Every system, in the order of its first ``<hyp>``.
         domains: Every domain, in the order of its first document (a document without one adds none).
@@ -134,15 +185,16 @@ class WmtXmlFile:
 class _Reader:
     """Expat handlers that collect the documents of one file (see :func:`read_wmt_xml`)."""
 
-    def __init__(self, path: str, translator: str, parser: xml.parsers.expat.XMLParserType, require_domain: bool = True) -> None:
+    def __init__(self, path: str, parser: xml.parsers.expat.XMLParserType, require_domain: bool = True) -> None:
         self.path = path
-        self.translator = translator
+        self.translator = ""  # set by finish(): the choice needs every <ref> of the file
         self.require_domain = require_domain
         self.parser = parser
         self.documents: list[WmtDocument] = []
         self.systems: dict[str, None] = {}
         self.domains: dict[str, None] = {}
-        self.translators_seen: set[str] = set()
+        self.translators: dict[str, None] = {}  # of every <ref>, in the order of first appearance
+        self.parsed: list[tuple[dict[str, object], list[_Side]]] = []  # each <doc> as parsed, checked by finish()
         self._doc: dict[str, object] | None = None
         self._sides: list[_Side] = []
         self._side: _Side | None = None
@@ -168,6 +220,8 @@ class _Reader:
             if name == "hyp" and not attributes.get("system"):
                 raise self._fail("<hyp> without a system attribute")
             label = {"src": "", "ref": attributes.get("translator", ""), "hyp": attributes.get("system", "")}[name]
+            if name == "ref":
+                self.translators.setdefault(label, None)
             self._side = _Side(name, label, line)
             self._sides.append(self._side)
         elif name == "seg":
@@ -189,8 +243,16 @@ class _Reader:
         elif name in _SIDES:
             self._side = None
         elif name == "doc" and self._doc is not None:
-            self.documents.append(self._finish_document())
+            self.parsed.append((self._doc, self._sides))
             self._doc = None
+
+    def finish(self, translator: str) -> None:
+        """Check every document read, with ``translator``'s reference, and keep them (in file order)."""
+        self.translator = translator
+        for attributes, sides in self.parsed:
+            self._doc, self._sides = attributes, sides  # what _finish_document and _fail read
+            self.documents.append(self._finish_document())
+        self._doc = None
 
     def _describe(self, side: _Side) -> str:
         return {"src": "source", "ref": f"reference of translator {side.name!r}", "hyp": f"system {side.name!r}"}[side.kind]
@@ -203,7 +265,6 @@ class _Reader:
             raise self._fail(f"{len(sources)} <src> blocks (need exactly one)", doc_line)
         source = sources[0]
         references = [side for side in self._sides if side.kind == "ref"]
-        self.translators_seen.update(side.name for side in references)
         chosen = [side for side in references if side.name == self.translator]
         if len(chosen) != 1:
             found = ", ".join(repr(side.name) for side in references) or "none"
@@ -247,24 +308,29 @@ class _Reader:
         )
 
 
-def read_wmt_xml(path: PathLike, translator: str = "A", require_domain: bool = True) -> WmtXmlFile:
+def read_wmt_xml(
+    path: PathLike, translator: str | None = None, require_domain: bool = True, key: str | None = None
+) -> WmtXmlFile:
     """Read and check one WMT XML file (see the module docstring).
 
     Args:
         path: The file.
-        translator: The ``translator`` attribute of the ``<ref>`` to read.
+        translator: The ``translator`` attribute of the ``<ref>`` to read; None: :func:`reference_translator`'s
+            choice (the only one, else ``A``).
         require_domain: Refuse a document without a ``domain`` (a manifest dataset declares its domains); a
             user's own file may lack them (its documents then have the domain "") unless a domain is selected.
+        key: The config key (or option) of ``translator``, to start the messages of the choice with.
 
     Raises:
         InputError: The file is missing, not well-formed XML, or not aligned: a document without an id
-            or (``require_domain``) a domain, without exactly one ``<src>`` or one reference of ``translator``, a source,
-            reference or hypothesis whose segment count differs from the source's or whose ids are
+            or (``require_domain``) a domain, without exactly one ``<src>`` or one reference of the translator, a
+            source, reference or hypothesis whose segment count differs from the source's or whose ids are
             not 1..n in order, a system missing from some document; or the file has no document.
-            Each names the file, the line and the document (and side).
+            Each names the file, the line and the document (and side). Or no translator can be chosen
+            (:func:`reference_translator`: one asked for that the file lacks, several and none ``A``, none at all).
     """
     parser = xml.parsers.expat.ParserCreate()
-    reader = _Reader(str(path), translator, parser, require_domain)
+    reader = _Reader(str(path), parser, require_domain)
     parser.StartElementHandler = reader.start
     parser.EndElementHandler = reader.end
     parser.CharacterDataHandler = reader.characters
@@ -277,11 +343,12 @@ def read_wmt_xml(path: PathLike, translator: str = "A", require_domain: bool = T
         raise InputError(f"{path}: line {error.lineno}, column {error.offset}: not well-formed XML ({xml.parsers.expat.ErrorString(error.code)})") from None
     except OSError as error:
         raise InputError(f"cannot read {path}: {error.strerror or error}") from None
-    if not reader.documents:
+    if not reader.parsed:
         raise InputError(f"{path}: no <doc> in the file")
+    reader.finish(reference_translator(path, list(reader.translators), translator, key))
     return WmtXmlFile(
         path=str(path),
-        translator=translator,
+        translator=reader.translator,
         documents=tuple(reader.documents),
         systems=tuple(reader.systems),
         domains=tuple(reader.domains),
@@ -289,9 +356,9 @@ def read_wmt_xml(path: PathLike, translator: str = "A", require_domain: bool = T
 
 
 def reference_translators(path: PathLike) -> list[str]:
-    """The ``translator`` of every ``<ref>`` of a WMT XML file, in the order of their first appearance, without
-    checking anything else: to name the ones a file has when :func:`read_wmt_xml` found no reference of the one
-    asked for. A file that cannot be read or parsed has none."""
+    """The ``translator`` of every ``<ref>`` of a WMT XML file, in the order of their first appearance ("" for a
+    ``<ref>`` without one), without checking anything else: for :func:`reference_translator` before the file is
+    read in full. A file that cannot be read or parsed has those before the problem."""
     found: dict[str, None] = {}
     parser = xml.parsers.expat.ParserCreate()
 

@@ -496,11 +496,11 @@ def check_da_study(spec: Mapping[str, Any], where: str, path_of: Mapping[str, st
                       paths["scores"], where)
     if paths["source"] is None:
         return
-    source = read_text_lines(paths["source"])
+    source = read_text_lines(paths["source"], segments=True)
     for group in ("systems", "rated_references"):
         for row, value in spec.get(group, {}).items():
             path = path_of.get(value)
-            if path is not None and len(lines := read_text_lines(path)) != len(source):
+            if path is not None and len(lines := read_text_lines(path, segments=True)) != len(source):
                 raise InputError(f"{where}.{group}.{row}: {path} has {len(lines)} lines, but the source {paths['source']} has "
                                  f"{len(source)}: an output has one line per source line")
     if paths["domain_file"] is None:

@@ -187,7 +187,7 @@ def check_mtme_study(spec: Mapping[str, Any], where: str, path_of: Mapping[str, 
         if path is not None and segments is not None:
             from nlp_robustness.fileio import read_text_lines
 
-            if len(lines := read_text_lines(path)) != segments:
+            if len(lines := read_text_lines(path, segments=True)) != segments:
                 raise InputError(f"{where}.{key}: {path} has {len(lines)} lines, but the documents file {documents_path} "
                                  f"has {segments} (one line per segment)")
     scores_path = path_of.get(spec["scores"])

@@ -69,7 +69,7 @@ def needs(system: str, spec: Mapping[str, Any], testsets: Sequence[str], context
     if "submission" in spec and local is not None and "file" in local:
         return JobNeeds(
             inputs={"wmt_xml": local["file"]},
-            params={"submission": spec["submission"], "file": local["file"], "translator": local["translator"]},
+            params={"submission": spec["submission"], "file": local["file"], "translator": local.get("translator")},
             threads=1, mem_mb=1000, runtime=10,
         )
     if "submission" in spec:
@@ -182,7 +182,7 @@ def translate(batch: TranslationBatch) -> None:
         from nlp_robustness.data.wmt_xml import read_wmt_xml, wmt_xml_table
 
         xml_file = batch.inputs["wmt_xml"]
-        parsed = read_wmt_xml(xml_file, batch.params["translator"], require_domain=False)
+        parsed = read_wmt_xml(xml_file, batch.params.get("translator"), require_domain=False)
         hypotheses = submission_hypotheses(wmt_xml_table(parsed), table, batch.params["submission"], xml_file)
         origin = {"file": batch.params["file"], "submission": batch.params["submission"]}
     elif batch.params.get("by_segment_id"):
@@ -246,7 +246,7 @@ def check_submissions(
         if "file" in local:
             if local_files is None or not os.path.isfile(local["file"]):
                 continue
-            systems = local_files.wmt_xml(local["file"], local["translator"]).systems
+            systems = local_files.wmt_xml(local["file"], local.get("translator")).systems
             if submission not in systems:
                 raise InputError(
                     f"{key}: {submission!r} is not a system of {local['file']} (test set {testset}; its systems: "
