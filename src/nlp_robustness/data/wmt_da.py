@@ -28,7 +28,7 @@ from collections.abc import Hashable, Sequence
 
 import pandas as pd
 
-from nlp_robustness.data.wmt_xml import WmtDocument, read_wmt_xml
+from nlp_robustness.data.wmt_xml import DEFAULT_TRANSLATOR, WmtDocument, read_wmt_xml, reference_translators
 from nlp_robustness.errors import InputError
 from nlp_robustness.fileio import finite_number, read_text_lines
 
@@ -335,7 +335,11 @@ def _tile(
 
 def _read_domain_xml(path: str, source_lines: Sequence[str]) -> pd.DataFrame:
     """The line domains of a WMT XML file whose documents tile the source; see :func:`read_line_domains`."""
-    parsed = read_wmt_xml(path, require_domain=False)  # the reference is not used, but read by the package's one rule
+    # the reference is not used here, so any translator will do: the package's rule where it chooses one (the only
+    # one, else A), else the first, so that a file whose several translators lack A (WMT22 cs-en: B, C) still reads
+    translators = reference_translators(path)
+    fallback = translators[0] if len(translators) > 1 and DEFAULT_TRANSLATOR not in translators else None
+    parsed = read_wmt_xml(path, fallback, require_domain=False)
     documents: dict[str, WmtDocument] = {}
     for document in parsed.documents:
         if not document.domain:
@@ -419,7 +423,8 @@ def read_line_domains(path: str, source_lines: Sequence[str]) -> pd.DataFrame:
       position in the concatenation of the documents sorted by doc id (plain string order), segment order
       inside a document kept. Lines are compared stripped of leading and trailing whitespace, as
       :func:`~nlp_robustness.data.wmt_xml.read_wmt_xml` strips segments. The reference (not used here) is chosen
-      as for every WMT XML file (:func:`~nlp_robustness.data.wmt_xml.reference_translator`): the only one, else ``A``.
+      as for every WMT XML file (:func:`~nlp_robustness.data.wmt_xml.reference_translator`): the only one, else ``A``,
+      else (unlike a test set, where the choice matters) the first.
     - otherwise a derived TSV without header, one line per source line: ``domain``, ``doc_id``, the 1-based
       position in the document, the DA SID. Each SID must be the one that order gives the line (the documents
       sorted by id, each document's segments by position), which the file's own documents and positions decide.
