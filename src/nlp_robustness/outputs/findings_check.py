@@ -9,15 +9,17 @@ where it comes from in the default run or as deliberately not a result of the ru
     pages:
       - file: docs/paper-001-natural-robustness.md
         passages:
-          - lead: Natural Robustness: the Apertium pivots keep      # the first words of a paragraph, item or table
-            from: {file: results/tables/natural_robustness/scores.csv, where: {family: all, sample: all}}
+          - lead: What changed in issue 43.                        # the first words of a paragraph, item or table
+            from: {file: results/tables/natural_robustness/scores.csv, where: {sample: all, type: all}}
             numbers:                                                # every number it prints, in order
-              - {text: "0.59 [0.55, 0.64]", cell: {where: {responder: apertium-en-es-fr}},
+              - "0.50"                                              # not a result: the reason below covers it
+              - {text: "0.59", cell: {where: {responder: apertium-en-es-fr, criterion: exact}, column: score},
+                 format: .2f}
+              - {text: "0.13 [0.10, 0.18]", cell: {where: {responder: convs2s-tatoeba, criterion: exact}},
                  print: "{score:.2f} [{ci_low:.2f}, {ci_high:.2f}]"}
-              - "43"                                                # not a result: the reason below covers it
-            excluded: "the issue that changed it"
+            excluded: the scores before issue 43 (an earlier run)
       - file: docs/config.md
-        excluded: "generated from the config schema: defaults and bounds, no result"
+        excluded: generated from the config schema, its numbers are defaults and bounds, no result
 
 A passage (:mod:`nlp_robustness.outputs.doc_passages`: a heading, paragraph, list item, table or code block) is named
 by its ``lead``, words it begins with that begin no other passage of its page. Its ``numbers`` are, in the order the
@@ -29,9 +31,10 @@ page prints them:
 * a string of numbers as printed, separated by spaces, that are not results of the default run (timings, job counts,
   config values, the paper's claims, earlier runs' numbers, one-off measurements): the passage's ``excluded`` says why;
 * in a table passage, one ``table`` entry for the table's rows (after the header's numbers): ``table`` (``file``,
-  ``where``, and ``key``: the column a row's label selects, or ``{column: "prefix-{}"}``), ``cells`` (a template per value column: the last cells
-  of each row; a mapping ``{print, where, file}`` where a column selects its own rows) and ``rows`` (each row's label
-  cells as printed, joined by " | ", or ``{lead, where, file}``), so a table copied from a results table is one entry.
+  ``where``, and ``key``: the column a row's label selects, or ``{column: "prefix-{}"}``), ``cells`` (a template per
+  value column, the last cells of each row; a mapping ``{print, where, file}`` where a column selects its own rows)
+  and ``rows`` (each row's label cells as printed, joined by " | ", or ``{lead, where, file}``), so a table copied
+  from a results table is one entry.
 
 :func:`check` returns one message per disagreement: a page or passage with numbers the sources do not list, a lead
 that names no passage or several, numbers that are not the ones the page prints (a number added to a page without a
