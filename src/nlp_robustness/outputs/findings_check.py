@@ -1,254 +1,302 @@
-"""The README's findings checked against the run's tables: every number a finding prints comes from a named cell.
+"""The docs' numbers checked against a run: every number README.md and docs/*.md print has a named source.
 
-README.md's section "What the default run finds" states each finding with numbers (estimates, interval ends,
-Holm p-values, counts of separated pairs). A finding written from memory drifts from the run that the report shows;
-so every number in a finding's bullet is listed, in the order it is printed, in a sources file
-(``docs/findings-sources.yaml``) with where it comes from:
+A number written from memory drifts from the run that the report shows. So every number the pages print is listed,
+passage by passage and in the order it is printed, in one sources file (``docs/numbers-sources.yaml``), either with
+where it comes from in the default run or as deliberately not a result of the run, with the reason:
 
-* ``cell``: one row of a CSV under the run directory (``file``, ``where``: column -> value, or a list of accepted
-  values) and its ``column``, printed with ``format`` (a Python format spec such as ``.2f``, ``+.1f``, ``,d``, or
-  ``p`` for a p-value as the tables print it, whose "< 0.001" the README's text reads as 0.001) after
-  multiplying by ``scale`` (100 for a share printed in %); ``agg: max`` or ``min`` takes the largest or smallest of
-  several rows (of its ``by`` column, its ``column`` printed) instead of requiring exactly one;
-  ``complement: true`` prints 1 - the value (a noise floor from a share unchanged);
-* ``count``: the number of rows of ``file`` that ``where`` selects;
-* ``distinct``: the number of distinct values in ``columns`` of the rows ``where`` selects (e.g. the systems of a
-  comparisons table);
-* ``config``: a value of the run's config (a dotted key), printed with ``format``;
-* ``fixed``: a number that is not a result (a paper's claim, a name) with the reason.
+.. code-block:: yaml
 
-:func:`check` reads the README and the sources and returns one message per disagreement: a number of the text
-without a source, a source without its number, a number that differs from its cell at the printed precision, a
-file or row that is missing. An empty list means the README says what the tables say. ``make run`` runs it after
-the report; ``tests/unit/test_findings_check.py`` checks the sources' structure on every run of the tests and the
-check itself on planted contradictions.
+    pages:
+      - file: docs/paper-001-natural-robustness.md
+        passages:
+          - lead: What changed in issue 43.                        # the first words of a paragraph, item or table
+            from: {file: results/tables/natural_robustness/scores.csv, where: {sample: all, type: all}}
+            numbers:                                                # every number it prints, in order
+              - "0.50"                                              # not a result: the reason below covers it
+              - {text: "0.59", cell: {where: {responder: apertium-en-es-fr, criterion: exact}, column: score},
+                 format: .2f}
+              - {text: "0.13 [0.10, 0.18]", cell: {where: {responder: convs2s-tatoeba, criterion: exact}},
+                 print: "{score:.2f} [{ci_low:.2f}, {ci_high:.2f}]"}
+            excluded: the scores before issue 43 (an earlier run)
+      - file: docs/config.md
+        excluded: generated from the config schema, its numbers are defaults and bounds, no result
 
-Numbers are read as the README prints them: a sign (``−``, U+2212, or ``+``) and digits with ``,`` thousands and a
-``.`` decimal part; digits glued to a letter or an apostrophe (WMT22, β2, WMT'14) are part of a name, not numbers.
+A passage (:mod:`nlp_robustness.outputs.doc_passages`: a heading, paragraph, list item, table or code block) is named
+by its ``lead``, words it begins with that begin no other passage of its page. Its ``numbers`` are, in the order the
+page prints them:
+
+* a source (a mapping: ``text`` as printed, one or more numbers, and one kind of source; the kinds and ``print``
+  templates: :mod:`nlp_robustness.outputs.number_sources`); the passage's ``from`` (a file and ``where``) completes
+  its ``cell``, ``count`` and ``distinct`` sources;
+* a string of numbers as printed, separated by spaces, that are not results of the default run (timings, job counts,
+  config values, the paper's claims, earlier runs' numbers, one-off measurements): the passage's ``excluded`` says why;
+* in a table passage, one ``table`` entry for the table's rows (after the header's numbers): ``table`` (``file``,
+  ``where``, and ``key``: the column a row's label selects, or ``{column: "prefix-{}"}``), ``cells`` (a template per
+  value column, the last cells of each row; a mapping ``{print, where, file}`` where a column selects its own rows)
+  and ``rows`` (each row's label cells as printed, joined by " | ", or ``{lead, where, file}``), so a table copied
+  from a results table is one entry.
+
+:func:`check` returns one message per disagreement: a page or passage with numbers the sources do not list, a lead
+that names no passage or several, numbers that are not the ones the page prints (a number added to a page without a
+source fails here, without a run), and, given the run directory, a number that differs from its source at the
+printed precision or a source that is missing. An empty list means the docs say what the run says.
+``tests/unit/test_findings_check.py`` checks the sources' structure on every run of the tests and the check itself on
+planted contradictions; ``make run`` ends with the whole check on the default run.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
-import re
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import yaml
 
-__all__ = ["Finding", "check", "findings", "main", "number_tokens", "printed"]
+from nlp_robustness.outputs.doc_passages import Passage, lead_words, number_tokens, passages, same_token
+from nlp_robustness.outputs.number_sources import RunFiles, kind_of, merged, render, selected_row, selected_rows, \
+    source_text, template_pattern
 
-#: The README section whose bullets are findings.
-SECTION = "What the default run finds"
-
-_NUMBER = re.compile(r"(?<![\w.'’−+\-])[−+\-]?\d[\d,]*(?:\.\d+)?(?![\w'])")
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One bullet of the findings section: its first words (how the sources file names it) and its whole text."""
-
-    lead: str
-    text: str
+__all__ = ["check", "check_page", "draft", "main", "repository_pages"]
 
 
-def findings(readme: str, section: str = SECTION) -> list[Finding]:
-    """The bullets of ``section`` of a Markdown ``readme`` (continuation lines joined), in order.
-
-    Raises:
-        ValueError: the README has no such section.
-    """
-    lines = readme.splitlines()
-    try:
-        start = next(index for index, line in enumerate(lines) if re.fullmatch(rf"#+ {re.escape(section)}\s*", line))
-    except StopIteration:
-        raise ValueError(f"README.md has no section '{section}'") from None
-    bullets: list[list[str]] = []
-    open_bullet = False  # a blank line or a paragraph ends a bullet
-    for line in lines[start + 1:]:
-        if line.startswith("#"):
-            break
-        if line.startswith("- "):
-            bullets.append([line[2:].strip()])
-            open_bullet = True
-        elif open_bullet and line.startswith("  ") and line.strip():
-            bullets[-1].append(line.strip())
-        else:
-            open_bullet = False
-    texts = [" ".join(bullet) for bullet in bullets]
-    return [Finding(_lead(text), _without_links(text)) for text in texts]
+def repository_pages(root: Path) -> dict[str, str]:
+    """The pages whose numbers are checked: README.md and every docs/*.md under ``root``, by relative path."""
+    files = [root / "README.md", *sorted((root / "docs").glob("*.md"))]
+    return {file.relative_to(root).as_posix(): file.read_text(encoding="utf-8") for file in files if file.is_file()}
 
 
-def _lead(text: str) -> str:
-    return " ".join(text.replace("*", "").split()[:6])
-
-
-def _without_links(text: str) -> str:
-    """The text without Markdown link targets (``[More](docs/x.md#y-2)``: the target's digits are no finding)."""
-    return re.sub(r"\]\([^)]*\)", "]", text)
-
-
-def number_tokens(text: str) -> list[str]:
-    """The numbers of ``text`` as printed, in order (module docstring)."""
-    return _NUMBER.findall(text)
-
-
-def printed(value: float, spec: str, scale: float = 1.0) -> str:
-    """``value * scale`` printed with the format ``spec``, a minus as U+2212 (as the README prints it); ``,d``-like
-    integer specs round first."""
-    scaled = value * scale
-    if spec == "p":  # as every table prints a p-value (table_writer.p_value_text): "< 0.001" reads as 0.001
-        return "0.001" if scaled < 0.001 else f"{scaled:.3f}"
-    if spec.endswith("d"):
-        scaled = int(round(scaled))
-    text = format(scaled, spec)
-    return text.replace("-", "−")
-
-
-def _normal(text: str) -> str:
-    return text.replace("−", "-").replace("\u2009", "")
-
-
-def _selected(frame: pd.DataFrame, where: Mapping[str, Any], path: str) -> pd.DataFrame:
-    mask = pd.Series(True, index=frame.index)
-    for column, wanted in (where or {}).items():
-        if column not in frame.columns:
-            raise LookupError(f"{path}: no column '{column}'")
-        accepted = [str(value) for value in (wanted if isinstance(wanted, list) else [wanted])]
-        mask &= frame[column].astype(str).isin(accepted)
-    return frame[mask]
-
-
-def _config_value(config: Mapping[str, Any], key: str) -> Any:
-    value: Any = config
-    for part in key.split("."):
-        if not isinstance(value, Mapping) or part not in value:
-            raise LookupError(f"config has no key '{key}'")
-        value = value[part]
-    return value
-
-
-class _Tables:
-    """The run's CSVs, each read once."""
-
-    def __init__(self, run_directory: Path) -> None:
-        self.run_directory = run_directory
-        self._frames: dict[str, pd.DataFrame] = {}
-
-    def __call__(self, path: str) -> pd.DataFrame:
-        if path not in self._frames:
-            file = self.run_directory / path
-            if not file.is_file():
-                raise LookupError(f"{path}: no such file in {self.run_directory}")
-            self._frames[path] = pd.read_csv(file, keep_default_na=False, na_values=[""])
-        return self._frames[path]
-
-
-def source_text(source: Mapping[str, Any], tables: _Tables, config: Mapping[str, Any]) -> str:
-    """What a source says, printed as the README must print it (module docstring).
-
-    Raises:
-        LookupError: its file, column, key or row is missing, or a ``cell`` without ``agg`` selects not one row.
-        ValueError: a source of no known kind.
-    """
-    spec = str(source.get("format", "d"))
-    if "fixed" in source:
-        return str(source["text"])
-    if "config" in source:
-        return printed(float(_config_value(config, str(source["config"]))), spec, float(source.get("scale", 1.0)))
-    kind = next((kind for kind in ("cell", "count", "distinct") if kind in source), None)
-    if kind is None:
-        raise ValueError(f"source of '{source.get('text')}' names none of cell, count, distinct, config, fixed")
-    where = source[kind]
-    path = str(where["file"])
-    rows = _selected(tables(path), where.get("where", {}), path)
-    if kind == "count":
-        return printed(float(len(rows)), spec)
-    if kind == "distinct":
-        columns = list(where["columns"])
-        values = set()
-        for column in columns:
-            if column not in rows.columns:
-                raise LookupError(f"{path}: no column '{column}'")
-            values |= set(rows[column].astype(str))
-        return printed(float(len(values)), spec)
-    column = str(where["column"])
-    if column not in rows.columns:
-        raise LookupError(f"{path}: no column '{column}'")
-    values = pd.to_numeric(rows[column], errors="coerce")
-    aggregate = where.get("agg")
-    if aggregate in ("max", "min"):
-        by = str(where.get("by", column))  # the row with the largest (smallest) ``by``; its ``column``
-        if by not in rows.columns:
-            raise LookupError(f"{path}: no column '{by}'")
-        keys = pd.to_numeric(rows[by], errors="coerce")
-        if keys.dropna().empty:
-            raise LookupError(f"{path}: no row with a value of '{by}' where {dict(where.get('where', {}))}")
-        value = float(values.loc[keys.idxmax() if aggregate == "max" else keys.idxmin()])
-    else:
-        if len(rows) != 1:
-            raise LookupError(f"{path}: {len(rows)} rows where {dict(where.get('where', {}))}, not one")
-        value = float(values.iloc[0])
-    if not math.isfinite(value):
-        raise LookupError(f"{path}: '{column}' is not a number where {dict(where.get('where', {}))}")
-    if source.get("complement"):  # a share printed as its complement (a noise floor: 1 - the share unchanged)
-        value = 1.0 - value
-    return printed(value, spec, float(source.get("scale", 1.0)))
-
-
-def check(readme: str, sources: Mapping[str, Any], run_directory: Path | None, config: Mapping[str, Any] | None = None) -> list[str]:
-    """Every disagreement between the README's findings and the sources (module docstring); with
-    ``run_directory`` None only the structure is checked (every number has a source, in order, and every source its
+def check(pages: Mapping[str, str], sources: Mapping[str, Any], run_directory: Path | None,
+          config: Mapping[str, Any] | None = None) -> list[str]:
+    """Every disagreement between ``pages`` (path -> Markdown) and the sources (module docstring); with
+    ``run_directory`` None only the structure is checked (every number has an entry, in order, and every entry its
     number), not the values."""
-    problems = []
-    bullets = {finding.lead: finding for finding in findings(readme)}
-    listed = {str(entry["lead"]): entry for entry in sources.get("findings", [])}
-    for lead in bullets.keys() - listed.keys():
-        problems.append(f"finding '{lead} …' has no entry in the sources")
-    for lead in listed.keys() - bullets.keys():
-        problems.append(f"sources name a finding '{lead} …' that the README does not have")
-    tables = _Tables(run_directory) if run_directory is not None else None
-    for lead in [lead for lead in bullets if lead in listed]:
-        tokens = number_tokens(bullets[lead].text)
-        entries: Sequence[Mapping[str, Any]] = listed[lead].get("numbers", [])
-        texts = [str(entry["text"]) for entry in entries]
-        if [_normal(token) for token in tokens] != [_normal(text) for text in texts]:
-            problems.append(f"finding '{lead} …': the text prints {tokens}, the sources list {texts}")
+    problems: list[str] = []
+    listed: dict[str, Mapping[str, Any]] = {}
+    for page in sources.get("pages", []):
+        if str(page["file"]) in listed:
+            problems.append(f"sources list {page['file']} twice")
+        listed[str(page["file"])] = page
+    problems += [f"{file}: a page the sources do not list" for file in pages if file not in listed]
+    problems += [f"sources list {file}, which is not a page here" for file in listed if file not in pages]
+    files = RunFiles(run_directory) if run_directory is not None else None
+    for file, page in listed.items():
+        if file not in pages:
             continue
-        if tables is None:
+        if "excluded" in page:
+            if page.get("passages") or not str(page["excluded"]).strip():
+                problems.append(f"{file}: an excluded page has a reason and no passages")
             continue
-        for entry in entries:
-            try:
-                expected = source_text(entry, tables, config or {})
-            except (LookupError, ValueError) as error:
-                problems.append(f"finding '{lead} …', number {entry['text']}: {error}")
-                continue
-            if _normal(expected) != _normal(str(entry["text"])):
-                problems.append(f"finding '{lead} …': prints {entry['text']} where the run's table says {expected}")
+        problems += check_page(file, pages[file], page.get("passages") or [], files, config or {})
     return problems
 
 
+def check_page(file: str, markdown: str, entries: Sequence[Mapping[str, Any]], files: RunFiles | None,
+               config: Mapping[str, Any]) -> list[str]:
+    """The disagreements of one page with its passages' entries."""
+    problems: list[str] = []
+    found = passages(markdown)
+    claimed: dict[int, Mapping[str, Any]] = {}
+    for entry in entries:
+        lead = lead_words(str(entry["lead"]))
+        matches = [index for index, passage in enumerate(found) if _begins(passage.words, lead)]
+        if not matches:
+            problems.append(f"{file}: the sources name a passage '{entry['lead']} …' that the page does not have")
+        elif len(matches) > 1:
+            lines = ", ".join(str(found[index].line) for index in matches)
+            problems.append(f"{file}: '{entry['lead']} …' begins {len(matches)} passages (lines {lines}): give more words")
+        elif matches[0] in claimed:
+            problems.append(f"{file}:{found[matches[0]].line}: two entries name the passage '{entry['lead']} …'")
+        else:
+            claimed[matches[0]] = entry
+    for index, passage in enumerate(found):
+        if index in claimed:
+            problems += _check_passage(file, passage, claimed[index], files, config)
+        elif number_tokens(passage.text):
+            problems.append(f"{file}:{passage.line}: '{passage.lead} …' prints {number_tokens(passage.text)} and has "
+                            "no entry in the sources")
+    return problems
+
+
+def _begins(words: Sequence[str], lead: Sequence[str]) -> bool:
+    """Whether a passage's words begin with a lead's: all but its last word the same, its last word the start of the
+    passage's (``BIO'18`` begins ``BIO'18: the paper …``)."""
+    if not lead or len(words) < len(lead):
+        return False
+    return tuple(words[:len(lead) - 1]) == tuple(lead[:-1]) and words[len(lead) - 1].startswith(lead[-1])
+
+
+def _where(passage: Passage, file: str) -> str:
+    return f"{file}:{passage.line} '{passage.lead} …'"
+
+
+def _compare(printed: Sequence[str], expected: Sequence[str | None]) -> int | None:
+    """The first position where the printed tokens differ from the expected (None: any one token), or None."""
+    for position, (token, wanted) in enumerate(zip(printed, expected)):
+        if wanted is not None and not same_token(token, wanted):
+            return position
+    return None if len(printed) == len(expected) else min(len(printed), len(expected))
+
+
+def _check_passage(file: str, passage: Passage, entry: Mapping[str, Any], files: RunFiles | None,
+                   config: Mapping[str, Any]) -> list[str]:
+    where = _where(passage, file)
+    items = list(entry.get("numbers") or [])
+    tables = [item for item in items if isinstance(item, Mapping) and "table" in item]
+    strings = [item for item in items if isinstance(item, str)]
+    problems = []
+    if strings and not str(entry.get("excluded", "")).strip():
+        problems.append(f"{where}: numbers listed as not results ({', '.join(strings)}) without an 'excluded' reason")
+    if tables and (passage.kind != "table" or items[-1] is not tables[0] or len(tables) > 1):
+        problems.append(f"{where}: a 'table' entry is the last entry of a table passage, and its only one")
+        return problems
+    printed = number_tokens(passage.text if not tables else " | ".join(passage.rows[0]) if passage.rows else "")
+    expected: list[str] = []
+    for item in items[:len(items) - len(tables)]:
+        tokens = number_tokens(item if isinstance(item, str) else str(item.get("text", "")))
+        expected += tokens
+        if not isinstance(item, str):
+            problems += [f"{where}: {problem}" for problem in _entry_problems(item, tokens)]
+    if not printed and not tables:
+        problems.append(f"{where}: prints no number, so it needs no entry")
+    position = _compare(printed, expected)
+    if position is not None:
+        problems.append(f"{where}: at number {position + 1} the page prints {printed[position:position + 3]}, the "
+                        f"sources list {expected[position:position + 3]} ({len(printed)} printed, {len(expected)} listed)")
+        return problems
+    if tables:
+        problems += _check_table(where, passage, tables[0], files)
+    if files is None:
+        return problems
+    for item in items[:len(items) - len(tables)]:
+        if isinstance(item, str):
+            continue
+        text = str(item.get("text", ""))
+        try:
+            said = source_text(item, files, config, entry.get("from"))
+        except (LookupError, ValueError, KeyError) as error:
+            problems.append(f"{where}, number {text}: {error}")
+            continue
+        same = said == text if not number_tokens(said) else _compare(number_tokens(text), number_tokens(said)) is None
+        if not same:
+            problems.append(f"{where}: prints {text} where the run says {said}")
+    return problems
+
+
+def _entry_problems(item: Mapping[str, Any], tokens: Sequence[str]) -> list[str]:
+    """What is wrong with a source entry as written, without a run: no number in its text, no kind or several, a
+    fixed number without its reason."""
+    problems = []
+    if not tokens:
+        problems.append(f"the entry '{item.get('text')}' names no number")
+    try:
+        kind = kind_of(item)
+    except ValueError as error:
+        return [*problems, str(error)]
+    if kind == "fixed" and not str(item["fixed"]).strip():
+        problems.append(f"the fixed number {item.get('text')} does not say why it is no result")
+    return problems
+
+
+def _cell_spec(cell: Any) -> Mapping[str, Any]:
+    return {"print": cell} if isinstance(cell, str) else cell
+
+
+def _key(key: Any, lead: str) -> dict[str, str]:
+    """The ``where`` a row's label means: ``key: system`` selects system = the label, ``key: {system: "defr-{}"}``
+    system = the label put in the template."""
+    if not key:
+        return {}
+    if isinstance(key, str):
+        return {key: lead}
+    return {str(column): str(template).replace("{}", lead) for column, template in key.items()}
+
+
+def _check_table(where: str, passage: Passage, item: Mapping[str, Any], files: RunFiles | None) -> list[str]:
+    """A table's rows against a ``table`` entry: each row's label cells are its row's lead, each value cell prints
+    what its template prints (its literal numbers as written; with a run, every value)."""
+    table = dict(item["table"])
+    cells = [_cell_spec(cell) for cell in item.get("cells") or []]
+    rows = list(item.get("rows") or [])
+    body = passage.rows[1:]
+    problems = []
+    if len(rows) != len(body):
+        return [f"{where}: the table has {len(body)} rows, the sources {len(rows)}"]
+    for row, printed_row in zip(rows, body):
+        row = {"lead": row} if isinstance(row, str) else dict(row)
+        labels = len(printed_row) - len(cells)
+        label = " | ".join(printed_row[:max(labels, 0)])
+        if labels < 0 or lead_words(label) != lead_words(str(row["lead"])):
+            problems.append(f"{where}: a row reads '{label}' where the sources have '{row['lead']}' "
+                            f"({len(printed_row)} cells, {len(cells)} of them values)")
+            continue
+        for column, (cell, text) in enumerate(zip(cells, printed_row[labels:]), start=labels + 1):
+            tokens = number_tokens(text)
+            position = _compare(tokens, template_pattern(str(cell["print"])))
+            if position is not None:
+                problems.append(f"{where}, row '{row['lead']}', column {column}: prints '{text}', which is not "
+                                f"'{cell['print']}'")
+                continue
+            if files is None:
+                continue
+            key = _key(table.get("key"), str(row["lead"])) if "where" not in row else {}
+            spec = merged({"where": {**key, **dict(row.get("where") or {}), **dict(cell.get("where") or {})}}, table)
+            path = str(cell.get("file", row.get("file", table.get("file"))))
+            try:
+                said = render(str(cell["print"]), selected_row(selected_rows(files.table(path), spec["where"], path),
+                                                               spec, path), path)
+            except (LookupError, ValueError) as error:
+                problems.append(f"{where}, row '{row['lead']}', column {column}: {error}")
+                continue
+            if _compare(tokens, number_tokens(said)) is not None:
+                problems.append(f"{where}, row '{row['lead']}', column {column}: prints {text} where the run says {said}")
+    return problems
+
+
+def draft(file: str, markdown: str) -> str:
+    """A first sources entry for a page: every passage with numbers named by a lead that tells it apart, its
+    numbers as one string to replace by sources or to give an ``excluded`` reason (the ``--draft`` option)."""
+    found = passages(markdown)
+    lines = [f"  - file: {file}", "    passages:"]
+    for passage in found:
+        tokens = number_tokens(passage.text)
+        if not tokens:
+            continue
+        size = min(6, len(passage.words))
+        while size < len(passage.words) and sum(other.words[:size] == passage.words[:size] for other in found) > 1:
+            size += 1
+        lead = " ".join(passage.words[:size])
+        lines.append(f"      - lead: {yaml.safe_dump(lead, allow_unicode=True, width=1000).strip().removesuffix('...').strip()}")
+        lines.append("        excluded: TODO")
+        lines.append(f"        numbers: [\"{' '.join(tokens)}\"]")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m nlp_robustness.outputs.findings_check README.md docs/findings-sources.yaml RUN_DIRECTORY``:
-    exit 1 and print every disagreement, 0 when the README says what the run's tables say."""
+    """``python -m nlp_robustness.outputs.findings_check docs/numbers-sources.yaml RUN_DIRECTORY``: exit 1 and print
+    every disagreement, 0 when README.md and docs/*.md say what the run says; ``--draft PAGE`` prints a first sources
+    entry for a page instead."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("readme", type=Path)
-    parser.add_argument("sources", type=Path)
-    parser.add_argument("run_directory", type=Path)
+    parser.add_argument("sources", type=Path, nargs="?")
+    parser.add_argument("run_directory", type=Path, nargs="?")
+    parser.add_argument("--root", type=Path, default=Path("."), help="where README.md and docs/ are (default: here)")
     parser.add_argument("--config", type=Path, default=Path("config.yaml"), help="the run's config (for config sources)")
+    parser.add_argument("--draft", type=Path, help="print a first sources entry for this page and stop")
     arguments = parser.parse_args(argv)
+    if arguments.draft is not None:
+        print(draft(arguments.draft.as_posix(), arguments.draft.read_text(encoding="utf-8")), end="")
+        return 0
+    if arguments.sources is None or arguments.run_directory is None:
+        parser.error("the sources file and the run directory are required")
     config = yaml.safe_load(arguments.config.read_text(encoding="utf-8")) if arguments.config.is_file() else {}
     sources = yaml.safe_load(arguments.sources.read_text(encoding="utf-8"))
-    problems = check(arguments.readme.read_text(encoding="utf-8"), sources, arguments.run_directory, config)
+    pages = repository_pages(arguments.root)
+    problems = check(pages, sources, arguments.run_directory, config)
     for problem in problems:
         print(problem, file=sys.stderr)
     if not problems:
-        print(f"{arguments.readme}: every number of '{SECTION}' is its table's ({arguments.sources})")
+        print(f"{len(pages)} pages: every number is its source's in {arguments.run_directory} ({arguments.sources})")
     return 1 if problems else 0
 
 
