@@ -2,9 +2,7 @@
 
 import json
 import logging
-import shutil
 import sys
-from pathlib import Path
 
 sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
@@ -15,7 +13,7 @@ from nlp_robustness.errors import InputError  # noqa: E402
 from nlp_robustness.systems.fairseq.binarize import binarize  # noqa: E402
 from nlp_robustness.systems.fairseq.corpus import prepare_training_corpus  # noqa: E402
 from nlp_robustness.systems.fairseq.runtime import fairseq_environment  # noqa: E402
-from nlp_robustness.fileio import atomic_write, create_temporary_directory, write_table  # noqa: E402
+from nlp_robustness.fileio import atomic_write, write_table  # noqa: E402
 from nlp_robustness.data.testsets import read_testset_table  # noqa: E402
 
 corpus_params = snakemake.params.corpus
@@ -52,30 +50,20 @@ corpus = prepare_training_corpus(
 )
 logging.info("corpus: %s", corpus.statistics)
 
-# Binarize into a scratch directory beside the output and move it into place only when complete.
-data_bin = Path(snakemake.output.data_bin)
-scratch = create_temporary_directory(data_bin)  # 0o777 less the umask, as data-bin/ will have (mkdtemp: 0o700)
-try:
-    with open(snakemake.log[0], "a", encoding="utf-8") as log:
-        binarize(
-            {
-                "train": (corpus.train_source, corpus.train_target),
-                "valid": (corpus.valid_source, corpus.valid_target),
-            },
-            scratch,
-            source_language,
-            target_language,
-            joined_dictionary=True,
-            workers=snakemake.threads,
-            environment=fairseq_environment(snakemake.threads),
-            log=log,
-        )
-    shutil.rmtree(scratch / "text")
-    if data_bin.exists():
-        shutil.rmtree(data_bin)
-    scratch.rename(data_bin)
-finally:
-    shutil.rmtree(scratch, ignore_errors=True)
+with open(snakemake.log[0], "a", encoding="utf-8") as log:
+    binarize(  # into a staging folder beside data-bin/, renamed onto it when complete
+        {
+            "train": (corpus.train_source, corpus.train_target),
+            "valid": (corpus.valid_source, corpus.valid_target),
+        },
+        snakemake.output.data_bin,
+        source_language,
+        target_language,
+        joined_dictionary=True,
+        workers=snakemake.threads,
+        environment=fairseq_environment(snakemake.threads),
+        log=log,
+    )
 
 with atomic_write(snakemake.output.bpe_codes) as handle:
     handle.write(corpus.bpe_codes)

@@ -8,6 +8,7 @@ Each served path has a list of *behaviours*, one per request (the last one repea
 ``truncate``  200 announcing the whole Content-Length, sending half of the body, then closing
 ``stall``     200 announcing the whole Content-Length, sending the first bytes, then going silent
               until the server stops (at most :data:`STALL_LIMIT_SECONDS`): the client must time out
+``stall-midway``  the same after half of the body (a client killed then has written that half)
 
 The server listens on 127.0.0.1 only, on a free port; it records how many requests each path got.
 """
@@ -27,7 +28,7 @@ from dataclasses import dataclass, field
 #: A stalled answer never lasts longer than this, whatever the client does.
 STALL_LIMIT_SECONDS = 20.0
 
-BEHAVIOURS = ("ok", "404", "500", "truncate", "stall")
+BEHAVIOURS = ("ok", "404", "500", "truncate", "stall", "stall-midway")
 
 
 @dataclass
@@ -79,8 +80,8 @@ class LoopbackServer:
                     self.wfile.write(route.body[: len(route.body) // 2])
                     self.wfile.flush()
                     self.close_connection = True
-                else:  # stall
-                    self.wfile.write(route.body[:16])
+                else:  # stall, stall-midway
+                    self.wfile.write(route.body[:16] if behaviour == "stall" else route.body[: len(route.body) // 2])
                     self.wfile.flush()
                     server._stopping.wait(STALL_LIMIT_SECONDS)
                     self.close_connection = True

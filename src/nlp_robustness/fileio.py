@@ -22,6 +22,11 @@ file another corpus BLEU (issue 54). The one U+FEFF that is not text is the UTF-
 whose first line holds no segment (a header, a number, an id, markup): ``segments=False`` drops it there, as an
 XML parser drops it before ``<?xml``, and as pandas drops it before a table's header (:func:`read_table`); a
 U+FEFF anywhere else in such a file is kept, and fails as the malformed field it is.
+
+Every output that appears whole or not at all (a written file, a download, an extracted archive, fairseq's
+binarized data) is built under a staging name beside it, ``.<final name>.<8 random characters>.part``, by
+:func:`staging_path`. A process killed with SIGKILL runs no cleanup, so its staging stays behind; the next
+start for the same final name removes it, whatever it is (a file or a folder).
 """
 
 from __future__ import annotations
@@ -38,9 +43,9 @@ import os
 import secrets
 import shutil
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Iterator, TypeVar
+from typing import IO, TYPE_CHECKING, Iterator
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -56,15 +61,17 @@ NEW_DIRECTORY_MODE = 0o777
 _RANDOM_CHARACTERS = 8
 _TEMPORARY_SUFFIX = ".part"
 
-_Created = TypeVar("_Created")
-
 
 def _temporary_name(target: Path) -> Path:
     return target.parent / f".{target.name}.{secrets.token_hex(_RANDOM_CHARACTERS // 2)}{_TEMPORARY_SUFFIX}"
 
 
 def stale_temporary_files(target: str | os.PathLike[str]) -> list[Path]:
-    """Temporary files of earlier writes of ``target`` (left by a killed process), none of another file's."""
+    """Staging files and folders of earlier attempts at ``target`` (left by a killed process), none of another name's.
+
+    Only names of the exact shape ``.<target name>.<8 characters>.part`` match: ``target``'s name is escaped,
+    and the fixed length means the staging of ``a.tsv.gz`` can never match that of ``a.tsv``.
+    """
     target = Path(target)
     pattern = f".{glob.escape(target.name)}.{'?' * _RANDOM_CHARACTERS}{_TEMPORARY_SUFFIX}"
     return sorted(target.parent.glob(pattern))
@@ -85,41 +92,84 @@ def naming_error(error: OSError, path: str | os.PathLike[str]) -> OSError:
     return named
 
 
-def _create_beside(target: Path, create: Callable[[Path], _Created]) -> tuple[_Created, Path]:
-    """``create(name)`` on a fresh temporary name beside ``target`` (another one while the name exists);
-    what it returned, and the name."""
+def _remove(path: Path) -> None:
+    """Remove a file or a whole folder (a symbolic link is removed, not followed); a missing one is no error."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+
+
+def _create_staging(target: Path, directory: bool) -> Path:
+    """Create an empty file or folder under a fresh staging name beside ``target`` (another name while one exists).
+
+    It is created exclusively, with :data:`NEW_FILE_MODE` or :data:`NEW_DIRECTORY_MODE`, so the umask decides
+    its permissions and those of ``target`` once renamed there (``tempfile.mkstemp`` and ``mkdtemp`` would
+    give ``0o600`` and ``0o700``).
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     while True:
         name = _temporary_name(target)
         try:
-            return create(name), name
+            if directory:
+                os.mkdir(name, NEW_DIRECTORY_MODE)
+            else:
+                os.close(os.open(name, flags, NEW_FILE_MODE))
+            return name
         except FileExistsError:
             continue  # 2**32 names: a clash is rare, and the next name is another one
         except OSError as error:
             raise naming_error(error, target) from error
 
 
-def create_temporary_file(target: str | os.PathLike[str]) -> tuple[int, Path]:
-    """Create an empty temporary file beside ``target`` for writing; return its descriptor and path.
+def _replace(staging: Path, target: Path, directory: bool) -> None:
+    """Rename ``staging`` onto ``target``; a folder already there is first renamed aside under a staging name
+    (``rename`` cannot replace a non-empty folder), so a kill while it is removed leaves only a recognised leftover."""
+    old = None
+    if directory and target.is_dir() and not target.is_symlink():
+        old = _create_staging(target, directory=True)
+        os.replace(target, old)  # onto the empty folder just reserved: the name cannot clash
+    os.replace(staging, target)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
 
-    The file is created exclusively (``O_EXCL``) with mode :data:`NEW_FILE_MODE`, so the umask decides
-    its permissions, and those of ``target`` once it is renamed there.
+
+@contextlib.contextmanager
+def staging_path(final: str | os.PathLike[str], *, directory: bool) -> Iterator[Path]:
+    """A new empty file (or folder, if ``directory``) beside ``final``, renamed onto ``final`` when the block succeeds.
+
+    ``final`` therefore appears complete, or not at all: Snakemake would take a half-written output for an
+    up-to-date one. Before the staging is made, what earlier attempts at ``final`` left (a process killed with
+    SIGKILL runs no cleanup) is removed: names of the exact shape ``.<final name>.<8 characters>.part``, files
+    or folders (:func:`stale_temporary_files`), never another output's. That is safe because no two jobs write
+    one output at the same time (Snakemake's outputs are unique, and it runs one job per output). A failure in
+    the block removes the staging and leaves ``final`` as it was. An earlier ``final`` is replaced: a file
+    atomically, a folder by renaming the old one aside and the new one in.
+
+    The block writes the staging itself (for a file, with :func:`open_staged_file`); making its content
+    durable (``fsync``) is the block's business, since only the block holds the open file.
 
     Raises:
-        OSError: The file cannot be created (``filename`` is ``target``).
+        OSError: The staging cannot be created or renamed; ``filename`` is ``final`` (errors of the block pass unchanged).
     """
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
-    return _create_beside(Path(target), lambda name: os.open(name, flags, NEW_FILE_MODE))
-
-
-def create_temporary_directory(target: str | os.PathLike[str]) -> Path:
-    """Create an empty temporary directory beside ``target`` (mode :data:`NEW_DIRECTORY_MODE` less the umask).
-
-    It is meant to be renamed onto ``target`` once complete (``tempfile.mkdtemp`` would make it ``0o700``).
-
-    Raises:
-        OSError: The directory cannot be created (``filename`` is ``target``).
-    """
-    return _create_beside(Path(target), lambda name: os.mkdir(name, NEW_DIRECTORY_MODE))[1]
+    target = Path(final)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise naming_error(error, target) from error
+    for stale in stale_temporary_files(target):
+        _remove(stale)
+    staging = _create_staging(target, directory)
+    try:
+        yield staging
+        try:
+            _replace(staging, target, directory)
+        except OSError as error:
+            raise naming_error(error, target) from error
+    except BaseException:
+        _remove(staging)
+        raise
 
 
 class _NamedFileIO(io.FileIO):
@@ -136,17 +186,23 @@ class _NamedFileIO(io.FileIO):
             raise naming_error(error, self._target) from error
 
 
-def open_temporary_file(
-    descriptor: int, target: str | os.PathLike[str], mode: str = "w", encoding: str | None = "utf-8"
+def open_staged_file(
+    staging: str | os.PathLike[str], target: str | os.PathLike[str], mode: str = "w", encoding: str | None = "utf-8"
 ) -> IO:
-    """A buffered file object over ``descriptor`` whose write errors name ``target``.
+    """A buffered file object writing ``staging`` (from :func:`staging_path`) from its start, whose write errors name ``target``.
 
-    ``mode`` is ``"w"`` (text; ``encoding``, newlines written as given) or ``"wb"``. The descriptor is
-    owned by the returned object (closed with it, or here if opening fails).
+    ``mode`` is ``"w"`` (text; ``encoding``, newlines written as given) or ``"wb"``.
+
+    Raises:
+        ValueError: Another ``mode``.
+        OSError: ``staging`` cannot be opened; ``filename`` is ``target``.
     """
     if mode not in ("w", "wt", "wb"):
-        os.close(descriptor)
         raise ValueError(f"cannot write {target} with mode {mode!r}: use 'w' or 'wb'")
+    try:
+        descriptor = os.open(staging, os.O_WRONLY | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0))
+    except OSError as error:
+        raise naming_error(error, target) from error
     raw = _NamedFileIO(descriptor, Path(target))
     buffered = io.BufferedWriter(raw)
     if mode == "wb":
@@ -160,38 +216,21 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "w", encoding: str | 
 
     A failure inside the block removes the temporary file, so no partial output is ever left
     under the final name (Snakemake would otherwise treat a half-written file as up to date); a
-    temporary file left by a killed process is removed by the next write of the same path. The
-    file gets the permissions the umask gives a new file (see the module docstring).
+    temporary file left by a killed process is removed by the next write of the same path
+    (:func:`staging_path`). The file gets the permissions the umask gives a new file (see the module docstring).
 
     Raises:
         OSError: The file cannot be created, written, synced or renamed; ``filename`` is ``path``
             and the original error is the cause (errors raised by the block itself pass unchanged).
     """
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    # A run killed while writing (SIGKILL skips the cleanup below) leaves its temporary file; the job
-    # that writes ``path`` again removes it (Snakemake runs one job per output at a time).
-    for stale in stale_temporary_files(target):
-        with contextlib.suppress(FileNotFoundError):
-            stale.unlink()
-    descriptor, temporary = create_temporary_file(target)
-    try:
-        handle = open_temporary_file(descriptor, target, mode, encoding)
-        with handle:
+    with staging_path(path, directory=False) as staging:
+        with open_staged_file(staging, path, mode, encoding) as handle:
             yield handle
             handle.flush()
             try:
                 os.fsync(handle.fileno())
             except OSError as error:
-                raise naming_error(error, target) from error
-        try:
-            os.replace(temporary, target)
-        except OSError as error:
-            raise naming_error(error, target) from error
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
+                raise naming_error(error, path) from error
 
 
 @contextlib.contextmanager

@@ -16,9 +16,9 @@ import pytest
 
 from nlp_robustness.fileio import (
     atomic_write,
-    create_temporary_directory,
     locked_directory,
-    open_temporary_file,
+    open_staged_file,
+    staging_path,
     write_lines,
     write_table,
 )
@@ -56,6 +56,46 @@ def test_temporary_file_of_a_killed_writer_is_removed_by_the_next_write(tmp_path
     assert sorted(path.name for path in tmp_path.iterdir()) == [
         ".other.tsv.ab12cd34.part", ".out.tsv.gz.ab12cd34.part", "out.tsv"
     ]
+
+
+@pytest.mark.parametrize("directory", [False, True])
+def test_staging_removes_every_leftover_of_its_own_name_and_nothing_else(tmp_path: Path, directory: bool) -> None:
+    """Leftovers of killed attempts, a file and a folder (with content), go; other outputs' stagings stay."""
+    final = tmp_path / "data[1].bin"  # glob characters in the name match only themselves
+    (tmp_path / ".data[1].bin.0a1b2c3d.part").write_bytes(b"half")
+    (tmp_path / ".data[1].bin.4e5f6a7b.part" / "sub").mkdir(parents=True)
+    (tmp_path / ".data[1].bin.4e5f6a7b.part" / "sub" / "half.txt").write_text("half", encoding="utf-8")
+    kept = [
+        ".data1.bin.0a1b2c3d.part",  # what an unescaped pattern would take for its own
+        ".data[1].bin.gz.0a1b2c3d.part",  # data[1].bin.gz's, maybe being written now
+        ".data[1].bin.0a1b2c3.part",  # not the shape of a staging name (7 characters)
+        "data[1].bin.0a1b2c3d.part",
+    ]
+    for name in kept:
+        (tmp_path / name).write_bytes(b"another output's")
+    with staging_path(final, directory=directory) as staging:
+        assert staging.is_dir() == directory and staging.name.startswith(".data[1].bin.")
+        if directory:
+            (staging / "whole.txt").write_text("whole", encoding="utf-8")
+        else:
+            staging.write_bytes(b"whole")
+    assert sorted(path.name for path in tmp_path.iterdir()) == sorted([*kept, "data[1].bin"])
+    assert (final / "whole.txt" if directory else final).read_bytes() == b"whole"
+
+
+def test_a_staged_folder_replaces_the_old_one_and_a_failure_keeps_it(tmp_path: Path) -> None:
+    final = tmp_path / "data-bin"
+    final.mkdir()
+    (final / "old.bin").write_bytes(b"old")
+    with pytest.raises(RuntimeError):
+        with staging_path(final, directory=True) as staging:
+            (staging / "half.bin").write_bytes(b"half")
+            raise RuntimeError("interrupted")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["data-bin"] and (final / "old.bin").exists()
+    with staging_path(final, directory=True) as staging:
+        (staging / "new.bin").write_bytes(b"new")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["data-bin"]
+    assert sorted(path.name for path in final.iterdir()) == ["new.bin"]
 
 
 def test_write_lines_refuses_segments_with_line_breaks(tmp_path: Path) -> None:
@@ -98,8 +138,9 @@ def test_written_files_get_the_mode_the_umask_gives(tmp_path: Path, umask, mask:
     written = ["text.txt", "binary.bin", "lines.txt", "table.tsv"]
     assert {name: oct(_mode(tmp_path / name)) for name in written} == {name: oct(expected) for name in written}
     assert _mode(plain) == expected
-    directory = create_temporary_directory(tmp_path / "extracted")
-    assert _mode(directory) == 0o777 & ~mask
+    with staging_path(tmp_path / "extracted", directory=True) as directory:
+        assert _mode(directory) == 0o777 & ~mask
+    assert _mode(tmp_path / "extracted") == 0o777 & ~mask
 
 
 def test_rewriting_a_file_takes_the_current_umask(tmp_path: Path, umask) -> None:
@@ -136,9 +177,8 @@ def test_umask_of_a_fresh_process(tmp_path: Path) -> None:
 def test_a_full_device_error_names_the_target(tmp_path: Path) -> None:
     """/dev/full fails every write with ENOSPC: the error keeps the errno and names the file meant."""
     target = tmp_path / "results" / "table.tsv"
-    descriptor = os.open("/dev/full", os.O_WRONLY)
     with pytest.raises(OSError) as caught:
-        with open_temporary_file(descriptor, target) as handle:
+        with open_staged_file("/dev/full", target) as handle:
             handle.write("x" * 10)  # buffered: the device is written when the file is flushed on close
     assert caught.value.errno == errno.ENOSPC
     assert caught.value.filename == str(target)

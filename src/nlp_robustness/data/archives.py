@@ -11,7 +11,8 @@ use proves only that the bytes did not change since). :func:`extract_members` th
   archive are not extracted and do no harm;
 * writes into a fresh temporary directory beside the target and renames it onto the target only when
   every member was written, so an interrupted or refused extraction leaves nothing under the final
-  name.
+  name; one left by a killed extraction is removed when the target is extracted again
+  (:func:`nlp_robustness.fileio.staging_path`).
 
 File modes, owners and timestamps of the members are not restored: the files are data, written with
 the default permissions of the process.
@@ -31,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import create_temporary_directory
+from nlp_robustness.fileio import staging_path
 
 PathLike = str | os.PathLike[str]
 
@@ -188,10 +189,8 @@ def extract_members(
     target = Path(target_dir)
     if target.exists():
         raise InputError(f"extraction target already exists: {target}")
-    target.parent.mkdir(parents=True, exist_ok=True)
     wanted = None if members is None else {_check_name(name, archive): name for name in members}
-    staging = create_temporary_directory(target)  # mode 0o777 less the umask (mkdtemp: 0o700)
-    try:
+    with staging_path(target, directory=True) as staging:
         found: dict[PurePosixPath, Path] = {}
         with _open_archive(archive, kind) as (listed, opened):
             for member in listed:
@@ -211,8 +210,4 @@ def extract_members(
             written = [found[path] for path in wanted]
         else:
             written = list(found.values())
-        os.replace(staging, target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return written

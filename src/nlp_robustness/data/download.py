@@ -4,7 +4,9 @@
 
 * **Atomic.** Bytes go to a temporary file beside the destination (``.<name>.<random>.part``); it is
   renamed onto the destination only after the transfer is complete *and* the checksum matches. Any
-  failure removes the temporary file, so no partial or unverified file ever carries the final name.
+  failure removes the temporary file, so no partial or unverified file ever carries the final name;
+  one left by a killed download is removed when the destination is fetched again
+  (:func:`nlp_robustness.fileio.staging_path`).
 * **Verified.** The expected digest (sha256 or md5) comes from the manifest, from sacrebleu's dataset
   registry, or -- where nobody publishes one -- from the *checksum lock*: the sha256 seen on the first
   download is recorded there (trust on first use) and every later download must match it.
@@ -17,7 +19,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import datetime
 import hashlib
 import http.client
@@ -27,7 +28,7 @@ import socket
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -35,7 +36,7 @@ from typing import IO
 import yaml
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import atomic_write, create_temporary_file, locked_directory, open_temporary_file
+from nlp_robustness.fileio import atomic_write, locked_directory, open_staged_file, staging_path
 
 PathLike = str | os.PathLike[str]
 
@@ -130,23 +131,6 @@ class _Digests:
 
     def hexdigest(self, algorithm: str) -> str:
         return (self.sha256 if algorithm == "sha256" else self.md5).hexdigest()
-
-
-@contextlib.contextmanager
-def _staging_file(destination: Path) -> Iterator[tuple[IO[bytes], Path]]:
-    """A temporary file beside ``destination``, removed unless the caller renamed it away.
-
-    It gets the permissions the umask gives a new file, and a write error (a full disk) names
-    ``destination`` (:mod:`nlp_robustness.fileio`).
-    """
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, path = create_temporary_file(destination)
-    try:
-        with open_temporary_file(descriptor, destination, "wb") as handle:
-            yield handle, path
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            path.unlink()
 
 
 def _network_failure(error: BaseException, url: str, timeout: float) -> Exception:
@@ -258,7 +242,7 @@ def fetch(
     if checksum is None and (lock_file is None or lock_key is None):
         raise ValueError("a download without checksum needs lock_file and lock_key")
     origin = f"mirror file {mirror_file}" if mirror_file is not None else url
-    with _staging_file(target) as (handle, staging):
+    with staging_path(target, directory=False) as staging, open_staged_file(staging, target, "wb") as handle:
         attempts = 0
         if mirror_file is not None:
             attempts = 1
@@ -292,7 +276,6 @@ def fetch(
                 f"checksum mismatch for {origin}: expected {expected.algorithm} {expected.hexdigest} "
                 f"({expected.source}), got {actual} ({digests.size} bytes); nothing was written to {target}"
             )
-        os.replace(staging, target)
     return FetchResult(
         path=target,
         size=digests.size,

@@ -10,6 +10,7 @@ import shutil
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from nlp_robustness.fileio import staging_path
 from nlp_robustness.systems.fairseq.runtime import run_fairseq
 
 __all__ = ["binarize", "write_raw_split"]
@@ -30,29 +31,34 @@ def binarize(
 ) -> None:
     """Write BPE-encoded splits as text and binarize them with ``fairseq-preprocess`` into ``directory``.
 
+    ``directory`` appears complete or not at all: fairseq writes into a staging folder beside it, renamed onto
+    it once ``fairseq-preprocess`` succeeded (the text it read removed); the staging of a killed run is removed
+    by the next (:func:`~nlp_robustness.fileio.staging_path`), and an earlier ``directory`` is replaced.
+
     Args:
         split_files: ``{"train" | "valid" | "test": (source lines, target lines)}``.
         source_dictionary, target_dictionary: Existing dictionaries (a model's); otherwise they are
             built from the training split (one joined dictionary if ``joined_dictionary``).
     """
-    directory = Path(directory)
-    text_dir = directory / "text"
-    text_dir.mkdir(parents=True, exist_ok=True)
-    arguments = ["--source-lang", source_language, "--target-lang", target_language, "--destdir", directory, "--workers", workers]
-    for split, (sources, targets) in split_files.items():
-        if len(sources) != len(targets):
-            raise ValueError(f"split {split}: {len(sources)} source lines but {len(targets)} target lines")
-        prefix = text_dir / split
-        for language, lines in ((source_language, sources), (target_language, targets)):
-            Path(f"{prefix}.{language}").write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-        arguments += [f"--{'valid' if split == 'valid' else split}pref", prefix]
-    if source_dictionary is not None:
-        arguments += ["--srcdict", source_dictionary]
-    if target_dictionary is not None:
-        arguments += ["--tgtdict", target_dictionary]
-    if joined_dictionary:
-        arguments.append("--joined-dictionary")
-    run_fairseq("fairseq-preprocess", arguments, log, environment)
+    with staging_path(directory, directory=True) as staging:
+        text_dir = staging / "text"
+        text_dir.mkdir()
+        arguments = ["--source-lang", source_language, "--target-lang", target_language, "--destdir", staging, "--workers", workers]
+        for split, (sources, targets) in split_files.items():
+            if len(sources) != len(targets):
+                raise ValueError(f"split {split}: {len(sources)} source lines but {len(targets)} target lines")
+            prefix = text_dir / split
+            for language, lines in ((source_language, sources), (target_language, targets)):
+                Path(f"{prefix}.{language}").write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+            arguments += [f"--{'valid' if split == 'valid' else split}pref", prefix]
+        if source_dictionary is not None:
+            arguments += ["--srcdict", source_dictionary]
+        if target_dictionary is not None:
+            arguments += ["--tgtdict", target_dictionary]
+        if joined_dictionary:
+            arguments.append("--joined-dictionary")
+        run_fairseq("fairseq-preprocess", arguments, log, environment)
+        shutil.rmtree(text_dir)  # fairseq's input, not part of the binarized data
 
 
 def write_raw_split(
