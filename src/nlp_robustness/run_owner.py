@@ -24,8 +24,9 @@ before its first job, when all of these hold:
   disk). A run that adds new files only, beside the owner's, replaces nothing and is let through.
 
 ``--touch`` counts as replacing: it would mark the owner's files as this config's results. Jobs a checkpoint
-adds once it has run are not known yet and not counted. A run directory without a record (made before the record
-existed, or by a run with ``--no-hooks``) has no owner: its next run with jobs becomes the owner.
+adds once it has run are not known yet and not counted. ``--no-hooks`` skips every ``onstart`` handler, this check
+and its record included. A run directory without a record (made before the record existed, or only by runs with
+``--no-hooks``) has no owner: its next run with jobs becomes the owner.
 
 The config key :data:`ALLOW_KEY` (``--config allow_mixed_run_directory=True``) lets a refused run go on; it is
 taken out of the config before anything else reads it (:func:`allowed`), so it changes no job's params and no
@@ -147,8 +148,10 @@ def _named(paths: Sequence[str], launch_directory: str | Path) -> str:
 
 
 def _run_directory_name(launch_directory: str | Path) -> str:
+    """The current directory (the run directory) relative to ``launch_directory``; its absolute path when it is that
+    directory (``.`` would not say which: with ``--directory`` Snakemake starts there, not where it was launched)."""
     directory = os.path.relpath(os.getcwd(), launch_directory)
-    return f"{directory} (where snakemake was launched)" if directory == "." else directory
+    return os.getcwd() if directory == "." else directory
 
 
 def mixing_refusal(owner: RunOwner, recorded: RunOwner | None, replaced: Sequence[str], launch_directory: str | Path) -> str | None:
