@@ -1,5 +1,6 @@
 """Configuration validation, lookup tables and input functions: the only place that reads config."""
 
+import os
 import re
 from pathlib import Path
 
@@ -29,7 +30,8 @@ from nlp_robustness.perturbations.configuration import derived_testset, derived_
 from nlp_robustness.perturbations.derive import perturbed_sides, sample_group
 from nlp_robustness.perturbations.registry import family_module
 from nlp_robustness.planning import prepare_config
-from nlp_robustness.run_directory import config_file_names, other_config_warning, rebase_path, record_config_files
+from nlp_robustness.run_directory import rebase_path
+from nlp_robustness.run_owner import allowed, claim_run_directory, config_file_names, run_owner
 from nlp_robustness.scheduler_fix import coalesce_reevaluation_timers
 from nlp_robustness.statistics.pools import METHODS
 from nlp_robustness.studies.metric_attacks import conditions as metric_conditions
@@ -59,14 +61,17 @@ MANIFEST = prepare_config(config, workflow.basedir, [rebase_path(str(path), work
                           launch_directory=workflow.workdir_init)
 if workflow.overwrite_workdir is not None and config.get("run_directory", ".") != ".":
     logger.warning(f"run_directory {config['run_directory']} is not used: --directory {workflow.overwrite_workdir} is this run's directory")
-# A run directory remembers the config files of its last run; results of other ones are about to be replaced.
-CONFIG_FILES = config_file_names(workflow.configfiles, workflow.workdir_init)
-if (_other_config := other_config_warning(CONFIG_FILES, workflow.workdir_init)) is not None:
-    logger.warning(_other_config)
+# A run directory's owner is the config of its last run with jobs (its resolved config's digest); a run of another
+# config whose jobs would replace the owner's files is refused before its first job, unless allow_mixed_run_directory
+# (nlp_robustness.run_owner). The key is taken out of the config first: it changes no params and no result.
+ALLOW_MIXED_RUN_DIRECTORY = allowed(config)
+RUN_OWNER = run_owner(config, config_file_names(workflow.configfiles, workflow.workdir_init))
 
 
 onstart:
-    record_config_files(CONFIG_FILES)
+    _replaced = sorted({str(path) for job in workflow.dag.needrun_jobs() for path in job.output if os.path.exists(path)})
+    if (_note := claim_run_directory(RUN_OWNER, _replaced, workflow.workdir_init, ALLOW_MIXED_RUN_DIRECTORY)) is not None:
+        logger.info(_note)
 
 
 TESTSETS = list(config["testsets"])

@@ -99,7 +99,8 @@ rule fairseq_dev_scores:
 
 
 rule fairseq_model_summary:
-    """One row per in-house model: corpus size, epochs, training time, dev loss, dev BLEU and chrF."""
+    """One row per in-house model: corpus size, epochs, dev loss, dev BLEU and chrF (its training time: training.json
+    and the benchmark files, so that two runs of one config write the same table)."""
     input:
         expand("results/models/{system}/dev_scores.json", system=INHOUSE_MODELS),
     output:

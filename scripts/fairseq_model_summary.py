@@ -1,4 +1,4 @@
-"""One row per in-house fairseq model: corpus, training time and epochs, dev loss, dev BLEU and chrF."""
+"""One row per in-house fairseq model: corpus, epochs, dev loss, dev BLEU and chrF (no wall-clock time)."""
 
 import logging
 import sys

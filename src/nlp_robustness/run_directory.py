@@ -5,8 +5,9 @@ directory itself): the directory that holds its ``results/``, ``logs/``, ``resou
 Snakemake's own records (``.snakemake/``: metadata, locks, incomplete markers). The Snakefile switches to
 it with Snakemake's ``workdir:`` directive right after the config is read, so two configs of one checkout
 with different run directories never rerun or overwrite each other's jobs (docs/own-data.md, "Several configs in one
-checkout"). ``snakemake --directory DIR`` takes precedence: Snakemake then ignores ``workdir:``, DIR is the
-run directory and ``run_directory`` is not used.
+checkout"; two configs that share one are kept apart by :mod:`nlp_robustness.run_owner`). ``snakemake --directory
+DIR`` takes precedence: Snakemake then ignores ``workdir:``, DIR is the run directory and ``run_directory`` is not
+used.
 
 A relative path the config gives (``mirror_dir``, a test set's files, a hypotheses file, a local Hugging
 Face model) means a file of the launch directory, as the user wrote it. Once the run directory is the
@@ -30,7 +31,7 @@ walking the config with its schema, through ``$ref``, ``allOf``/``anyOf``/``oneO
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Iterable, Mapping, MutableMapping, Sequence
+from collections.abc import Collection, Mapping, MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -39,8 +40,7 @@ import jsonschema
 from nlp_robustness.errors import InputError
 from nlp_robustness.config_schema import resolve_reference
 
-__all__ = ["CONFIG_RECORD", "DEFAULT_RUN_DIRECTORY", "config_file_names", "other_config_warning", "path_keys", "rebase_path",
-           "rebase_paths", "record_config_files", "run_directory"]
+__all__ = ["DEFAULT_RUN_DIRECTORY", "path_keys", "rebase_path", "rebase_paths", "run_directory"]
 
 #: The run directory of a config without ``run_directory``: the launch directory.
 DEFAULT_RUN_DIRECTORY = "."
@@ -52,9 +52,6 @@ MODEL = "model"
 DOWNLOAD_OR_PATH = "download-or-path"
 
 KeyPath = tuple[str | int, ...]
-
-#: Where a run directory keeps the config files of its last run that had jobs (relative to it), one a line.
-CONFIG_RECORD = Path(".snakemake") / "nlp_robustness" / "config_files.txt"
 
 
 def run_directory(config: Mapping[str, Any]) -> str:
@@ -173,39 +170,3 @@ def rebase_paths(
         if new != value:
             container[last] = rebased[where] = new
     return rebased
-
-
-def config_file_names(config_files: Iterable[str | Path], launch_directory: str | Path) -> list[str]:
-    """The config files a run reads (relative to ``launch_directory`` or absolute), relative to the current
-    directory, the run directory: as :data:`CONFIG_RECORD` holds them (a moved checkout keeps them)."""
-    return [os.path.relpath(os.path.join(launch_directory, path)) for path in config_files]
-
-
-def record_config_files(config_files: Sequence[str]) -> None:
-    """Write :data:`CONFIG_RECORD` in the current directory (the run directory) when a run starts its jobs."""
-    CONFIG_RECORD.parent.mkdir(parents=True, exist_ok=True)
-    CONFIG_RECORD.write_text("".join(f"{path}\n" for path in config_files), encoding="utf-8")
-
-
-def other_config_warning(config_files: Sequence[str], launch_directory: str | Path) -> str | None:
-    """One line to warn with when the current directory's (the run directory's) ``results/`` were made by a run
-    of other config files (:data:`CONFIG_RECORD`) than ``config_files`` (:func:`config_file_names`), whose jobs
-    would replace them; None otherwise (no results, no record, the same files). Paths in the line are relative
-    to ``launch_directory``, as the user typed them.
-
-    A warning, not an error: planning an edited config beside a run is what a dry run is for.
-    """
-    if not Path("results").is_dir() or not CONFIG_RECORD.is_file():
-        return None
-    recorded = CONFIG_RECORD.read_text(encoding="utf-8").splitlines()
-    if recorded == list(config_files):
-        return None
-
-    def named(paths: Sequence[str]) -> str:
-        return ", ".join(os.path.relpath(os.path.abspath(path), launch_directory) for path in paths) or "none"
-
-    return (
-        f"run directory {os.path.relpath(os.getcwd(), launch_directory)} holds the results of config file {named(recorded)}; "
-        f"this run reads {named(config_files)}, whose jobs replace them (give each config its own run_directory: "
-        'docs/own-data.md, "Several configs in one checkout")'
-    )

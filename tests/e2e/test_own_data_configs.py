@@ -9,7 +9,8 @@ once a test set is left out) and 100 bootstrap resamples, the only keys the test
 Face one with the tiny MarianMT the tests build in place of the hub model (this machine has no model hub).
 
 In order, in one checkout: the WMT XML config (A), the plain-text config (B) on the files the README's export
-command writes, A again (nothing to do; A's files untouched), then the Hugging Face config.
+command writes, A again (nothing to do; A's files untouched), B pointed at A's run directory (refused), then the
+Hugging Face config.
 """
 
 from __future__ import annotations
@@ -126,10 +127,15 @@ def test_wmt_xml_then_plain_text_then_wmt_xml_again_in_one_checkout(checkout: Pa
     report = _snakemake(checkout, xml_config, "--report", str(run_a / "report.html"))
     assert report.returncode == 0, report.stdout[-3000:]
     assert "Robustness profile" in (run_a / "report.html").read_text(encoding="utf-8", errors="replace")
-    # B pointed at A's run directory would replace A's results: planning says so (a warning; a dry run goes on)
-    mixed = _snakemake(checkout, plain_config, "--dry-run", "--config", "run_directory=runs/wmt-xml")
-    assert mixed.returncode == 0, mixed.stdout[-3000:]
-    assert "run directory runs/wmt-xml holds the results of config file config/own-data/wmt-xml.yaml" in mixed.stdout
+    # B pointed at A's run directory would replace A's results: refused before any job, naming both configs and the
+    # way to allow it (nlp_robustness.run_owner); a dry run of it replaces nothing and says nothing
+    before = _files(run_a)
+    mixed = _snakemake(checkout, plain_config, "--config", "run_directory=runs/wmt-xml")
+    assert mixed.returncode != 0, mixed.stdout[-3000:]
+    assert ("InputError: run directory runs/wmt-xml holds the results of config file config/own-data/wmt-xml.yaml; this "
+            "run's config (config/own-data/plain-with-domains.yaml) is another one") in mixed.stdout, mixed.stdout[-3000:]
+    assert "--config allow_mixed_run_directory=True" in mixed.stdout
+    assert _files(run_a) == before
 
 
 def test_a_hugging_face_model_on_own_test_sets(checkout: Path, tiny_models: Path) -> None:

@@ -157,7 +157,8 @@ def test_a_hypotheses_system_translates_perturbed_test_sets_from_its_files(finis
         files[f"perturbed/{FAMILY}/{function}/pooled"] = str(copied.relative_to(finished_run))
     config["perturbations"]["families"][FAMILY]["systems"] = ["copy-source"]
     target = f"results/perturbations/{FAMILY}/Reversed/scores/copy-source.tsv"
-    result = run_workflow(finished_run, config, target, config_name="edited.yaml")
+    # another config in the shared run's directory, replacing its copy-source files on purpose (nlp_robustness.run_owner)
+    result = run_workflow(finished_run, config, target, "--config", "allow_mixed_run_directory=True", config_name="edited.yaml")
     assert result.returncode == 0, result.stdout[-3000:]
     # every set of the family for copy-source: its files imported, then scored and pair-scored in one job each
     # (translation_jobs: per_family)

@@ -5,10 +5,12 @@
 Prints the files found on one side only (grouped by pattern), how many are byte-identical, and for each file
 that differs what differs:
 
+* the files that hold wall-clock timings (:data:`TIMED_FILES`, listed in docs/reliability.md, "Timings"), which
+  differ between any two runs: JSON records compared without their timing keys (:data:`TIMING_KEYS`), the others
+  (benchmark tables and figures, a fairseq checkpoint, Snakemake's report) named as timing files;
 * CSV/TSV tables: parsed on both sides; the largest absolute difference of their numeric cells, and how many
   non-numeric cells differ (a refactoring that only moves the last digits shows 0 of those);
-* JSON reports: compared without their wall-clock keys (``seconds``, ``sentences_per_second``), which differ
-  between any two runs;
+* other JSON files: compared whole;
 * text (Markdown, LaTeX, HTML, logs): the number of lines that differ, and whether only numbers differ;
 * anything else: that its bytes differ.
 
@@ -17,6 +19,7 @@ The exit status is 0 whatever it finds: it reports, the reader judges.
 
 from __future__ import annotations
 
+import fnmatch
 import io
 import json
 import re
@@ -28,8 +31,24 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-#: Keys of the workflow's JSON reports that hold wall-clock timings.
-TIMING_KEYS = frozenset({"seconds", "sentences_per_second", "wall_seconds"})
+#: Keys of the workflow's JSON records that hold wall-clock timings (at any depth: Apertium's reports have one per stage).
+TIMING_KEYS = frozenset({"seconds", "sentences_per_second", "wall_seconds", "load_seconds"})
+#: The files under results/ (patterns relative to it; ``*`` spans directories) that hold wall-clock timings. Every
+#: other file of two runs of one config is the same bytes; docs/reliability.md ("Timings") lists these, and a test
+#: keeps the two lists equal.
+TIMED_FILES = (
+    "benchmarks/*",  # the benchmark files, which exist to hold them
+    "tables/benchmarks/*",
+    "figures/benchmarks/*",
+    "models/*/training.json",  # seconds: the in-house model's record of its training
+    "models/*/dev_scores.json",  # training.json's copy; the development set's translation report
+    "models/*/checkpoint_best.pt",  # fairseq's own meters (train_wall, wps, previous_training_time)
+    "translations/*.report.json",  # every translation job's report
+    "sentiment/predictions/*.report.json",  # a Hugging Face classifier's report
+    "report.html",  # Snakemake's report (--report results/report.html): every job's runtime, start and end
+)
+#: What :func:`compare_trees` says of a timing file that differs in its timings only.
+TIMINGS_ONLY = "only wall-clock timings differ"
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e-?\d+)?")
 _TEXT_SUFFIXES = (".md", ".tex", ".html", ".rst", ".txt", ".log")
 
@@ -51,6 +70,11 @@ def _without_timings(value: Any) -> Any:
     if isinstance(value, list):
         return [_without_timings(item) for item in value]
     return value
+
+
+def holds_timings(relative: str | Path) -> bool:
+    """Whether a file (its path relative to results/) is one of :data:`TIMED_FILES`."""
+    return any(fnmatch.fnmatch(Path(relative).as_posix(), pattern) for pattern in TIMED_FILES)
 
 
 def _table_difference(before: bytes, after: bytes, separator: str) -> tuple[float, int] | str:
@@ -87,15 +111,20 @@ def compare_trees(before: Path, after: Path) -> Comparison:
             comparison.identical += 1
             continue
         name, suffix = str(relative), relative.suffix
-        if suffix in (".csv", ".tsv"):
+        if holds_timings(relative):
+            if suffix == ".json":
+                same = _without_timings(json.loads(old)) == _without_timings(json.loads(new))
+                comparison.others[name] = TIMINGS_ONLY if same else "differs beyond wall-clock timings"
+            else:
+                comparison.others[name] = TIMINGS_ONLY  # benchmarks, a checkpoint, the report: their bytes are not compared
+        elif suffix in (".csv", ".tsv"):
             result = _table_difference(old, new, "\t" if suffix == ".tsv" else ",")
             if isinstance(result, str):
                 comparison.others[name] = result
             else:
                 comparison.tables[name] = result
         elif suffix == ".json":
-            same = _without_timings(json.loads(old)) == _without_timings(json.loads(new))
-            comparison.others[name] = "only wall-clock timings differ" if same else "differs beyond wall-clock timings"
+            comparison.others[name] = "differs (it holds no timings)"
         elif suffix in _TEXT_SUFFIXES:
             comparison.others[name] = _text_difference(old, new)
         else:
@@ -121,9 +150,9 @@ def report(comparison: Comparison) -> str:
                  f"non-numeric cells that differ: {cells}")
     for path, (difference, text) in sorted(comparison.tables.items(), key=lambda item: -item[1][0])[:8]:
         lines.append(f"  {path}: max |diff| {difference:.3g}, non-numeric cells differing {text}")
-    timings = [path for path, what in comparison.others.items() if what == "only wall-clock timings differ"]
-    lines.append(f"other files that differ: {len(comparison.others)} ({len(timings)} JSON reports: only wall-clock timings)")
-    lines += [f"  {path}: {what}" for path, what in comparison.others.items() if what != "only wall-clock timings differ"]
+    timings = [path for path, what in comparison.others.items() if what == TIMINGS_ONLY]
+    lines.append(f"other files that differ: {len(comparison.others)} ({len(timings)} timing files: only wall-clock timings)")
+    lines += [f"  {path}: {what}" for path, what in comparison.others.items() if what != TIMINGS_ONLY]
     return "\n".join(lines)
 
 

@@ -16,7 +16,7 @@ The layers, low to high, follow the data (see the package docstring):
 8. ``config``, ``planning``, ``scheduler_fix`` and ``snakemake_messages``: the validation of the whole workflow config, which reads the names and
    limits of the layers it configures (the engine's leave-out labels, fairseq's reserved options), and the
    plan made from it before any job (the config completed and made canonical, the manifest checked; its
-   paths rebased onto its ``run_directory``);
+   paths rebased onto its ``run_directory``; ``run_owner``, which config a run directory's results belong to);
    ``scheduler_fix`` and ``snakemake_messages``, the changes the Snakefile makes to Snakemake (its scheduler, how it prints
    a bad input); nothing in the package
    imports them.
@@ -44,7 +44,7 @@ LAYERS: dict[str, int] = {
     "statistics": 5,
     "studies": 6,
     "outputs": 7, "report_check": 7,
-    "config": 8, "config_reference": 8, "config_schema": 8, "planning": 8, "run_directory": 8, "scheduler_fix": 8, "snakemake_messages": 8,
+    "config": 8, "config_reference": 8, "config_schema": 8, "planning": 8, "run_directory": 8, "run_owner": 8, "scheduler_fix": 8, "snakemake_messages": 8,
 }
 
 #: (importing module, imported module) pairs that break the layering today, each with who removes it.

@@ -1,6 +1,5 @@
 """A config's relative paths keep naming the launch directory's files from its run directory
-(nlp_robustness.run_directory), found through the schema's x-path annotations; and a run directory says
-when its results were made by another config file."""
+(nlp_robustness.run_directory), found through the schema's x-path annotations."""
 
 from __future__ import annotations
 
@@ -11,14 +10,7 @@ import pytest
 import yaml
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.run_directory import (
-    config_file_names,
-    other_config_warning,
-    path_keys,
-    rebase_paths,
-    record_config_files,
-    run_directory,
-)
+from nlp_robustness.run_directory import path_keys, rebase_paths, run_directory
 from tests.paths import REPOSITORY
 
 SCHEMA = yaml.safe_load((REPOSITORY / "schemas" / "config.schema.yaml").read_text(encoding="utf-8"))
@@ -124,21 +116,3 @@ def test_nothing_changes_when_the_run_directory_is_the_launch_directory(tmp_path
 def test_the_run_directory_defaults_to_the_launch_directory() -> None:
     assert run_directory({}) == "." and run_directory({"run_directory": "runs/a"}) == "runs/a"
     assert run_directory({"run_directory": 3}) == "."  # validation names the key afterwards
-
-
-def test_results_of_another_config_file_are_named_at_planning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    launch, run = tmp_path, tmp_path / "runs" / "a"
-    run.mkdir(parents=True)
-    monkeypatch.chdir(run)
-    files = config_file_names(["a.yaml"], launch)
-    assert files == ["../../a.yaml"]
-    assert other_config_warning(files, launch) is None  # no record yet
-    record_config_files(files)
-    assert other_config_warning(files, launch) is None  # no results yet
-    (run / "results").mkdir()
-    assert other_config_warning(files, launch) is None  # the same config file
-    warning = other_config_warning(config_file_names([str(launch / "config" / "b.yaml")], launch), launch)
-    assert warning == (
-        "run directory runs/a holds the results of config file a.yaml; this run reads config/b.yaml, whose jobs "
-        'replace them (give each config its own run_directory: docs/own-data.md, "Several configs in one checkout")'
-    )

@@ -33,7 +33,11 @@ def parse_training_log(output: str) -> dict[str, Any]:
 
 
 def model_summary_table(records: Sequence[Mapping[str, Any]]) -> "pd.DataFrame":
-    """One row per in-house model from its ``dev_scores.json`` record (corpus, training, dev scores)."""
+    """One row per in-house model from its ``dev_scores.json`` record (corpus, training, dev scores).
+
+    No wall-clock time: two runs of one config write the same table (docs/reliability.md, "Timings"). The training's
+    time stays in its record (``training.json``: ``seconds``) and in the benchmark files.
+    """
     import pandas as pd
 
     rows = []
@@ -50,7 +54,6 @@ def model_summary_table(records: Sequence[Mapping[str, Any]]) -> "pd.DataFrame":
                 "epochs": training["epochs"],
                 "best_epoch": training["best_epoch"],
                 "best_valid_loss": training["best_valid_loss"],
-                "training_seconds": round(training["seconds"], 1),
                 "device": training["device"],
                 "dev_bleu": round(record["dev_bleu"], 2),
                 "dev_chrf": round(record["dev_chrf"], 2),
