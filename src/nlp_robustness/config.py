@@ -436,7 +436,12 @@ def check_config_syntax(path: str | Path) -> None:
         line = lines[mark.line] if mark is not None and mark.line < len(lines) else ""
         indentation = line[: len(line) - len(line.lstrip())]
         hint = " (a tab in the indentation: YAML indents with spaces only)" if "\t" in indentation else ""
-        what = " ".join(part for part in (error.context, error.problem) if part)
+        context = error.context
+        opened = error.context_mark
+        if context and opened is not None and mark is not None and (opened.line, opened.column) != (mark.line, mark.column):
+            # where the unclosed bracket, quote or block began: the parser notices only where it ran out
+            context += f" begun at line {opened.line + 1}, column {opened.column + 1},"
+        what = " ".join(part for part in (context, error.problem) if part)
         raise InputError(f"{path}: {where}not valid YAML: {what}{hint}") from None
     except yaml.YAMLError as error:
         raise InputError(f"{path}: not valid YAML: {' '.join(str(error).split())}") from None
