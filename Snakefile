@@ -18,8 +18,9 @@ plain_input_errors()
 # config file given on the command line is the whole config (Snakemake would merge it into this one key
 # by key, so that what it leaves out, a system or a branch, would come back from here). `--config
 # key=value` still applies on top of either. Its syntax is checked first: Snakemake's reader would say only that
-# it is "not valid JSON or YAML", without a line or column (a file given with --configfile is read by Snakemake
-# before the workflow starts, so only Snakemake's words reach the user for it).
+# it is "not valid JSON or YAML", without a line or column. A file given with --configfile is read by Snakemake
+# before the workflow starts; the scheduler plugin of this repository, which Snakemake imports first, makes its
+# reader name the line and column of those (nlp_robustness.snakemake_messages.name_config_file_faults).
 if not workflow.overwrite_configfiles:
     check_config_syntax("config.yaml")
 

@@ -23,6 +23,7 @@ options = TrainingOptions(
     seed=training["seed"],
     max_epoch=training["max_epoch"],
     patience=training["patience"],
+    allow_code=training.get("allow_code_in_train_args", False),
 )
 device = resolve_device(snakemake.params.device)
 checkpoint = Path(snakemake.output.checkpoint)

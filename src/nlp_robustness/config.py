@@ -177,10 +177,11 @@ def validate_system_references(
     """Check what fairseq systems name: pretrained models and training data of the manifest.
 
     Raises:
-        InputError: Naming the config key, e.g. ``systems.convs2s.training.dev.datasets[0]`` or
-            ``systems.convs2s.training.train_args.save-dir`` (an option the workflow sets itself).
+        InputError: Naming the config key, e.g. ``systems.convs2s.training.dev.datasets[0]``,
+            ``systems.convs2s.training.train_args.save-dir`` (an option the workflow sets itself) or
+            ``systems.convs2s.training.train_args.user-dir`` (code, without ``allow_code_in_train_args``).
     """
-    from nlp_robustness.systems.fairseq.training import reserved_train_options
+    from nlp_robustness.systems.fairseq.training import reserved_train_options, train_args_problem
 
     models = list(model_keys)
     for name, spec in config["systems"].items():
@@ -204,6 +205,13 @@ def validate_system_references(
                 f"invalid configuration at key 'systems.{name}.training.train_args.{reserved[0]}': the workflow sets "
                 f"--{reserved[0]} itself (from training.arch, seed, max_epoch, patience, device)"
             )
+        problem = train_args_problem(training["train_args"], allow_code=training.get("allow_code_in_train_args", False))
+        if problem is not None:
+            option, why, code = problem
+            allowing = "" if not code else (
+                f"; to run it, set systems.{name}.training.allow_code_in_train_args: true, only for code you have read "
+                "(docs/reliability.md, \"Running a config you did not write\")")
+            raise InputError(f"invalid configuration at key 'systems.{name}.training.train_args.{option}': {why}{allowing}")
 
 
 def validate_dataset_references(config: Mapping[str, Any], dataset_kinds: Mapping[str, str], manifest: str) -> None:
@@ -436,7 +444,12 @@ def check_config_syntax(path: str | Path) -> None:
         line = lines[mark.line] if mark is not None and mark.line < len(lines) else ""
         indentation = line[: len(line) - len(line.lstrip())]
         hint = " (a tab in the indentation: YAML indents with spaces only)" if "\t" in indentation else ""
-        what = " ".join(part for part in (error.context, error.problem) if part)
+        context = error.context
+        opened = error.context_mark
+        if context and opened is not None and mark is not None and (opened.line, opened.column) != (mark.line, mark.column):
+            # where the unclosed bracket, quote or block began: the parser notices only where it ran out
+            context += f" begun at line {opened.line + 1}, column {opened.column + 1},"
+        what = " ".join(part for part in (context, error.problem) if part)
         raise InputError(f"{path}: {where}not valid YAML: {what}{hint}") from None
     except yaml.YAMLError as error:
         raise InputError(f"{path}: not valid YAML: {' '.join(str(error).split())}") from None

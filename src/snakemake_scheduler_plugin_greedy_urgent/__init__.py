@@ -28,7 +28,14 @@ from snakemake.scheduling.greedy import Scheduler as GreedyScheduler
 from snakemake.scheduling.greedy import SchedulerSettings as GreedySchedulerSettings
 from snakemake_interface_scheduler_plugins.base import SchedulerBase
 
+from nlp_robustness.snakemake_messages import name_config_file_faults
+
 __all__ = ["Scheduler", "SchedulerSettings", "jobs_to_offer"]
+
+# Not scheduling: Snakemake imports every installed plugin while it builds its command line, before it reads the
+# files given with --configfile, so this import is the one place early enough to make a syntax error in such a file
+# name its line and column (nlp_robustness.snakemake_messages; the Snakefile checks config.yaml itself).
+name_config_file_faults()
 
 
 def jobs_to_offer(

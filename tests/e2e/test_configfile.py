@@ -108,3 +108,24 @@ def test_an_empty_section_is_an_error_not_the_default(tmp_path: Path, mirror_dir
     result = run_workflow(_working_directory(tmp_path, mirror_dir), config, "--dry-run", config_name="empty.yaml")
     assert result.returncode != 0
     assert f"invalid configuration at key '{section}'" in result.stdout
+
+
+@pytest.mark.parametrize("text, fault", [
+    ("max_segments: 40\nrobustness:\n\tseed: 0\n",
+     "line 3, column 1: not valid YAML: while scanning for the next token found character '\\t' that cannot start any "
+     "token (a tab in the indentation: YAML indents with spaces only)"),
+    ("max_segments: 40\nmetrics: [bleu, chrf\nrobustness: {seed: 0}\n",
+     "line 3, column 11: not valid YAML: while parsing a flow sequence begun at line 2, column 10, expected ',' or ']', "
+     "but got ':'"),
+], ids=["tab", "unclosed-bracket"])
+def test_a_syntax_error_in_a_configfile_names_the_file_line_and_column(tmp_path: Path, text: str, fault: str) -> None:
+    """Snakemake reads a --configfile before the workflow starts and says only "not valid JSON or YAML"; the
+    repository's scheduler plugin has its reader name the fault (nlp_robustness.snakemake_messages). Nothing is
+    written: no results/, runs/, logs/ or .snakemake/."""
+    (tmp_path / "bad.yaml").write_text(text, encoding="utf-8")
+    command = [str(SNAKEMAKE), "--snakefile", str(REPOSITORY / "Snakefile"), "--dry-run", "--configfile", "bad.yaml"]
+    result = subprocess.run(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+    assert result.returncode != 0
+    assert f"\nInputError: bad.yaml: {fault}\n" in result.stdout, result.stdout[-2000:]
+    assert "Traceback" not in result.stdout and "not valid JSON or YAML" not in result.stdout
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["bad.yaml"]

@@ -241,6 +241,15 @@ def test_fairseq_mistakes_name_their_key(edit, message: str) -> None:
          r"'systems\.convs2s-tatoeba\.training\.dev\.datasets\[1\]': 'amazon-sentiment-acl' is a reviews dataset"),
         (lambda c: c["systems"]["convs2s-tatoeba"]["training"]["train_args"].update({"save-dir": "/tmp/x"}),
          r"'systems\.convs2s-tatoeba\.training\.train_args\.save-dir': the workflow sets --save-dir itself"),
+        (lambda c: c["systems"]["convs2s-tatoeba"]["training"]["train_args"].update({"user-dir": "plugins"}),
+         r"'systems\.convs2s-tatoeba\.training\.train_args\.user-dir': --user-dir: fairseq imports the folder it names "
+         r"as a Python module; to run it, set systems\.convs2s-tatoeba\.training\.allow_code_in_train_args: true"),
+        (lambda c: c["systems"]["convs2s-tatoeba"]["training"]["train_args"].update({"decoder-layers": "exec('...')"}),
+         r"'systems\.convs2s-tatoeba\.training\.train_args\.decoder-layers': the value \"exec\('...'\)\" calls something.*"
+         r"allow_code_in_train_args: true"),
+        (lambda c: c["systems"]["convs2s-tatoeba"]["training"].update(allow_code_in_train_args=True, train_args={"lr": "--user-dir=x"}),
+         r"'systems\.convs2s-tatoeba\.training\.train_args\.lr': the value '--user-dir=x' would reach fairseq-train as an "
+         r"option of its own, not as the value of --lr$"),
     ],
 )
 def test_fairseq_references_name_their_key(edit, message: str) -> None:
@@ -248,6 +257,16 @@ def test_fairseq_references_name_their_key(edit, message: str) -> None:
     validate_config(config, SCHEMA)
     with pytest.raises(InputError, match=message):
         validate_system_references(config, KINDS, ["wmt14-enfr-fconv"], "datasets.yaml")
+
+
+def test_allow_code_in_train_args_lets_user_dir_through() -> None:
+    """The key allows; that the option then reaches fairseq-train: tests/unit/test_system_registry.py."""
+    config = filled(config_with(lambda c: c["systems"]["convs2s-tatoeba"]["training"]["train_args"].update({"user-dir": "plugins"})))
+    assert config["systems"]["convs2s-tatoeba"]["training"]["allow_code_in_train_args"] is False  # the schema's default
+    with pytest.raises(InputError, match=r"train_args\.user-dir'"):
+        validate_system_references(config, KINDS, ["wmt14-enfr-fconv"], "datasets.yaml")
+    config["systems"]["convs2s-tatoeba"]["training"]["allow_code_in_train_args"] = True
+    validate_system_references(config, KINDS, ["wmt14-enfr-fconv"], "datasets.yaml")
 
 
 # --------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import pytest
 
 from nlp_robustness.errors import InputError
 from nlp_robustness.systems.fairseq.runtime import FairseqError
-from nlp_robustness.systems.fairseq.training import TrainingOptions, train_command
+from nlp_robustness.systems.fairseq.training import TrainingOptions, train_args_problem, train_command
 from nlp_robustness.systems.fairseq.training_log import model_summary_table, parse_training_log
 
 
@@ -24,6 +24,37 @@ def test_train_args_may_not_override_the_workflow() -> None:
     options = TrainingOptions(arch="fconv", train_args={"save-dir": "/elsewhere", "seed": 3})
     with pytest.raises(InputError, match="save-dir, seed"):
         train_command("bin", "ckpt", options, "cpu")
+
+
+#: train_args that run code the config chooses (docs/reliability.md, "Running a config you did not write").
+CODE = {
+    "user-dir": {"user-dir": "/tmp/plugins"},
+    "user_dir": {"user_dir": "/tmp/plugins"},  # fairseq's own spelling (the config's schema refuses the underscore)
+    "restore-file": {"restore-file": "/tmp/other.pt"},
+    "eval": {"encoder-layers": "__import__('os').system('touch /tmp/owned') or [(192, 3)]"},
+}
+
+
+@pytest.mark.parametrize("train_args", CODE.values(), ids=CODE.keys())
+def test_train_args_that_run_code_are_refused_unless_allowed(train_args: dict) -> None:
+    with pytest.raises(InputError, match=r"training\.train_args\..*training\.allow_code_in_train_args: true lets it run"):
+        train_command("bin", "ckpt", TrainingOptions(arch="fconv", train_args=train_args), "cpu")
+    command = train_command("bin", "ckpt", TrainingOptions(arch="fconv", train_args=train_args, allow_code=True), "cpu")
+    ((option, value),) = train_args.items()
+    assert command[command.index(f"--{option}") + 1] == value  # allowed: on the command line as written
+
+
+def test_layer_expressions_and_plain_values_are_not_code() -> None:
+    train_args = {"encoder-layers": "[(192, 3)] * 3 + [(256, 3)]", "decoder-attention": "True", "adam-betas": "(0.9, 0.98)",
+                  "optimizer": "adam", "lr": 0.002, "lr-scheduler": "inverse_sqrt", "clip-norm": "0.1", "warmup-init-lr": "-1"}
+    assert train_args_problem(train_args) is None
+
+
+def test_a_value_that_reads_as_an_option_is_refused_even_when_code_is_allowed() -> None:
+    smuggled = {"lr": "--user-dir=/tmp/plugins"}
+    for allow_code in (False, True):
+        assert train_args_problem(smuggled, allow_code=allow_code) == (
+            "lr", "the value '--user-dir=/tmp/plugins' would reach fairseq-train as an option of its own, not as the value of --lr", False)
 
 
 TRAIN_LOG = """

@@ -3,6 +3,7 @@ kind names its config key; the hypotheses and Apertium kinds write the files the
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import inspect
 import json
@@ -159,6 +160,24 @@ def test_fairseq_training_jobs_from_the_default_config() -> None:
     assert corpus["dataset_languages"] == {"tatoeba-v2021-08-07-enfr": ["en", "fr"]}
     assert (corpus["holdout"], corpus["bpe_merges"], corpus["bpe_min_frequency"], corpus["max_segments"]) == (500, 8000, 2, None)
     assert models.training_params(system)["arch"] == "fconv" and models.languages(system) == ("en", "fr")
+
+
+def test_allowed_code_in_train_args_reaches_fairseq_train_and_the_default_reruns_nothing() -> None:
+    """``allow_code_in_train_args`` reaches the training job (its params) only when true, as scripts/fairseq_train.py
+    hands it to train_command; false, the default, leaves the params of every trained model as they were."""
+    from nlp_robustness.systems.fairseq.training import TrainingOptions, train_command
+
+    system = wildcards(system="convs2s-tatoeba")
+    assert "allow_code_in_train_args" not in FairseqModels(DEFAULT, CONTEXT).training_params(system)
+    systems = copy.deepcopy(DEFAULT)
+    training = systems["convs2s-tatoeba"]["training"]
+    training["train_args"]["user-dir"] = "plugins"
+    training["allow_code_in_train_args"] = True
+    params = FairseqModels(systems, CONTEXT).training_params(system)
+    options = TrainingOptions(arch=params["arch"], train_args=params["train_args"],
+                              allow_code=params.get("allow_code_in_train_args", False))  # as scripts/fairseq_train.py
+    command = train_command("data-bin", "checkpoints", options, "cpu")
+    assert command[command.index("--user-dir") + 1] == "plugins"
 
 
 def _testset(path: Path, sources: list[str]) -> str:

@@ -11,7 +11,7 @@ import pytest
 from nlp_robustness.config import check_config_syntax
 from nlp_robustness.errors import InputError
 from nlp_robustness.fileio import job_scratch_directory
-from nlp_robustness.snakemake_messages import format_input_error, plain_input_errors
+from nlp_robustness.snakemake_messages import config_file_fault, format_input_error, name_config_file_faults, plain_input_errors
 
 
 def _syntax_error(tmp_path: Path, text: str) -> str:
@@ -62,6 +62,47 @@ def test_snakemake_prints_an_input_error_without_a_traceback() -> None:
         raise ValueError("a bug")
     except ValueError as error:
         assert "Traceback" in exceptions.format_exception_to_string(error, {})  # a bug keeps its traceback
+
+
+def test_an_unclosed_bracket_or_quote_names_where_it_began(tmp_path: Path) -> None:
+    assert "while parsing a flow sequence begun at line 1, column 10, expected ',' or ']'" in _syntax_error(
+        tmp_path, "metrics: [bleu, chrf\nmax_segments: 40\n")
+    assert "line 3, column 1: not valid YAML: while scanning a quoted scalar begun at line 1, column 4," in _syntax_error(
+        tmp_path, 'a: "abc\nb: 1\n')
+
+
+def test_snakemakes_config_reader_names_a_syntax_error_and_fails_safe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reader of --configfile files (Snakemake 9.27.1's _load_configfile), wrapped as the scheduler plugin does."""
+    import snakemake.common.configfile as configfile
+    from snakemake.exceptions import WorkflowError
+
+    monkeypatch.setattr(configfile, "_load_configfile", getattr(configfile._load_configfile, "__wrapped__", configfile._load_configfile))
+    assert name_config_file_faults() and name_config_file_faults()  # a second call wraps once
+    assert not hasattr(configfile._load_configfile.__wrapped__, "__wrapped__")
+    monkeypatch.chdir(tmp_path)
+    Path("bad.yaml").write_text("robustness:\n\tseed: 0\n", encoding="utf-8")
+    Path("good.yaml").write_text("robustness: {seed: 0}\n", encoding="utf-8")
+    Path("list.yaml").write_text("- 1\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"^bad.yaml: line 2, column 1: not valid YAML: .*\(a tab in the indentation"):
+        configfile.load_configfile(Path("bad.yaml"))  # the path as the user wrote it, before Snakemake makes it absolute
+    with pytest.raises(InputError, match=r"^absent.yaml: no such config file"):
+        configfile.load_configfile(Path("absent.yaml"))
+    assert configfile.load_configfile(Path("good.yaml")) == {"robustness": {"seed": 0}}
+    # what the second reading finds nothing wrong with, and what is not a config file, stay Snakemake's
+    with pytest.raises(WorkflowError, match="keys at top level"):
+        configfile.load_configfile("list.yaml")
+    with pytest.raises(WorkflowError, match="Schema file is not valid JSON or YAML"):
+        configfile._load_configfile("bad.yaml", filetype="Schema")
+    with open("bad.yaml", encoding="utf-8") as opened:
+        assert config_file_fault(opened) is None  # an open file: no name to give
+
+
+def test_a_snakemake_without_that_reader_keeps_its_own_message(monkeypatch: pytest.MonkeyPatch) -> None:
+    import snakemake.common.configfile as configfile
+
+    monkeypatch.delattr(configfile, "_load_configfile")
+    assert name_config_file_faults() is False
+    assert not hasattr(configfile, "_load_configfile")
 
 
 def test_a_scratch_folder_left_by_a_killed_job_is_removed_when_the_job_starts_again(tmp_path: Path) -> None:

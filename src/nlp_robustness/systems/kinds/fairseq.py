@@ -189,7 +189,11 @@ class FairseqModels:
 
     def training_params(self, wildcards: Any) -> dict[str, Any]:
         training = self.spec(wildcards)["training"]
-        return {key: training[key] for key in ("arch", "train_args", "seed", "max_epoch", "patience")}
+        params = {key: training[key] for key in ("arch", "train_args", "seed", "max_epoch", "patience")}
+        # only when set: it permits, it does not change what is trained, and its default reruns no trained model
+        if training.get("allow_code_in_train_args"):
+            params["allow_code_in_train_args"] = True
+        return params
 
     def model_inputs(self, wildcards: Any) -> dict[str, str]:
         return model_inputs(wildcards.system, self.spec(wildcards), self.context)
