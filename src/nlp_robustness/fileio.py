@@ -31,6 +31,7 @@ start for the same final name removes it, whatever it is (a file or a folder).
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import csv
 import fcntl
@@ -363,9 +364,6 @@ def finite_number(path: str | os.PathLike[str], line: int, what: str, text: str,
     return value
 
 
-#: The UTF-8 encoding of U+FEFF: the byte-order mark, or "signature", that some editors write at the start of a file.
-UTF8_SIGNATURE = b"\xef\xbb\xbf"
-
 #: The codec of a file of fields read by another parser (``csv``): UTF-8 whose opening signature is dropped, as
 #: ``read_text_lines(path, segments=False)`` drops it (see the module docstring).
 FIELDS_ENCODING = "utf-8-sig"
@@ -395,7 +393,7 @@ def read_text_lines(path: str | os.PathLike[str], *, segments: bool) -> list[str
     except OSError as error:
         raise InputError(f"cannot read {path}: {error.strerror or error}") from None
     if not segments:
-        data = data.removeprefix(UTF8_SIGNATURE)
+        data = data.removeprefix(codecs.BOM_UTF8)  # U+FEFF, the signature some editors write
     raw_lines = data.split(b"\n")
     if raw_lines and raw_lines[-1] == b"":
         raw_lines.pop()

@@ -65,8 +65,8 @@ from typing import Any, Mapping, Sequence
 from nlp_robustness.errors import InputError
 
 __all__ = [
-    "CPU_KERNELS", "DEVICES", "FairseqError", "check_device", "cpu_capability", "environment_record", "fairseq_environment",
-    "option_arguments", "resolve_device", "run_fairseq", "run_fairseq_generate_many", "tcmalloc_library",
+    "CPU_KERNELS", "DEVICES", "FairseqError", "capability_warning", "check_device", "cpu_capability", "environment_record",
+    "fairseq_environment", "option_arguments", "resolve_device", "run_fairseq", "run_fairseq_generate_many", "tcmalloc_library",
 ]
 
 #: The environment variable that, set to ``system``, keeps glibc's allocator in fairseq's processes.
