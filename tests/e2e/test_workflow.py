@@ -12,9 +12,11 @@ import functools
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -25,8 +27,10 @@ import sacrebleu
 import yaml
 
 from nlp_robustness.outputs.verdict_check import check_run
+from nlp_robustness.run_owner import ALLOW_KEY
 from nlp_robustness.statistics.pools import csv_group
 from tests.e2e.workflow_runner import TINY_CLASSIFIER, TINY_TRANSLATOR, REPOSITORY, SNAKEMAKE, run_workflow, small_config, with_profile
+from tests.tools.compare_results import JOB_DETAILS_ONLY, TIMINGS_ONLY, compare_trees, report
 
 pytestmark = [pytest.mark.e2e, pytest.mark.apertium]
 
@@ -287,45 +291,63 @@ def test_every_verdict_interval_and_holm_p_agree(finished_run: Path) -> None:
     assert check_run(finished_run, 0.05) == []
 
 
-def test_same_config_gives_identical_results_with_one_core(
-    wait_for_finished_run: Callable[[], Path], tmp_path: Path, mirror_dir: Path, tiny_models: Path
-) -> None:
-    compared = [
-        "results/blocks/domains/paper.tsv", "results/blocks/human/wmt21-mqm.tsv", "results/blocks/human/wmt22-de-en.tsv",
-        *(f"results/blocks/sentiment/{classifier}.tsv" for classifier in ACL_DOMAINS),
-        *(f"results/tables/paper/{metric}/robustness_{method}.csv" for metric in ("bleu", "chrf")
-          for method in ("pool", "bagging", "design_bagging")),
-        *(f"results/translations/{system}/{testset}.txt" for system in SYSTEMS for testset in TESTSETS),
-        *(f"results/tables/sentiment/robustness_{method}.csv" for method in ("pool", "bagging", "design_bagging")),
-        "results/tables/sentiment/accuracy.csv",
-        *(f"results/sentiment/predictions/{classifier}.tsv" for classifier in ACL_DOMAINS),
-        # the bring-your-own classifier (the translator is one of SYSTEMS), deterministic at any --cores
-        f"results/sentiment/predictions/{TINY_CLASSIFIER}.tsv",
-        *(f"results/tables/human/wmt21-mqm/{table}.csv" for table in ("rankings", "agreement", "pairwise")),
-        *(f"results/tables/human/wmt21-mqm/{score}/robustness_{method}.csv" for score in ("human", "bleu")
-          for method in ("pool", "bagging", "design_bagging")),
-        # a DA study: systems rated on different segments, resampled from one universe of documents (paired)
-        *(f"results/tables/human/wmt22-de-en/human/{table}.csv" for table in ("robustness_pool", "robustness_design_bagging", "comparisons")),
-        *(f"results/perturbations/word_order/parses/{testset}.{side}.tsv" for testset in TESTSETS for side in ("source", "reference")),
-        *(f"results/testsets/perturbed/word_order/{function}/pooled.tsv" for function in ("WordShuffle", "NounVerbSwaps", "TreeMirrorPre")),
-        *(f"results/translations/{system}/perturbed/word_order/WordShuffle/pooled.txt" for system in SYSTEMS[:3]),
-        "results/blocks/perturbations/word_order.tsv",
-        *(f"results/tables/perturbations/word_order/bleu/{table}.csv" for table in ("means", "robustness_pool", "function_similarity")),
-        "results/testsets/perturbed/character_attacks/visual-p0.3/pooled.tsv",
-        "results/translations/convs2s-tatoeba/perturbed/character_attacks/keyboard-p0.3/pooled.txt",
-        *(f"results/metric_robustness/references/{condition}.tsv" for condition in ("disemvowel-p0.3", "visual-p0.3")),
-        "results/metric_robustness/scores/p0.3.tsv", "results/metric_robustness/agreement.tsv", "results/blocks/metric_attacks.tsv",
-        *(f"results/tables/metric_robustness/{table}.csv" for table in ("tau", "tau_by_layer", "best_layers", "unknown_tokens", "robustness_pool")),
-        # the reviews the classifiers answer, and one natural function on them (seeded per review)
-        "results/natural_robustness/sentiment/records.tsv", "results/natural_robustness/sentiment/perturbed/natural/typos.tsv",
-    ]
-    again = tmp_path / "again"
-    # only what is compared (and what it needs): figures and reports add time, not evidence
-    result = run_workflow(again, small_config(mirror_dir, tiny_models), *compared, cores=1)
-    assert result.returncode == 0, result.stdout[-5000:]
-    finished_run = wait_for_finished_run()  # made meanwhile (on another pytest-xdist worker)
-    for path in compared:
-        assert (again / path).read_bytes() == (finished_run / path).read_bytes(), path
+#: More cores than any job of the small run asks for: a dry run given this many shows each job's threads as its rule
+#: declares them (Snakemake scales a job's threads down to --cores).
+AMPLE_CORES = 64
+
+
+def _threaded_jobs(output: str) -> list[tuple[str, list[str]]]:
+    """The jobs of a dry run (without --quiet) that Snakemake plans with more than one thread: (rule, outputs) each."""
+    jobs = []
+    for block in re.split(r"\n(?=(?:local)?(?:rule|checkpoint) \w+:\n)", output)[1:]:
+        rule = block.split(" ", 1)[1].split(":", 1)[0]
+        threads = re.search(r"^    threads: (\d+)$", block, flags=re.MULTILINE)
+        if threads and int(threads.group(1)) > 1:
+            jobs.append((rule, re.search(r"^    output: (.*)$", block, flags=re.MULTILINE).group(1).split(", ")))
+    return jobs
+
+
+def test_the_jobs_that_could_see_the_core_count_give_the_same_bytes_on_one_core(finished_run: Path, tmp_path: Path) -> None:
+    """Same config, same results, for any --cores (docs/reliability.md, "Determinism"), checked where --cores can
+    reach a job's outputs, on a copy of the shared run (made with --cores 2).
+
+    A job sees --cores only through its threads, which Snakemake scales down to --cores: ``snakemake.threads`` and
+    the thread variables it sets for the job (``OMP_NUM_THREADS``, ``MKL_NUM_THREADS``, ``OPENBLAS_NUM_THREADS`` ...);
+    no rule or script reads the core count otherwise (``resources._cores``, ``os.cpu_count``), and job order and
+    concurrency do not enter a job's outputs (each reads only its declared inputs). A job planned with one thread
+    gets one at any --cores. So the jobs rerun are those a dry run plans with more than one thread (the rules'
+    ``threads:`` evaluated on this config, a rule added later included): in the small run fairseq_training_data
+    (fairseq-preprocess's ``--workers``), fairseq_train (torch's threads fixed by ``cpu_threads``, Snakemake's
+    scaled), metric_consistency (the resampling's thread pool) and score_attacked_references (BERTScore, torch's
+    threads fixed by ``metric_robustness.bertscore.threads``); the Hugging Face systems of the tests run on one
+    thread (``cpu_threads: 1``). Each is forced with --cores 1; it must run, rewrite its outputs, and leave every
+    file under results/ as the shared run wrote it (``tests.tools.compare_results``: timing files in their
+    timings only, fairseq-preprocess's log in its staging folder and worker count only). Jobs after them read
+    the same bytes, so they would write the same bytes: they are not rerun.
+    """
+    copy = tmp_path / "one-core"
+    shutil.copytree(finished_run, copy, symlinks=True)  # file times kept: the copy is a finished run too
+    config = yaml.safe_load((copy / "config.yaml").read_text(encoding="utf-8"))
+    planned = run_workflow(copy, config, "--dry-run", "--forceall", cores=AMPLE_CORES)
+    assert planned.returncode == 0, planned.stdout[-3000:]
+    threaded = _threaded_jobs(planned.stdout)
+    assert threaded, "no job of the small run is planned with more than one thread: there would be nothing to check"
+    outputs = [path for _, paths in threaded for path in paths]
+    assert all(path.startswith("results/") for path in outputs), outputs  # all of them compared below
+    # their outputs as targets (not `all`): only they run, not the jobs after them (`--until <rules>` instead left
+    # fairseq_train unscheduled in Snakemake 9.27: "Out of jobs ready to be started"). The shared run's directory may
+    # belong to another config of the tests by now (test_perturbations.py runs one there): the key lets this run
+    # replace its files, and changes no result (nlp_robustness.run_owner)
+    rerun = run_workflow(copy, config, *outputs, "--forcerun", *sorted({rule for rule, _ in threaded}),
+                         "--config", f"{ALLOW_KEY}=True", cores=1)
+    assert rerun.returncode == 0, rerun.stdout[-5000:]
+    ran = Counter(re.findall(r"^Finished jobid: \d+ \(Rule: (\w+)\)$", rerun.stdout, flags=re.MULTILINE))
+    assert ran == Counter(rule for rule, _ in threaded), rerun.stdout[-5000:]  # each of them, and nothing else
+    for path in outputs:
+        assert (copy / path).stat().st_mtime_ns != (finished_run / path).stat().st_mtime_ns, f"{path} was not rewritten"
+    comparison = compare_trees(finished_run / "results", copy / "results")
+    assert not (comparison.only_before or comparison.only_after or comparison.tables), report(comparison)
+    assert set(comparison.others.values()) <= {TIMINGS_ONLY, JOB_DETAILS_ONLY}, report(comparison)
 
 
 def _planned_jobs(output: str) -> dict[str, list[dict[str, str]]]:

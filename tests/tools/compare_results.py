@@ -8,6 +8,8 @@ that differs what differs:
 * the files that hold wall-clock timings (:data:`TIMED_FILES`, listed in docs/reliability.md, "Timings"), which
   differ between any two runs: JSON records compared without their timing keys (:data:`TIMING_KEYS`), the others
   (benchmark tables and figures, a fairseq checkpoint, Snakemake's report) named as timing files;
+* fairseq-preprocess's own log (:data:`JOB_LOG_FILES`, also in "Timings"), which names its job's staging folder and
+  worker count: compared with those masked;
 * CSV/TSV tables: parsed on both sides; the largest absolute difference of their numeric cells, and how many
   non-numeric cells differ (a refactoring that only moves the last digits shows 0 of those);
 * other JSON files: compared whole;
@@ -49,6 +51,14 @@ TIMED_FILES = (
 )
 #: What :func:`compare_trees` says of a timing file that differs in its timings only.
 TIMINGS_ONLY = "only wall-clock timings differ"
+#: Files under results/ (patterns as in :data:`TIMED_FILES`) that name how their job ran besides what it made:
+#: fairseq-preprocess writes its log into the binarized data's folder, and its command line there names the job's
+#: staging folder (a fresh random name on every run: ``nlp_robustness.fileio.staging_path``) and ``--workers`` (the
+#: job's threads, so its --cores). Compared with those two masked (:data:`_JOB_DETAILS`).
+JOB_LOG_FILES = ("models/*/data-bin/preprocess.log",)
+#: What :func:`compare_trees` says of a job log of :data:`JOB_LOG_FILES` that differs in those two details only.
+JOB_DETAILS_ONLY = "only the job's staging folder and worker count differ"
+_JOB_DETAILS = re.compile(r"\.data-bin\.\w{8}\.part|workers=\d+")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e-?\d+)?")
 _TEXT_SUFFIXES = (".md", ".tex", ".html", ".rst", ".txt", ".log")
 
@@ -75,6 +85,11 @@ def _without_timings(value: Any) -> Any:
 def holds_timings(relative: str | Path) -> bool:
     """Whether a file (its path relative to results/) is one of :data:`TIMED_FILES`."""
     return any(fnmatch.fnmatch(Path(relative).as_posix(), pattern) for pattern in TIMED_FILES)
+
+
+def names_job_details(relative: str | Path) -> bool:
+    """Whether a file (its path relative to results/) is one of :data:`JOB_LOG_FILES`."""
+    return any(fnmatch.fnmatch(Path(relative).as_posix(), pattern) for pattern in JOB_LOG_FILES)
 
 
 def _table_difference(before: bytes, after: bytes, separator: str) -> tuple[float, int] | str:
@@ -111,7 +126,10 @@ def compare_trees(before: Path, after: Path) -> Comparison:
             comparison.identical += 1
             continue
         name, suffix = str(relative), relative.suffix
-        if holds_timings(relative):
+        if names_job_details(relative):
+            masked = [_JOB_DETAILS.sub("#", data.decode("utf-8", "replace")) for data in (old, new)]
+            comparison.others[name] = JOB_DETAILS_ONLY if masked[0] == masked[1] else _text_difference(old, new)
+        elif holds_timings(relative):
             if suffix == ".json":
                 same = _without_timings(json.loads(old)) == _without_timings(json.loads(new))
                 comparison.others[name] = TIMINGS_ONLY if same else "differs beyond wall-clock timings"
@@ -151,8 +169,10 @@ def report(comparison: Comparison) -> str:
     for path, (difference, text) in sorted(comparison.tables.items(), key=lambda item: -item[1][0])[:8]:
         lines.append(f"  {path}: max |diff| {difference:.3g}, non-numeric cells differing {text}")
     timings = [path for path, what in comparison.others.items() if what == TIMINGS_ONLY]
-    lines.append(f"other files that differ: {len(comparison.others)} ({len(timings)} timing files: only wall-clock timings)")
-    lines += [f"  {path}: {what}" for path, what in comparison.others.items() if what != TIMINGS_ONLY]
+    job_logs = [path for path, what in comparison.others.items() if what == JOB_DETAILS_ONLY]
+    lines.append(f"other files that differ: {len(comparison.others)} ({len(timings)} timing files: only wall-clock timings; "
+                 f"{len(job_logs)} job logs: {JOB_DETAILS_ONLY})")
+    lines += [f"  {path}: {what}" for path, what in comparison.others.items() if what not in (TIMINGS_ONLY, JOB_DETAILS_ONLY)]
     return "\n".join(lines)
 
 

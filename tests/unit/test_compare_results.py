@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from tests.paths import REPOSITORY
-from tests.tools.compare_results import TIMED_FILES, compare_trees, holds_timings, report
+from tests.tools.compare_results import JOB_DETAILS_ONLY, JOB_LOG_FILES, TIMED_FILES, compare_trees, holds_timings, report
 
 
 def _tree(root: Path, files: dict[str, str]) -> Path:
@@ -45,6 +45,18 @@ def test_the_comparison_tells_last_digits_timings_and_real_changes_apart(tmp_pat
     assert "largest absolute numeric difference 9.88e-08" in text and "non-numeric cells that differ: 1" in text
 
 
+def test_fairseqs_preprocessing_log_compares_without_its_staging_folder_and_workers(tmp_path: Path) -> None:
+    """fairseq-preprocess's log in the binarized data names the job's staging folder and --workers; the rest counts."""
+    log = ("Namespace(trainpref='results/models/m/.data-bin.{name}.part/text/train', workers={workers}, dict_only=False)\n"
+           "[en] results/models/m/.data-bin.{name}.part/text/train.en: {sentences} sents\n")
+    written = {"before": ("163af634", 2, 1100), "after": ("d9cb4847", 1, 1100), "changed": ("d9cb4847", 1, 1101)}
+    trees = {side: _tree(tmp_path / side, {"models/m/data-bin/preprocess.log": log.format(name=name, workers=workers, sentences=sentences)})
+             for side, (name, workers, sentences) in written.items()}
+    assert compare_trees(trees["before"], trees["after"]).others == {"models/m/data-bin/preprocess.log": JOB_DETAILS_ONLY}
+    assert compare_trees(trees["before"], trees["changed"]).others == {"models/m/data-bin/preprocess.log": "2 lines differ"}
+    assert "1 job logs: only the job's staging folder" in report(compare_trees(trees["before"], trees["after"]))
+
+
 def test_the_docs_list_the_timing_files_the_comparison_knows() -> None:
     """docs/reliability.md's "Timings" names exactly the files compare_results treats as holding timings."""
     text = (REPOSITORY / "docs" / "reliability.md").read_text(encoding="utf-8")
@@ -52,5 +64,8 @@ def test_the_docs_list_the_timing_files_the_comparison_knows() -> None:
     listed = [path for row in re.findall(r"^\| (`results/.*?) \|", section, flags=re.MULTILINE)
               for path in re.findall(r"`results/([^`]+)`", row)]
     assert sorted(listed) == sorted(TIMED_FILES)
+    for pattern in JOB_LOG_FILES:  # named below the table, as a file in its folder (an output of the workflow)
+        folder, name = pattern.rsplit("/", 1)
+        assert f"`{name}`" in section and f"`results/{folder}/`" in section, pattern
     assert holds_timings("translations/apertium-en-es-fr/perturbed/word_order/Reversed/pooled.report.json")
     assert holds_timings("models/convs2s-tatoeba/training.json") and not holds_timings("tables/models.csv")
