@@ -1,4 +1,5 @@
-"""Benchmark the meta-evaluation of metrics on cross-domain consistency (statistics/metric_consistency.py, issue 53).
+"""Benchmark the meta-evaluation of metrics on cross-domain consistency (statistics/metric_consistency.py,
+consistency_measures.py, issue 53).
 
 The whole meta-evaluation of 14 systems x 1,875 segments, MQM plus 13 metrics, 3 consistency measures and quality,
 1,000 document resamples (documents within domains), every metric's tau and pairwise accuracy with intervals,
@@ -34,7 +35,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from nlp_robustness.statistics.metric_consistency import MEASURES, interaction_sd, meta_evaluate
+from nlp_robustness.statistics.consistency_measures import MEASURES, interaction_sd
+from nlp_robustness.statistics.metric_consistency import meta_evaluate
 from nlp_robustness.statistics.paired_tests import difference
 from nlp_robustness.statistics.percentile_intervals import cluster_counts
 from nlp_robustness.statistics.pools import _universe

@@ -3,7 +3,7 @@
 Draws ``--records`` of the run's records (default 5 of the 100 of the default run) ``--draws`` times without
 replacement (seeded) and counts how often each interval of a draw covers the share on every record: per
 perturbation type (every cell with a perturbation) and pooled, for each binomial interval
-(:data:`~nlp_robustness.statistics.natural_robustness.BINOMIAL_INTERVALS`; pooled on the perturbations over
+(:data:`~nlp_robustness.statistics.binomial_intervals.BINOMIAL_INTERVALS`; pooled on the perturbations over
 the design effect) and the percentile cluster bootstrap over records. Then the exact coverage of each
 binomial interval for one type at fixed shares (binomial probabilities, no simulation).
 
@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from nlp_robustness.statistics.natural_robustness import BINOMIAL_INTERVALS, binomial_interval, design_effect, type_interval
+from nlp_robustness.statistics.binomial_intervals import BINOMIAL_INTERVALS, binomial_interval, design_effect, type_interval
 
 CONFIDENCE = 0.95
 

@@ -4,7 +4,8 @@ It fits each rule's ``seconds = start-up + segments x rate`` on a measured run's
 (``results/benchmarks/jobs.tsv``, written by the workflow's benchmark_summary rule), lists the target
 config's jobs from Snakemake's own plan (``snakemake --dry-run --forceall`` of it, or a saved copy of that
 output with ``--dry-run-output``), and simulates their schedule on 2 cores, on one 16-core node and through
-the SLURM profile on N nodes (see nlp_robustness.outputs.cost_estimate for the model and its parameters).
+the SLURM profile on N nodes (see nlp_robustness.outputs.cost_estimate for the model and its parameters,
+nlp_robustness.outputs.planned_jobs for the jobs read from the dry run).
 It prints Markdown for docs/performance.md: the makespan per scenario, then the cost per rule.
 
     .venv/bin/python benchmarks/plan_paper_config.py results/benchmarks/jobs.tsv \\
@@ -28,7 +29,8 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from nlp_robustness.outputs.cost_estimate import Scenario, duration_text, estimate_cost, parse_dry_run
+from nlp_robustness.outputs.cost_estimate import Scenario, duration_text, estimate_cost
+from nlp_robustness.outputs.planned_jobs import parse_dry_run
 from nlp_robustness.outputs.table_writer import markdown_table
 
 REPOSITORY = Path(__file__).resolve().parents[1]

@@ -8,10 +8,10 @@ sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
 from nlp_robustness.outputs.table_writer import write_html_table  # noqa: E402
-from nlp_robustness.outputs.perturbation_tables import (  # noqa: E402
-    SCORE_COLUMNS, flip_examples, means_table, over_functions_table, write_flip_examples, write_means_tables,
-    write_over_functions_tables,
+from nlp_robustness.outputs.perturbation_table_writer import (  # noqa: E402
+    SCORE_COLUMNS, write_flip_examples, write_means_tables, write_over_functions_tables,
 )
+from nlp_robustness.outputs.perturbation_tables import flip_examples, means_table, over_functions_table  # noqa: E402
 from nlp_robustness.perturbations.collect import read_family_scores, read_flip_texts, read_status  # noqa: E402
 from nlp_robustness.statistics.perturbation_intervals import family_intervals  # noqa: E402
 

@@ -17,6 +17,7 @@ import pytest
 import yaml
 from PIL import Image
 
+from nlp_robustness.outputs.report_browser import CHROMEDRIVER, CHROMIUM, WINDOW_SIZE
 from nlp_robustness.outputs.report_sections import (
     DATA,
     DOMAINS,
@@ -28,7 +29,7 @@ from nlp_robustness.outputs.report_sections import (
     WORD_ORDER,
 )
 from nlp_robustness.planning import prepare_config
-from nlp_robustness.report_check import CHROMEDRIVER, CHROMIUM, WINDOW_SIZE, ReportCheck, check_report
+from nlp_robustness.report_check import ReportCheck, check_report
 from nlp_robustness.studies.plan import study_plan
 from tests.e2e.workflow_runner import REPOSITORY, run_workflow
 

@@ -13,25 +13,27 @@ from nlp_robustness.errors import InputError
 from nlp_robustness.outputs.benchmarks import collect_jobs
 from nlp_robustness.outputs.benchmarks import testset_segments as segments_of_testsets
 from nlp_robustness.outputs.cost_estimate import (
-    BASE,
-    DEFAULT,
-    KNOWN,
-    PlannedJob,
     RuleCost,
     Scenario,
-    PlannedSizes,
     duration_text,
     estimate_cost,
     fit_rule_cost,
     fit_rule_costs,
+    segments_from_jobs,
+    simulate_makespan,
+)
+from nlp_robustness.outputs.planned_jobs import (
+    BASE,
+    DEFAULT,
+    KNOWN,
+    PlannedJob,
+    PlannedSizes,
     is_family_job,
     job_dependencies,
     parse_dry_run,
     perturbed_parts,
     planned_job_units,
     planned_units,
-    segments_from_jobs,
-    simulate_makespan,
 )
 
 DRY_RUN = """\

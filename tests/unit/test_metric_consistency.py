@@ -1,5 +1,6 @@
-"""The meta-evaluation of metrics on cross-domain consistency (statistics/metric_consistency.py, metric_agreement.py):
-hand-computed measures, tau-b and accuracy, cluster assignment, equality with the engine's functions, bad input."""
+"""The meta-evaluation of metrics on cross-domain consistency (statistics/consistency_measures.py,
+metric_consistency.py, metric_agreement.py): hand-computed measures, tau-b and accuracy, cluster assignment,
+equality with the engine's functions, bad input."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from scipy import stats
 
 from nlp_robustness.errors import InputError
 from nlp_robustness.statistics.metric_agreement import kendall_tau_b, pairwise_accuracy, significance_clusters
-from nlp_robustness.statistics.metric_consistency import consistency_replicates, interaction_sd, meta_evaluate
+from nlp_robustness.statistics.consistency_measures import consistency_replicates, interaction_sd
+from nlp_robustness.statistics.metric_consistency import meta_evaluate
 from nlp_robustness.statistics.pool_uncertainty import UncertaintyOptions, pool_replicates
 from nlp_robustness.statistics.pools import _universe
 from nlp_robustness.statistics.robustness_metrics import gamma_curve

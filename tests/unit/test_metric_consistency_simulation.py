@@ -35,7 +35,8 @@ import math
 import numpy as np
 
 from nlp_robustness.statistics.metric_agreement import kendall_tau_b
-from nlp_robustness.statistics.metric_consistency import interaction_sd, meta_evaluate
+from nlp_robustness.statistics.consistency_measures import interaction_sd
+from nlp_robustness.statistics.metric_consistency import meta_evaluate
 
 SYSTEMS = [f"system{index}" for index in range(14)]
 DOMAINS, DOCUMENTS, SEGMENTS = 4, 30, 5

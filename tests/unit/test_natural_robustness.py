@@ -1,6 +1,6 @@
-"""Natural Robustness (nlp_robustness.statistics.natural_robustness): same-response tests, record samples,
-the share-unchanged score and its interval (binomial, design effect, cluster bootstrap: values by hand,
-determinism, coverage; tests/unit/test_natural_robustness_coverage.py checks coverage on few records)."""
+"""Natural Robustness (nlp_robustness.statistics.natural_robustness, binomial_intervals): same-response tests,
+record samples, the share-unchanged score and its interval (binomial, design effect, cluster bootstrap: values by
+hand, determinism, coverage; tests/unit/test_natural_robustness_coverage.py checks coverage on few records)."""
 
 import numpy as np
 import pandas as pd
@@ -9,20 +9,22 @@ from sacrebleu.metrics import CHRF
 
 from nlp_robustness.errors import InputError
 from nlp_robustness.sampling import hash_rank, record_order, rng_for, sample_records
-from nlp_robustness.statistics.natural_robustness import (
+from nlp_robustness.statistics.binomial_intervals import (
     BINOMIAL_INTERVALS,
-    FEW_PERTURBATIONS,
     FLOOR_MARGIN,
-    SCORE_COLUMNS,
     binomial_interval,
     design_effect,
+    type_interval,
+)
+from nlp_robustness.statistics.natural_robustness import (
+    FEW_PERTURBATIONS,
+    SCORE_COLUMNS,
     few_perturbations,
     natural_robustness_scores,
     normalise_response,
     response_chrf,
     same_chrf,
     same_exact,
-    type_interval,
 )
 
 BOOTSTRAP = {"resamples": 200, "confidence": 0.95, "seed": 7, "labels": ["system", "exact"]}

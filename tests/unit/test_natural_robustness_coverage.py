@@ -31,12 +31,8 @@ from scipy import stats
 from scipy.optimize import brentq
 from scipy.special import expit
 
-from nlp_robustness.statistics.natural_robustness import (
-    FEW_PERTURBATIONS,
-    binomial_interval,
-    design_effect,
-    type_interval,
-)
+from nlp_robustness.statistics.binomial_intervals import binomial_interval, design_effect, type_interval
+from nlp_robustness.statistics.natural_robustness import FEW_PERTURBATIONS
 
 # Types: casing, contractions, number_words, punctuation_alteration, punctuation_removal, round_trip_cat,
 # round_trip_spa, typos.

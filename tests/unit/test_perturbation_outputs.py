@@ -21,12 +21,17 @@ from nlp_robustness.outputs.perturbation_figures import (
     spearman,
     system_free_points,
 )
+from nlp_robustness.outputs.perturbation_table_writer import (
+    means_latex_text,
+    means_markdown_text,
+    write_flip_examples,
+    write_means_tables,
+    write_over_functions_tables,
+)
 from nlp_robustness.outputs.perturbation_tables import (
     FLIP_COLUMNS,
     DEFAULT_FLIP_MARGIN,
     MEANS_COLUMNS,
-    means_latex_text,
-    means_markdown_text,
     OVER_FUNCTIONS_COLUMNS,
     flip_examples,
     is_flip,
@@ -34,9 +39,6 @@ from nlp_robustness.outputs.perturbation_tables import (
     means_table,
     order_by_category,
     over_functions_table,
-    write_flip_examples,
-    write_means_tables,
-    write_over_functions_tables,
 )
 from nlp_robustness.statistics.perturbation_intervals import family_intervals
 from nlp_robustness.scoring.sentence_scores import sentence_scores

@@ -20,20 +20,10 @@ import pytest
 from PIL import Image
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.report_check import (
-    CHROMEDRIVER,
-    CHROMIUM,
-    LANDING_PAGE,
-    TEXT_PX_KEY,
-    WINDOW_SIZE,
-    WINDOW_SIZES,
-    ReportError,
-    check_report,
-    data_uri_problem,
-    main,
-    png_size,
-    png_text,
-)
+from nlp_robustness.outputs.report_browser import CHROMEDRIVER, CHROMIUM, WINDOW_SIZE, png_size
+from nlp_robustness.outputs.report_page_checks import LANDING_PAGE, data_uri_problem, png_text
+from nlp_robustness.outputs.report_sections import TEXT_PX_KEY
+from nlp_robustness.report_check import WINDOW_SIZES, ReportError, check_report, main
 
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")
 FIGURE = "results/figure.png"

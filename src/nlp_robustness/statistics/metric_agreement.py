@@ -1,8 +1,8 @@
 """How well a metric's system values agree with people's, on paired bootstrap replicates: Kendall tau-b, pairwise
 accuracy, their intervals, the paired tests between metrics and the WMT-style significance clusters.
 
-Used by :mod:`.metric_consistency` (the meta-evaluation of metrics on cross-domain consistency; its docstring
-states the study); everything here is pure numpy on arrays of system values whose last axis is the systems.
+Used by :mod:`.metric_consistency` (the meta-evaluation of metrics on cross-domain consistency;
+:mod:`.consistency_measures` states the study); everything here is pure numpy on arrays of system values whose last axis is the systems.
 
 **Kendall tau-b** (:func:`kendall_tau_b`), vectorised over any leading axes (metrics, replicates): with the
 signs s_x, s_y of the P = n (n - 1) / 2 system pairs' differences, tau-b = sum(s_x s_y) / sqrt((P - ties_x)

@@ -28,8 +28,8 @@ Choices (where the paper is ambiguous or silent):
   independent Bernoulli draws of its share (a record's propensity only varies the draw's probability across
   records). The interval is ``interval.method``'s (Wilson score by default; Jeffreys -- equal-tailed
   Beta(x + 1/2, n - x + 1/2) quantiles -- or Clopper-Pearson), widened where needed to contain the
-  Clopper-Pearson interval at ``confidence - FLOOR_MARGIN`` (:func:`type_interval`), which covers at least
-  its level at every share. Why: at a fixed share a binomial interval's coverage oscillates; Wilson's falls
+  Clopper-Pearson interval at ``confidence - FLOOR_MARGIN`` (:func:`.binomial_intervals.type_interval`), which
+  covers at least its level at every share. Why: at a fixed share a binomial interval's coverage oscillates; Wilson's falls
   to 0.80-0.89 at some share for every n below 16 and to 0.84-0.94 up to 100 (0.86 for a share of 0.03 on
   five perturbations, 0.89-0.92 for 0.01 or 0.99 on 13-100), so on the default run's shares 13 of 80
   five-record cells, 9 at 25 records and 14 at 100 covered below 0.93 (tests/unit/
@@ -81,12 +81,13 @@ from numpy.typing import ArrayLike, NDArray
 from nlp_robustness.errors import InputError
 from nlp_robustness.sampling import check_sample_size, rng_for
 from nlp_robustness.scoring.sentence_scores import check_pairs, sentence_scores
+from nlp_robustness.statistics.binomial_intervals import (
+    BINOMIAL_INTERVALS, FLOOR_MARGIN, binomial_interval, design_effect, type_interval)
 
 __all__ = [
-    "BINOMIAL_INTERVALS", "CLUSTER_BOOTSTRAP", "FEW_PERTURBATIONS", "FLOOR_MARGIN", "NATURAL_ROBUSTNESS_SIGNATURE",
-    "OUTCOME_COLUMNS", "POOLED_TYPE", "SCORE_COLUMNS", "WHOLE_SAMPLE", "binomial_interval", "design_effect",
-    "few_perturbations", "natural_robustness_scores", "normalise_response", "response_chrf", "same_chrf",
-    "same_exact", "type_interval",
+    "CLUSTER_BOOTSTRAP", "FEW_PERTURBATIONS", "NATURAL_ROBUSTNESS_SIGNATURE", "OUTCOME_COLUMNS", "POOLED_TYPE",
+    "SCORE_COLUMNS", "WHOLE_SAMPLE", "few_perturbations", "natural_robustness_scores", "normalise_response",
+    "response_chrf", "same_chrf", "same_exact",
 ]
 
 #: The pseudo-type pooling every perturbation of every type.
@@ -100,12 +101,8 @@ SCORE_COLUMNS: tuple[str, ...] = (
     "sample", "records", "type", "perturbations", "unchanged", "score", "ci_low", "ci_high", "interval",
     "design_effect",
 )
-#: Binomial intervals (:func:`binomial_interval`), by name.
-BINOMIAL_INTERVALS: tuple[str, ...] = ("wilson", "jeffreys", "clopper-pearson")
 #: The ``interval`` of a row whose interval is the percentile cluster bootstrap over records.
 CLUSTER_BOOTSTRAP = "cluster-bootstrap"
-#: A type's interval contains the Clopper-Pearson interval at ``confidence - FLOOR_MARGIN`` (:func:`type_interval`).
-FLOOR_MARGIN = 0.02
 #: A type with fewer perturbations (and at least one) is marked: its interval is wider than its level.
 FEW_PERTURBATIONS = 16
 #: How the scores are computed, to be stored next to them.
@@ -225,58 +222,6 @@ def _replicate_sums(
     return np.concatenate(denominators), np.concatenate(numerators)
 
 
-def binomial_interval(
-    share: ArrayLike, trials: ArrayLike, confidence: float, method: str = "wilson"
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Two-sided interval of a binomial share at ``confidence``, elementwise over arrays.
-
-    ``trials`` may be fractional (an effective number of perturbations); the count of successes is
-    ``share * trials``. ``wilson``: the score interval; ``jeffreys``: the Beta(x + 1/2, n - x + 1/2)
-    quantiles at (1 -+ confidence)/2, with 0 as the lower end at x = 0 and 1 as the upper end at x = n
-    (Brown, Cai and DasGupta 2001); ``clopper-pearson``: the exact Beta(x, n - x + 1) and Beta(x + 1, n - x)
-    quantiles. Every interval has a positive width for finite trials > 0; trials <= 0 or a NaN share: NaN.
-
-    Raises InputError for an unknown method.
-    """
-    from scipy import stats  # scipy.stats is slow to import; only intervals need it
-    if method not in BINOMIAL_INTERVALS:
-        raise InputError(f"interval method must be one of {', '.join(BINOMIAL_INTERVALS)}, got {method!r}")
-    share, trials = np.broadcast_arrays(np.asarray(share, dtype=np.float64), np.asarray(trials, dtype=np.float64))
-    valid = (trials > 0) & np.isfinite(share)
-    p = np.where(valid, np.clip(share, 0.0, 1.0), 0.5)
-    n = np.where(valid, trials, 1.0)
-    alpha = 1.0 - confidence
-    if method == "wilson":
-        z2 = stats.norm.ppf(1 - alpha / 2) ** 2
-        centre = (p + z2 / (2 * n)) / (1 + z2 / n)
-        half = np.sqrt(z2) / (1 + z2 / n) * np.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
-        low, high = np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
-        low, high = np.where(p <= 0, 0.0, low), np.where(p >= 1, 1.0, high)
-    else:
-        successes, failures = p * n, (1 - p) * n
-        if method == "jeffreys":
-            lower_a, lower_b, upper_a, upper_b = successes + 0.5, failures + 0.5, successes + 0.5, failures + 0.5
-        else:  # clopper-pearson; the beta parameters at the ends are placeholders (the end is 0 or 1)
-            lower_a, lower_b = np.maximum(successes, 1e-300), failures + 1
-            upper_a, upper_b = successes + 1, np.maximum(failures, 1e-300)
-        low = np.where(p <= 0, 0.0, stats.beta.ppf(alpha / 2, lower_a, lower_b))
-        high = np.where(p >= 1, 1.0, stats.beta.ppf(1 - alpha / 2, upper_a, upper_b))
-    return np.where(valid, low, np.nan), np.where(valid, high, np.nan)
-
-
-def type_interval(
-    share: ArrayLike, trials: ArrayLike, confidence: float, method: str = "wilson"
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """The interval of one type's share: :func:`binomial_interval` by ``method``, widened to contain the
-    Clopper-Pearson interval at ``confidence - FLOOR_MARGIN``, so it covers at least that at every share
-    (module docstring). Elementwise, NaN where :func:`binomial_interval` is."""
-    low, high = binomial_interval(share, trials, confidence, method)
-    if confidence - FLOOR_MARGIN <= 0:
-        return low, high
-    floor_low, floor_high = binomial_interval(share, trials, confidence - FLOOR_MARGIN, "clopper-pearson")
-    return np.fmin(low, floor_low), np.fmax(high, floor_high)
-
-
 def few_perturbations(table: pd.DataFrame) -> pd.Series:
     """Which rows of a score table (:data:`SCORE_COLUMNS`) are marked: a type (not the pooled one) with a
     binomial interval on at least one and fewer than :data:`FEW_PERTURBATIONS` perturbations."""
@@ -284,25 +229,6 @@ def few_perturbations(table: pd.DataFrame) -> pd.Series:
     return ((table["type"] != POOLED_TYPE) & table["interval"].isin(BINOMIAL_INTERVALS)
             & (counts > 0) & (counts < FEW_PERTURBATIONS)).rename("few_perturbations")
 
-
-def design_effect(perturbations: ArrayLike, unchanged: ArrayLike) -> float | NDArray[np.float64]:
-    """The design effect of the pooled share of records' perturbations: the cluster-robust (linearised)
-    variance of the ratio of sums over records over the binomial variance ``p(1-p)/M``, clipped to [1, M/n].
-
-    ``perturbations`` and ``unchanged`` hold one count per record (last axis; leading axes: independent
-    samples, one design effect each); records without a perturbation are left out (n: records with one;
-    M: perturbations). 1 without variance to estimate: fewer than two records, a share of 0 or 1, or no
-    perturbation. A float for one sample.
-    """
-    m = np.asarray(perturbations, dtype=np.float64)
-    y = np.asarray(unchanged, dtype=np.float64)
-    n, total = (m > 0).sum(axis=-1), m.sum(axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        share = y.sum(axis=-1) / total
-        robust = n / (n - 1) * ((y - share[..., None] * m) ** 2).sum(axis=-1) / total**2  # a record without: 0
-        effect = np.clip(robust / (share * (1 - share) / total), 1.0, total / n)
-    effect = np.where((n < 2) | ~(share > 0) | ~(share < 1), 1.0, effect)
-    return float(effect) if effect.ndim == 0 else effect
 
 
 def natural_robustness_scores(
@@ -333,9 +259,9 @@ def natural_robustness_scores(
         seed: Config seed; each size's bootstrap generator is ``rng_for(seed, "natural_robustness",
             *labels, sample)``, so a row does not depend on the other rows or on the order of jobs.
         labels: Name the row (e.g. system, criterion).
-        method: The binomial interval (:data:`BINOMIAL_INTERVALS`): on a type's perturbations
-            (:func:`type_interval`: held at least at ``confidence - FLOOR_MARGIN``), and for the pooled
-            type on its perturbations over the :func:`design_effect`.
+        method: The binomial interval (:data:`.binomial_intervals.BINOMIAL_INTERVALS`): on a type's perturbations
+            (:func:`.binomial_intervals.type_interval`: held at least at ``confidence - FLOOR_MARGIN``), and for
+            the pooled type on its perturbations over the :func:`.binomial_intervals.design_effect`.
         bootstrap_from_records: Samples of at least this many records get the percentile cluster
             bootstrap instead (a zero-width one falls back to ``method``); None: never.
 
