@@ -34,15 +34,15 @@ from nlp_robustness.run_directory import rebase_path
 from nlp_robustness.run_owner import allowed, claim_run_directory, config_file_names, run_owner
 from nlp_robustness.scheduler_fix import coalesce_reevaluation_timers
 from nlp_robustness.statistics.pools import METHODS
-from nlp_robustness.studies.metric_attacks import conditions as metric_conditions
-from nlp_robustness.studies.metric_attacks import levels_of as metric_levels_of
-from nlp_robustness.studies.metric_attacks import metric_variants, pair_downloads
-from nlp_robustness.studies.natural_robustness import perturbation_types
+from nlp_robustness.studies.metric_attack_conditions import conditions as metric_conditions
+from nlp_robustness.studies.metric_attack_conditions import levels_of as metric_levels_of
+from nlp_robustness.studies.metric_attack_conditions import metric_variants, pair_downloads
+from nlp_robustness.studies.natural_robustness_config import perturbation_types
 from nlp_robustness.studies.mt_studies import mt_study_warnings, testset_tokenizers
-from nlp_robustness.studies.plan import METRIC_AGREEMENT, human_score_directions, human_score_epsilons, human_scores, metric_file_values, mt_study_directory, study_plan
-from nlp_robustness.studies.plan import mt_score_files as study_score_files
-from nlp_robustness.studies.plan import pair_score_files as family_pair_score_files
-from nlp_robustness.studies.plan import review_response_files
+from nlp_robustness.studies.plan import study_plan
+from nlp_robustness.studies.study_settings import METRIC_AGREEMENT, human_score_directions, human_score_epsilons, human_scores, metric_file_values, mt_study_directory, review_response_files
+from nlp_robustness.studies.study_settings import mt_score_files as study_score_files
+from nlp_robustness.studies.study_settings import pair_score_files as family_pair_score_files
 from nlp_robustness.studies.profile_plan import config_hash, plan_files, profile_plan
 from nlp_robustness.studies.sentiment import sentiment_classifiers, sentiment_models
 

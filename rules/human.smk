@@ -4,7 +4,7 @@
 # the Metrics task's scores) by config.
 
 from nlp_robustness.outputs.report_sections import HUMAN as HUMAN_SECTION
-from nlp_robustness.studies.plan import human_rows
+from nlp_robustness.studies.study_settings import human_rows
 
 
 rule human_mqm_segments:

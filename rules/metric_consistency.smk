@@ -4,7 +4,7 @@
 
 from nlp_robustness.outputs.metric_consistency import metric_names
 from nlp_robustness.statistics.pools import WHOLE_POOL
-from nlp_robustness.studies.plan import human_rows, human_unit
+from nlp_robustness.studies.study_settings import human_rows, human_unit
 
 
 rule metric_consistency:

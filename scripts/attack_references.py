@@ -11,7 +11,11 @@ import pandas as pd  # noqa: E402
 from nlp_robustness.fileio import read_table, write_table  # noqa: E402
 from nlp_robustness.perturbations import character_attacks  # noqa: E402
 from nlp_robustness.scoring.unknown_tokens import load_wordpiece_tokenizer  # noqa: E402
-from nlp_robustness.studies.metric_attacks import REFERENCE_COLUMNS, SEGMENT_COLUMNS, attack_references  # noqa: E402
+from nlp_robustness.studies.metric_attack_scoring import (  # noqa: E402
+    REFERENCE_COLUMNS,
+    SEGMENT_COLUMNS,
+    attack_references,
+)
 
 job = snakemake.params.job
 segments = pd.concat([read_table(path, SEGMENT_COLUMNS, "segment table") for path in job["segments"].values()], ignore_index=True)

@@ -11,7 +11,8 @@ from nlp_robustness.data.wmt_da import rated_segments, read_da_segment_scores, r
 from nlp_robustness.fileio import read_text_lines, write_table  # noqa: E402
 from nlp_robustness.scoring.sentence_scores import sentence_scores  # noqa: E402
 from nlp_robustness.studies.human_files import add_file_metrics  # noqa: E402
-from nlp_robustness.studies.human import ALL_SEGMENT_COLUMNS, SEGMENT_COLUMNS, check_da_rows, da_domain_tables  # noqa: E402
+from nlp_robustness.studies.human import SEGMENT_COLUMNS  # noqa: E402
+from nlp_robustness.studies.human_da import ALL_SEGMENT_COLUMNS, check_da_rows, da_domain_tables  # noqa: E402
 
 params = snakemake.params
 where = f"human_studies.{snakemake.wildcards.human_study}"

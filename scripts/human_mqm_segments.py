@@ -8,7 +8,8 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 
 from nlp_robustness.fileio import read_text_lines, write_table  # noqa: E402
 from nlp_robustness.data.mqm import error_file_texts, read_mqm_error_texts, read_mqm_segment_scores  # noqa: E402
-from nlp_robustness.studies.human import SEGMENT_COLUMNS, domain_segments  # noqa: E402
+from nlp_robustness.studies.human import SEGMENT_COLUMNS  # noqa: E402
+from nlp_robustness.studies.human_mqm import domain_segments  # noqa: E402
 from nlp_robustness.scoring.sentence_scores import sentence_scores  # noqa: E402
 from nlp_robustness.studies.human_files import add_file_metrics  # noqa: E402
 

@@ -11,7 +11,7 @@ import pandas as pd  # noqa: E402
 from nlp_robustness.fileio import atomic_write  # noqa: E402
 from nlp_robustness.outputs.table_writer import markdown_table, write_html_table  # noqa: E402
 from nlp_robustness.statistics.pool_uncertainty import read_replicates  # noqa: E402
-from nlp_robustness.studies.human import ranking_tables  # noqa: E402
+from nlp_robustness.studies.human_rankings import ranking_tables  # noqa: E402
 
 job = snakemake.params.job
 

@@ -7,7 +7,12 @@ sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
 from nlp_robustness.fileio import write_table  # noqa: E402
-from nlp_robustness.studies.metric_attacks import DARR_COLUMNS, HYPOTHESIS_COLUMNS, SEGMENT_COLUMNS, sample_pair  # noqa: E402
+from nlp_robustness.studies.metric_attack_scoring import (  # noqa: E402
+    DARR_COLUMNS,
+    HYPOTHESIS_COLUMNS,
+    SEGMENT_COLUMNS,
+    sample_pair,
+)
 
 files = snakemake.params.files
 darr, segments, hypotheses = sample_pair(

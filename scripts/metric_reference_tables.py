@@ -12,7 +12,7 @@ from nlp_robustness.fileio import atomic_write, read_table  # noqa: E402
 from nlp_robustness.outputs.table_writer import write_html_table  # noqa: E402
 from nlp_robustness.outputs.metric_robustness import RATE_CAPTION, attack_rate_table, frame_markdown, unknown_token_latex, unknown_token_table  # noqa: E402
 from nlp_robustness.scoring.unknown_tokens import load_wordpiece_tokenizer  # noqa: E402
-from nlp_robustness.studies.metric_attacks import REFERENCE_COLUMNS  # noqa: E402
+from nlp_robustness.studies.metric_attack_scoring import REFERENCE_COLUMNS  # noqa: E402
 
 references = pd.concat(
     [read_table(path, REFERENCE_COLUMNS, "reference table") for path in snakemake.params.references.values()], ignore_index=True

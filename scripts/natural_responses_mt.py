@@ -11,7 +11,7 @@ import pandas as pd  # noqa: E402
 from nlp_robustness.data.testsets import read_plain_lines, read_testset_table  # noqa: E402
 from nlp_robustness.fileio import read_table, write_table  # noqa: E402
 from nlp_robustness.perturbations.derive import DERIVED_COLUMNS  # noqa: E402
-from nlp_robustness.studies.natural_robustness import MT_RESPONSE_COLUMNS, mt_responses  # noqa: E402
+from nlp_robustness.studies.natural_robustness_responses import MT_RESPONSE_COLUMNS, mt_responses  # noqa: E402
 from nlp_robustness.studies.natural_robustness_controls import read_control  # noqa: E402
 
 job = snakemake.params.job

@@ -10,7 +10,10 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 from nlp_robustness.data.testsets import read_testset_table  # noqa: E402
 from nlp_robustness.fileio import read_table, write_table  # noqa: E402
 from nlp_robustness.perturbations.derive import DERIVED_COLUMNS  # noqa: E402
-from nlp_robustness.studies.natural_robustness import SENTIMENT_RESPONSE_COLUMNS, sentiment_responses  # noqa: E402
+from nlp_robustness.studies.natural_robustness_responses import (  # noqa: E402
+    SENTIMENT_RESPONSE_COLUMNS,
+    sentiment_responses,
+)
 
 model = getattr(snakemake.params, "model", None)  # a Hugging Face model's entry (rule natural_responses_sentiment_model)
 if model is not None:

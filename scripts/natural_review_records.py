@@ -7,7 +7,7 @@ sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
 from nlp_robustness.data.testsets import write_testset_table  # noqa: E402
-from nlp_robustness.studies.natural_robustness import review_records  # noqa: E402
+from nlp_robustness.studies.natural_robustness_responses import review_records  # noqa: E402
 from nlp_robustness.studies.sentiment import read_predictions  # noqa: E402
 from nlp_robustness.systems.sentiment_classifier import read_reviews, review_documents  # noqa: E402
 

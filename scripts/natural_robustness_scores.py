@@ -13,14 +13,9 @@ import pandas as pd  # noqa: E402
 
 from nlp_robustness.data.testsets import read_testset_table  # noqa: E402
 from nlp_robustness.fileio import write_table  # noqa: E402
-from nlp_robustness.studies.natural_robustness import (  # noqa: E402
-    RECORD_COLUMNS,
-    SCORE_COLUMNS,
-    mt_records,
-    natural_scores,
-    read_responses,
-    record_id,
-)
+from nlp_robustness.sampling import RECORD_COLUMNS  # noqa: E402
+from nlp_robustness.studies.natural_robustness_responses import mt_records, read_responses, record_id  # noqa: E402
+from nlp_robustness.studies.natural_robustness_scores import SCORE_COLUMNS, natural_scores  # noqa: E402
 from nlp_robustness.studies.natural_robustness_controls import THRESHOLD_COLUMNS, threshold_scores  # noqa: E402
 
 job = snakemake.params.job

@@ -19,7 +19,7 @@ def wmt19_pair_inputs(wildcards):
 
 def attacked_reference_job(wildcards):
     """One condition on every pair's sampled references: the attack, its level and settings, the seed."""
-    from nlp_robustness.studies.metric_attacks import condition_attack_level
+    from nlp_robustness.studies.metric_attack_conditions import condition_attack_level
 
     attack, level = condition_attack_level(wildcards.condition)
     return {

@@ -18,7 +18,7 @@ NATURAL_CLASSIFIERS = SENTIMENT_ROWS if NATURAL else []  # TF-IDF classifiers, t
 # the perturbed test sets), one per sample that the families drawing it share; type -> the sample it is compared
 # with; type -> part -> its control test set (perturbed/<family>/<type>/identity/<part>: its records unperturbed
 # in its perturbed sets' layout when it has fewer than type_noise_floor_below perturbations, else empty).
-# nlp_robustness.studies.natural_robustness says why.
+# nlp_robustness.studies.natural_robustness_responses says why.
 NATURAL_SAMPLES = identity_samples(NATURAL, FAMILIES)
 NATURAL_TYPE_SAMPLES = type_samples(NATURAL_SAMPLES, NATURAL_TYPES)
 NATURAL_TYPE_CONTROLS = type_controls(NATURAL, FAMILIES)

@@ -315,13 +315,13 @@ def validate_sentiment_models(config: Mapping[str, Any]) -> None:
 def validate_human_studies(config: Mapping[str, Any], downloads: Iterable[str], manifest: str) -> None:
     """Check the human studies: their files (downloads of the manifest or existing files), outputs for every
     system, gamma_at complete. What needs the files' contents is checked where they are read
-    (:func:`nlp_robustness.studies.human.check_da_study`).
+    (:func:`nlp_robustness.studies.human_da.check_da_study`).
 
     Raises:
         InputError: Naming the config key, e.g. ``human_studies.wmt21-mqm.domains.news.outputs`` or
             ``human_studies.wmt22-de-en.ranking.gamma_at``.
     """
-    from nlp_robustness.studies.plan import metric_file_values
+    from nlp_robustness.studies.study_settings import metric_file_values
 
     known = set(downloads)
 

@@ -45,10 +45,10 @@ from nlp_robustness.errors import InputError
 from nlp_robustness.fileio import read_text_lines
 from nlp_robustness.perturbations.configuration import complete_perturbations
 from nlp_robustness.run_directory import rebase_paths
-from nlp_robustness.studies.metric_attacks import complete_metric_robustness
+from nlp_robustness.studies.metric_attack_conditions import complete_metric_robustness
 from nlp_robustness.studies.metric_files import check_study_metric_files, complete_metric_files
 from nlp_robustness.studies.mt_studies import complete_mt_studies
-from nlp_robustness.studies.natural_robustness import complete_natural_robustness
+from nlp_robustness.studies.natural_robustness_config import complete_natural_robustness
 from nlp_robustness.studies.profile_plan import complete_profile
 from nlp_robustness.systems.kinds.hypotheses import check_submissions
 
@@ -151,15 +151,15 @@ def check_mirror_dir(mirror_dir: str | None) -> None:
 
 def check_human_files(config: Mapping[str, Any], manifest: Manifest) -> None:
     """Check every WMT DA and MTME study's files against each other, and every study's metric files
-    (:func:`.studies.human.check_da_study`, :mod:`.studies.human_files`), where they can be read now: a file path, or
+    (:func:`.studies.human_da.check_da_study`, :mod:`.studies.human_files`), where they can be read now: a file path, or
     a download the mirror holds; a download still to fetch is checked by its job."""
     studies = config.get("human_studies", {})
     if not any(spec["format"] != "mqm" or spec["metric_files"] for spec in studies.values()):
         return
     from nlp_robustness.data.acquisition import mirror_download_file
-    from nlp_robustness.studies.human import check_da_study
+    from nlp_robustness.studies.human_da import check_da_study
     from nlp_robustness.studies.human_files import check_metric_files, check_mtme_study
-    from nlp_robustness.studies.plan import metric_file_values
+    from nlp_robustness.studies.study_settings import metric_file_values
 
     def readable(value: str) -> str | None:
         if value in manifest.downloads:

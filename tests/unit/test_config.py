@@ -20,7 +20,7 @@ from nlp_robustness.config import (
     validate_system_references,
 )
 from nlp_robustness.errors import InputError
-from nlp_robustness.studies.plan import human_leave_out, mt_leave_out, sentiment_leave_out
+from nlp_robustness.studies.study_settings import human_leave_out, mt_leave_out, sentiment_leave_out
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 SCHEMA = REPOSITORY / "schemas" / "config.schema.yaml"

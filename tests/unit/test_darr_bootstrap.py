@@ -21,7 +21,8 @@ from nlp_robustness.statistics.darr_bootstrap import (
     tau_replicates,
 )
 from nlp_robustness.statistics.resampling import cluster_design, resample_weights
-from nlp_robustness.studies.metric_attacks import AGREEMENT_KEY_COLUMNS, CLEAN, bootstrap_units, units
+from nlp_robustness.studies.metric_attack_conditions import CLEAN
+from nlp_robustness.studies.metric_attacks import AGREEMENT_KEY_COLUMNS, bootstrap_units, units
 from nlp_robustness.studies.metric_tau_uncertainty import ATTACKED_MEAN, tau_comparisons, tau_families, tau_uncertainty_tables
 
 ATTACKED = "visual-p0.3"

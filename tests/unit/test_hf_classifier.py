@@ -15,8 +15,9 @@ import pytest
 
 from nlp_robustness.errors import InputError
 from nlp_robustness.planning import prepare_config
-from nlp_robustness.studies.natural_robustness import sentiment_responses
-from nlp_robustness.studies.plan import natural_rows, study_plan
+from nlp_robustness.studies.natural_robustness_responses import sentiment_responses
+from nlp_robustness.studies.plan import study_plan
+from nlp_robustness.studies.study_settings import natural_rows
 from nlp_robustness.studies.profile_plan import profile_plan
 from nlp_robustness.studies.sentiment import accuracy_by_domain, sentiment_classifiers
 from nlp_robustness.systems.hf_classifier import (

@@ -17,7 +17,8 @@ from nlp_robustness.errors import InputError
 from nlp_robustness.fileio import read_text_lines
 from nlp_robustness.data.mqm import error_file_texts, read_mqm_error_texts, read_mqm_segment_scores
 from nlp_robustness.statistics.rankings import agreement_table, kendall_tau, rank_values
-from nlp_robustness.studies.human import domain_segments, gamma_name, gamma_summary, ranking_tables
+from nlp_robustness.studies.human_mqm import domain_segments
+from nlp_robustness.studies.human_rankings import gamma_name, gamma_summary, ranking_tables
 from tests.paths import MIRROR, REPOSITORY
 
 HUMANEVAL = MIRROR / "wmt21-news-humaneval"

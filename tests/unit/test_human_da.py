@@ -9,7 +9,7 @@ import pytest
 
 from nlp_robustness.data.wmt_da import rated_segments, read_da_segment_scores, read_line_domains
 from nlp_robustness.errors import InputError
-from nlp_robustness.studies.human import check_da_study, da_domain_means, da_domain_tables
+from nlp_robustness.studies.human_da import check_da_study, da_domain_means, da_domain_tables
 
 SOURCE = ["s1", "s2", "s3", "s4", "s5"]
 # domain, document, position, SID (SIDs follow the documents sorted by id: d-a before d-b)

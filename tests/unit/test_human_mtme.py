@@ -17,7 +17,8 @@ from nlp_robustness.fileio import read_text_lines
 from nlp_robustness.planning import prepare_config
 from nlp_robustness.scoring.sentence_scores import sentence_scores
 from nlp_robustness.studies.human_files import add_file_metrics, check_mtme_study, mtme_domain_segments
-from nlp_robustness.studies.plan import human_score_directions, human_scores, study_plan
+from nlp_robustness.studies.plan import study_plan
+from nlp_robustness.studies.study_settings import human_score_directions, human_scores
 from tests.e2e.workflow_runner import small_config
 from tests.paths import MIRROR, REPOSITORY
 

@@ -9,7 +9,9 @@ from nlp_robustness.errors import InputError
 from nlp_robustness.outputs.natural_robustness import noise_columns, scores_markdown, scores_wide, thresholds_wide
 from nlp_robustness.perturbations.derive import DERIVED_COLUMNS
 from nlp_robustness.statistics.natural_robustness import FEW_PERTURBATIONS
-from nlp_robustness.studies.natural_robustness import complete_natural_robustness, mt_responses, natural_scores
+from nlp_robustness.studies.natural_robustness_config import complete_natural_robustness
+from nlp_robustness.studies.natural_robustness_responses import mt_responses
+from nlp_robustness.studies.natural_robustness_scores import natural_scores
 from nlp_robustness.studies.natural_robustness_controls import (
     identity_samples,
     identity_testset,

@@ -30,29 +30,28 @@ from nlp_robustness.outputs.metric_robustness import (
 from nlp_robustness.perturbations import character_attacks
 from nlp_robustness.perturbations.attack_calibration import PAPER_RATES
 from nlp_robustness.scoring.unknown_tokens import load_wordpiece_tokenizer
-from nlp_robustness.studies.metric_attacks import (
-    AGREEMENT_KEY_COLUMNS,
+from nlp_robustness.studies.metric_attack_conditions import (
     CLEAN,
-    DARR_COLUMNS,
-    HYPOTHESIS_COLUMNS,
-    REFERENCE_COLUMNS,
-    SCORE_KEY_COLUMNS,
-    SEGMENT_COLUMNS,
-    aggregation_of,
-    attack_references,
-    best_layers,
     complete_metric_robustness,
     condition_attack_level,
     conditions,
     level_name,
     levels_of,
     metric_variants,
+)
+from nlp_robustness.studies.metric_attack_scoring import (
+    DARR_COLUMNS,
+    HYPOTHESIS_COLUMNS,
+    REFERENCE_COLUMNS,
+    SCORE_KEY_COLUMNS,
+    SEGMENT_COLUMNS,
+    attack_references,
+    best_layers,
     sample_pair,
     score_level,
     tau_tables,
-    unit_keys,
-    units,
 )
+from nlp_robustness.studies.metric_attacks import AGREEMENT_KEY_COLUMNS, aggregation_of, unit_keys, units
 from tests.paths import MANIFEST, MANIFEST_SCHEMA, MIRROR
 
 TO_ENGLISH = MIRROR / "wmt19-newstest2019-to-en"

@@ -21,7 +21,8 @@ from nlp_robustness.outputs.natural_robustness import (
     thresholds_markdown,
     thresholds_wide,
 )
-from nlp_robustness.studies.natural_robustness import mt_responses, natural_scores
+from nlp_robustness.studies.natural_robustness_responses import mt_responses
+from nlp_robustness.studies.natural_robustness_scores import natural_scores
 from nlp_robustness.studies.natural_robustness_controls import (
     circular_pairs,
     identity_testset,

@@ -27,15 +27,15 @@ from nlp_robustness.perturbations.derive import derive_testset, sample_group
 from nlp_robustness.sampling import sample_segments
 from nlp_robustness.perturbations.registry import family_module
 from nlp_robustness.statistics.natural_robustness import FEW_PERTURBATIONS
-from nlp_robustness.studies.natural_robustness import (
-    complete_natural_robustness,
+from nlp_robustness.studies.natural_robustness import units
+from nlp_robustness.studies.natural_robustness_config import complete_natural_robustness
+from nlp_robustness.studies.natural_robustness_responses import (
     mt_records,
     mt_responses,
-    natural_scores,
     review_records,
     sentiment_responses,
-    units,
 )
+from nlp_robustness.studies.natural_robustness_scores import natural_scores
 
 SAME = {"casefold": True, "punctuation": True, "chrf_threshold": 80}
 

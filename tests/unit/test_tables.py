@@ -23,7 +23,9 @@ from nlp_robustness.outputs.tables import (
 )
 from nlp_robustness.planning import prepare_config
 from nlp_robustness.statistics.pools import WHOLE_POOL
-from nlp_robustness.studies.plan import StudyTable, human_cov_meaningful, study_plan
+from nlp_robustness.studies.plan import study_plan
+from nlp_robustness.studies.plan_entries import StudyTable
+from nlp_robustness.studies.study_settings import human_cov_meaningful
 from tests.e2e.workflow_runner import DEFAULT_CONFIG
 from tests.paths import REPOSITORY
 

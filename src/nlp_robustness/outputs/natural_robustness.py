@@ -8,7 +8,7 @@ so **1.0 = robust** (paper 001's page defines the share *causing different* resp
 Every score table shows, for every system and classifier, the **noise floor** next to the scores: the
 instability (1 - share unchanged) of its identity control, unperturbed inputs translated in the
 whole-test-set layout and in the perturbed test sets' layout (one column per record sample: ``noise floor``
-when the families share one; :mod:`nlp_robustness.studies.natural_robustness`), and beside a type with few
+when the families share one; :mod:`nlp_robustness.studies.natural_robustness_responses`), and beside a type with few
 perturbations its own noise floor (``noise floor (<type>)``: its records unperturbed in its perturbed test
 set's layout against the identity layout). A dagger marks a circular pair: a round-trip paraphrase
 made with an Apertium mode the system also uses (and the pooled score holding it). A double dagger marks a type with
@@ -34,7 +34,8 @@ from nlp_robustness.perturbations.collect import read_derived, read_status
 from nlp_robustness.perturbations.meaning import REASON_PREFIX
 from nlp_robustness.scoring.sentence_scores import sentence_scores
 from nlp_robustness.statistics.natural_robustness import CLUSTER_BOOTSTRAP, FEW_PERTURBATIONS, few_perturbations
-from nlp_robustness.studies.natural_robustness import CONTROL_PREFIX, SCORE_COLUMNS
+from nlp_robustness.studies.natural_robustness_responses import CONTROL_PREFIX
+from nlp_robustness.studies.natural_robustness_scores import SCORE_COLUMNS
 from nlp_robustness.studies.natural_robustness_controls import THRESHOLD_COLUMNS
 
 # matplotlib is imported by the drawing functions, on first use: the jobs that only write tables start without it.

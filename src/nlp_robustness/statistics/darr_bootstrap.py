@@ -148,7 +148,7 @@ def tau_bootstrap(agreement: pd.DataFrame, variants: Sequence[str], n_resamples:
     """Tau and its segment-bootstrap replicates for every pair, condition and variant of an agreement table.
 
     ``agreement`` has one row per (condition, judgement): ``condition, pair, line, sid`` and a +1 / -1 column
-    per variant (:func:`nlp_robustness.studies.metric_attacks.tau_tables`); conditions and pairs keep their
+    per variant (:func:`nlp_robustness.studies.metric_attack_scoring.tau_tables`); conditions and pairs keep their
     order of appearance. Resamples are seeded by (``seed``, "metric_robustness", "tau").
 
     Raises:

@@ -29,7 +29,7 @@ from numpy.typing import NDArray
 from nlp_robustness.data.mtme import read_mtme_documents, read_mtme_segment_scores, read_plain_scores, system_scores
 from nlp_robustness.errors import InputError
 from nlp_robustness.studies.human import SEGMENT_COLUMNS
-from nlp_robustness.studies.plan import metric_file_values
+from nlp_robustness.studies.study_settings import metric_file_values
 
 __all__ = ["MetricScores", "check_metric_files", "check_mtme_study", "file_metric_columns",
            "mtme_domain_segments", "read_metric_scores", "score_file_name"]

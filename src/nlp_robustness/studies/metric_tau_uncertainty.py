@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from nlp_robustness.statistics.darr_bootstrap import tau_bootstrap, tau_differences, tau_intervals
-from nlp_robustness.studies.metric_attacks import CLEAN, condition_attack_level
+from nlp_robustness.studies.metric_attack_conditions import CLEAN, condition_attack_level
 
 __all__ = ["ATTACKED_MEAN", "tau_comparisons", "tau_families", "tau_uncertainty_tables"]
 
@@ -59,7 +59,7 @@ def tau_uncertainty_tables(agreement: pd.DataFrame, variants: Sequence[str], con
                            resamples: int, confidence: float, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The tau intervals (``condition, attack, p, pair, metric, tau, tau_lo, tau_hi, judgements, segments``)
     and the paired differences (:data:`~nlp_robustness.statistics.darr_bootstrap.DIFFERENCE_COLUMNS`) of an
-    agreement table (:func:`nlp_robustness.studies.metric_attacks.tau_tables`), conditions in the given order.
+    agreement table (:func:`nlp_robustness.studies.metric_attack_scoring.tau_tables`), conditions in the given order.
     """
     selected = agreement[agreement["condition"].isin(list(condition_names))]
     order = {condition: index for index, condition in enumerate(condition_names)}

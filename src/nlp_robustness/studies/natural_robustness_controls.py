@@ -8,7 +8,7 @@ records unperturbed, in the order of the perturbed test sets (:func:`identity_te
 ``perturbed/<sample>/identity/<part>`` after the sample, not a family. Every system translates it once
 (it is a test set: the same translate rules, in the job of the sample's first family); a family that
 samples differently gets its own. Each perturbation is compared with the record's translation there,
-among the same neighbours (why: :mod:`nlp_robustness.studies.natural_robustness`).
+among the same neighbours (why: :mod:`nlp_robustness.studies.natural_robustness_responses`).
 
 **Per-type controls.** A type with few perturbations (fewer than ``natural_robustness.type_noise_floor_below``,
 by default :data:`~nlp_robustness.statistics.natural_robustness.FEW_PERTURBATIONS`, the count below which its
@@ -24,7 +24,7 @@ type's own noise floor (response type ``identity/<type>``).
 translation against the original one is at least a threshold (``same_response.chrf_threshold``, 80 by
 default). :func:`threshold_scores` scores every MT system and perturbation type at each threshold of
 ``natural_robustness.chrf_thresholds`` on the same records and with the same intervals as the scores
-(:func:`~nlp_robustness.studies.natural_robustness.natural_scores`), from the chrF the responses tables hold.
+(:func:`~nlp_robustness.studies.natural_robustness_scores.natural_scores`), from the chrF the responses tables hold.
 
 **Circular pairs.** A round-trip paraphrase (a family function with a ``modes`` setting: the Apertium modes
 of its round trip) that shares a mode with an Apertium system (config ``systems.<name>.modes``, kind
@@ -46,7 +46,8 @@ from nlp_robustness.perturbations.configuration import DERIVED_PREFIX, parts
 from nlp_robustness.perturbations.derive import DERIVED_COLUMNS, sample_group
 from nlp_robustness.perturbations.registry import family_module
 from nlp_robustness.statistics.natural_robustness import same_chrf
-from nlp_robustness.studies.natural_robustness import IDENTITY, SCORE_COLUMNS, natural_scores
+from nlp_robustness.studies.natural_robustness_responses import IDENTITY
+from nlp_robustness.studies.natural_robustness_scores import SCORE_COLUMNS, natural_scores
 
 __all__ = [
     "THRESHOLD_COLUMNS", "IdentitySample", "circular_pairs", "identity_samples", "identity_testset", "identity_testsets",
@@ -258,7 +259,7 @@ def threshold_scores(
     """The chrF criterion's score at every threshold (:data:`THRESHOLD_COLUMNS`), MT systems only.
 
     Args:
-        records: ``{"mt": records}`` as for :func:`~nlp_robustness.studies.natural_robustness.natural_scores`.
+        records: ``{"mt": records}`` as for :func:`~nlp_robustness.studies.natural_robustness_scores.natural_scores`.
         responses: MT system -> its responses table (with ``chrf``); identity-control rows are scored too,
             so each threshold has its noise floor.
         thresholds: chrF thresholds (0-100).

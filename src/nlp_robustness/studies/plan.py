@@ -12,6 +12,9 @@ rule ``study_blocks`` are keyed by this plan; the profile reads its paths from i
 
 Every path keeps the layout the branches had before the plan existed (``results/robustness/<metric>/``,
 ``results/sentiment/robustness/``, ...), so results and the paths the docs name are unchanged.
+
+The plan's entries are :mod:`nlp_robustness.studies.plan_entries`; what the config says of each study (pools, rows,
+scores, unit files) is :mod:`nlp_robustness.studies.study_settings`.
 """
 
 from __future__ import annotations
@@ -22,117 +25,35 @@ from typing import Any
 
 from nlp_robustness.errors import InputError
 from nlp_robustness.perturbations.configuration import derived_testset, parts
-from nlp_robustness.statistics.pools import METHODS, column_groups, leave_out_labels
+from nlp_robustness.statistics.pools import METHODS, leave_out_labels
+from nlp_robustness.studies.metric_attack_conditions import conditions as metric_conditions
+from nlp_robustness.studies.metric_attack_conditions import metric_variants
 from nlp_robustness.studies.metric_attacks import aggregation_of as metric_aggregation_of
-from nlp_robustness.studies.metric_attacks import conditions as metric_conditions
-from nlp_robustness.studies.metric_attacks import metric_variants
 from nlp_robustness.studies.metric_files import metric_file_score_files
-from nlp_robustness.studies.natural_robustness import CRITERIA, perturbation_types
+from nlp_robustness.studies.natural_robustness_config import perturbation_types
+from nlp_robustness.studies.plan_entries import BlockSet, GammaFigure, RowStatistics, Study, StudyTable
 from nlp_robustness.studies.registry import study_module
 from nlp_robustness.studies.sentiment import aggregation_of as sentiment_aggregation_of
 from nlp_robustness.studies.sentiment import sentiment_classifiers, sentiment_models
+from nlp_robustness.studies.study_settings import (
+    METRIC_AGREEMENT,
+    human_cov_meaningful,
+    human_leave_out,
+    human_rows,
+    human_score_epsilons,
+    human_score_label,
+    human_scores,
+    human_unit,
+    mt_leave_out,
+    mt_score_files,
+    mt_study_directory,
+    natural_rows,
+    pair_score_files,
+    review_response_files,
+    sentiment_leave_out,
+)
 
-__all__ = ["human_cov_meaningful", "human_leave_out", "human_rows", "human_score_directions", "human_score_epsilons", "human_score_label", "human_scores", "human_unit", "metric_file_values", "mt_leave_out", "mt_study_directory", "sentiment_leave_out", "mt_score_files", "pair_score_files", "review_response_files", "BlockSet", "GammaFigure", "RowStatistics", "Study", "StudyPlan", "StudyTable", "study_plan", "METRIC_AGREEMENT"]
-
-#: The DARR agreement units of the metric-robustness study (written by its ``metric_tau`` rule).
-METRIC_AGREEMENT = "results/metric_robustness/agreement.tsv"
-
-
-@dataclass(frozen=True)
-class Study:
-    """One study: its registry module, domains in order, pools, aggregation and bagging design.
-
-    ``namespace`` are the labels its blocks are seeded with besides (seed, method, left-out domain); the MT
-    domain study has none, so its blocks are the ones it had before the engine served several studies.
-    """
-
-    name: str
-    module: str
-    domains: list[str]
-    leave_out: list[str]
-    aggregation: str
-    namespace: list[str]
-    options: dict[str, Any]
-    bagging: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class BlockSet:
-    """Blocks drawn once over a study's unit keys (``results/blocks/<name>.tsv``), shared by its rows."""
-
-    name: str
-    study: str
-    unit_files: dict[str, str]
-
-
-@dataclass(frozen=True)
-class RowStatistics:
-    """Metrics I-III of one row under one score: ``results/<stem>.{summary,gamma,blocks}.tsv``."""
-
-    stem: str
-    study: str
-    row: str
-    score: str
-    unit_files: dict[str, str]
-    block_set: str
-    epsilon: dict[str, float]
-    row_label: str
-
-    def path(self, kind: str) -> str:
-        """The row's ``summary``, ``gamma`` or ``blocks`` table."""
-        return f"results/{self.stem}.{kind}.tsv"
-
-
-@dataclass(frozen=True)
-class StudyTable:
-    """The paper-shaped tables (Tables 1-6 layout) of a group of rows: ``results/tables/<directory>/robustness_<method>.*``.
-
-    ``caption`` names a Jinja caption file under ``report/``, rendered with :meth:`caption_context` and the method.
-    """
-
-    directory: str
-    rows: dict[str, str]  # row name in the table -> statistics stem
-    row_label: str
-    leave_out: list[str]
-    branch: str
-    scores: str
-    pool: str
-    note: str
-    latex_label: str
-    decimals: int
-    caption: str
-    caption_variables: dict[str, str]
-    section: str
-    subcategory: str
-    #: row -> family: rows are compared within their family (empty: one family; :mod:`.statistics.comparisons`)
-    families: dict[str, str] = field(default_factory=dict)
-    #: False for a score whose mean is near or below 0 (:func:`human_cov_meaningful`): its tables print no COV
-    cov_meaningful: bool = True
-    #: False for a score whose lower values are better (a metric read from files): its comparisons say so of the mean
-    higher_is_better: bool = True
-
-    def caption_context(self) -> dict[str, str]:
-        """The caption's variables: ``caption_variables`` and ``column_groups``, the pools as the study has them
-        (the whole pool only, or the whole pool and the domains it leaves out, named)."""
-        return {**self.caption_variables, "column_groups": column_groups(self.leave_out, self.pool)}
-
-
-@dataclass(frozen=True)
-class GammaFigure:
-    """The gamma-epsilon curves of a group of rows on the whole pool: ``results/figures/<directory>/gamma_curves.{png,pdf}``."""
-
-    directory: str
-    rows: dict[str, str]  # row name -> statistics stem
-    metric: str
-    scores: str | None
-    caption: str
-    caption_variables: dict[str, str]
-    section: str
-    subcategory: str
-
-    def caption_context(self) -> dict[str, str]:
-        """The caption's variables (``caption_variables``)."""
-        return dict(self.caption_variables)
+__all__ = ["StudyPlan", "study_plan"]
 
 
 @dataclass
@@ -219,114 +140,6 @@ class StudyPlan:
         figures = [f"results/figures/{directory}/gamma_curves.{extension}" for directory in self.gamma_figures for extension in ("png", "pdf")]
         comparisons = [f"results/tables/{directory}/comparisons.{extension}" for directory in self.tables for extension in ("csv", "md")]
         return tables + figures + comparisons
-
-
-def mt_leave_out(study: Mapping[str, Any]) -> list[str]:
-    """Pools of an MT domain study (an entry of ``mt_studies``): the whole pool, then each test set of its ``leave_out``."""
-    return leave_out_labels(study["leave_out"])
-
-
-def mt_study_directory(study: str, metric: str) -> str:
-    """Where an MT study's tables and figures of one metric go (``results/tables/<this>/``, ``results/figures/<this>/``)."""
-    return f"{study}/{metric}"
-
-
-def sentiment_leave_out(config: Mapping[str, Any]) -> list[str]:
-    """Pools of the sentiment study: the whole pool, then each test domain of ``sentiment.leave_out`` (none
-    without a sentiment section)."""
-    section = config.get("sentiment")
-    return [] if section is None else leave_out_labels(section["leave_out"])
-
-
-def human_leave_out(study: Mapping[str, Any]) -> list[str]:
-    """Pools of a human study (an entry of ``human_studies``): the whole pool, then every domain in turn when
-    there are several."""
-    domains = list(study["domains"])
-    return leave_out_labels(domains if len(domains) > 1 else [])
-
-
-def human_rows(study: Mapping[str, Any]) -> list[str]:
-    """The rows of a human study's tables: its systems, then the rated references that join as rows (wmt-da)."""
-    return [*study["systems"], *study.get("rated_references", {})] if study["format"] == "wmt-da" else list(study["systems"])
-
-
-def human_scores(study: Mapping[str, Any], metrics: Sequence[str]) -> list[str]:
-    """The scores of a human study's engine rows: ``human``, each of the workflow's ``metrics``, then each metric of
-    its ``metric_files`` (config order)."""
-    return ["human", *metrics, *study.get("metric_files", {})]
-
-
-def metric_file_values(spec: Mapping[str, Any]) -> list[tuple[str, str, str]]:
-    """Every file value of a study's metric files: (config key, value, domain or "" for the study's own segments)."""
-    found = []
-    for name, metric in spec.get("metric_files", {}).items():
-        where = f"metric_files.{name}"
-        entries = [(f"{where}.domains.{domain}", entry, domain) for domain, entry in metric["domains"].items()] \
-            if "domains" in metric else [(where, metric, "")]
-        for key, entry, domain in entries:
-            if "file" in entry:
-                found.append((f"{key}.file", entry["file"], domain))
-            for row, value in entry.get("files", {}).items():
-                found.append((f"{key}.files.{row}", value, domain))
-    return found
-
-
-def human_score_epsilons(study: Mapping[str, Any], metrics: Sequence[str], default: Mapping[str, float]) -> dict[str, Mapping[str, float]]:
-    """The epsilon grid of each score of :func:`human_scores`: the study's for ``human``, a file metric's from its config,
-    ``default`` (``robustness.epsilon``) for the workflow's own metrics."""
-    files = study.get("metric_files", {})
-    return {score: study["epsilon"] if score == "human" else files[score]["epsilon"] if score in files else default
-            for score in human_scores(study, metrics)}
-
-
-def human_score_directions(study: Mapping[str, Any], metrics: Sequence[str]) -> dict[str, bool]:
-    """Whether a higher score is better, for each score of :func:`human_scores` (a file metric's from its config)."""
-    files = study.get("metric_files", {})
-    return {score: files[score]["higher_is_better"] if score in files else True for score in human_scores(study, metrics)}
-
-
-def human_unit(study: Mapping[str, Any]) -> str:
-    """The human score's short name (MQM, DA z, or an mtme study's ``score_label``)."""
-    if study["format"] == "mqm":
-        return "MQM"
-    if study["format"] == "mtme":
-        return study.get("score_label", "human score")
-    return f"DA {study['score']}"
-
-
-def human_score_label(study: Mapping[str, Any]) -> str:
-    """What a human study's human score is, for table captions."""
-    if study["format"] == "mtme":
-        return (f"Segment {human_unit(study)} score (higher = better; its mean is near or below 0, so COV means nothing "
-                "and is not printed)")
-    if study["format"] == "mqm":
-        return "Segment MQM score (0 = perfect, higher = better; its mean is negative, so COV means nothing and is not printed)"
-    if study["score"] == "z":
-        return ("Segment DA z score (rater-standardised direct assessment; higher = better; its mean is near 0, so COV "
-                "means nothing and is not printed)")
-    return "Segment DA raw score (0-100 direct assessment; higher = better)"
-
-
-def human_cov_meaningful(study: Mapping[str, Any]) -> bool:
-    """Whether COV = sigma / mu means something for a human study's human score: not for MQM (0 = perfect, the
-    mean is negative) nor for DA z scores (centred on 0 per rater) nor for an mtme study's (MQM or DA z); yes for raw DA (0-100)."""
-    return study["format"] == "wmt-da" and study["score"] != "z"
-
-
-def mt_score_files(system: str, testsets: Sequence[str]) -> dict[str, str]:
-    """The sentence score tables of one MT system, by test set (the MT study's units; also read by the
-    perturbation pair scores and the test-set means)."""
-    return {testset: f"results/scores/{system}/{testset}.tsv" for testset in testsets}
-
-
-def pair_score_files(family: str, system: str, functions: Sequence[str]) -> dict[str, str]:
-    """One system's pair-score tables of a family, by function (a family study's units; also its tables')."""
-    return {function: f"results/perturbations/{family}/{function}/scores/{system}.tsv" for function in functions}
-
-
-def review_response_files(types: Mapping[str, str]) -> dict[str, str]:
-    """The perturbed reviews of every perturbation type (``types``: type -> family), by type."""
-    return {kind: f"results/natural_robustness/sentiment/perturbed/{family}/{kind}.tsv" for kind, family in types.items()}
 
 
 def _mt_domains(plan: StudyPlan, config: Mapping[str, Any], sections: Mapping[str, str]) -> None:
@@ -489,17 +302,6 @@ def _metric_attacks(plan: StudyPlan, config: Mapping[str, Any], sections: Mappin
     plan.gamma_figures["metric_robustness"] = GammaFigure(
         "metric_robustness", stems, "tau", "tau (WMT19 DARR) of each metric across clean and attacked references",
         "metric_gamma_curves", {}, sections["metric_robustness"], "robustness")
-
-
-def natural_rows(config: Mapping[str, Any]) -> dict[str, list[str]]:
-    """The rows of the Natural Robustness consistency study by criterion: MT systems twice, classifiers once."""
-    section = config.get("natural_robustness")
-    if not section:
-        return {}
-    systems = list(section["systems"])
-    classifiers = sentiment_classifiers(config)
-    rows = {"exact": systems, "chrf": systems, "label": classifiers}
-    return {criterion: rows[criterion] for criterion in CRITERIA if rows[criterion]}
 
 
 def _natural_robustness(plan: StudyPlan, config: Mapping[str, Any], sections: Mapping[str, str]) -> None:

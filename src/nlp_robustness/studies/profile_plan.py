@@ -33,7 +33,7 @@ from nlp_robustness.display_names import METHOD_NAMES, family_name, metric_name
 from nlp_robustness.errors import InputError
 from nlp_robustness.statistics.comparisons import COMPARED_STATISTICS
 from nlp_robustness.statistics.pools import WHOLE_POOL, csv_group
-from nlp_robustness.studies.plan import human_rows, human_unit
+from nlp_robustness.studies.study_settings import human_rows, human_unit
 from nlp_robustness.studies.sentiment import sentiment_classifiers
 
 __all__ = [
