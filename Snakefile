@@ -3,7 +3,7 @@
 
 from snakemake.utils import min_version
 
-from nlp_robustness.config import check_config_syntax
+from nlp_robustness.config.files import check_config_syntax
 from nlp_robustness.run_directory import run_directory
 from nlp_robustness.snakemake_messages import plain_input_errors
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from snakemake.logging import logger
 
-from nlp_robustness.config import acquired_datasets
+from nlp_robustness.config.references import acquired_datasets
 from nlp_robustness.data.acquisition import (
     download_file_path,
     is_mirror_substitute,

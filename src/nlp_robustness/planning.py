@@ -27,22 +27,21 @@ import jsonschema
 import yaml
 from jsonschema import validators
 
-from nlp_robustness.config import (
-    check_duplicate_keys,
-    fill_dependent_defaults,
-    validate_config,
+from nlp_robustness.config.files import check_duplicate_keys
+from nlp_robustness.config.references import (
     validate_dataset_references,
     validate_human_studies,
     validate_sentiment_references,
     validate_system_references,
 )
+from nlp_robustness.config.validation import fill_dependent_defaults, validate_config
 from nlp_robustness.data.local_testsets import LocalFiles, check_local_testsets
 from nlp_robustness.data.manifest import Manifest, load_manifest
 from nlp_robustness.data.testset_preparation import check_text_files
 from nlp_robustness.data.testset_selection import check_testset_selections
 from nlp_robustness.config_schema import load_schema, resolve_reference
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import read_text_lines
+from nlp_robustness.fileio.text_files import read_text_lines
 from nlp_robustness.perturbations.configuration import complete_perturbations
 from nlp_robustness.run_directory import rebase_paths
 from nlp_robustness.studies.metric_attacks import complete_metric_robustness

@@ -33,7 +33,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.chrome.webdriver import WebDriver
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import atomic_write
+from nlp_robustness.fileio.atomic import atomic_write
 from nlp_robustness.outputs.report_sections import TEXT_PX_KEY
 
 __all__ = ["CHROMIUM", "CHROMEDRIVER", "WINDOW_SIZE", "WINDOW_SIZES", "LANDING_PAGE", "MIN_TEXT_PX", "TEXT_PX_KEY", "ReportCheck",
