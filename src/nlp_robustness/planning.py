@@ -24,7 +24,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable, Mapping, MutableMapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jsonschema
 import yaml
@@ -56,6 +56,9 @@ from nlp_robustness.studies.mt_studies import complete_mt_studies, mt_study_warn
 from nlp_robustness.studies.natural_robustness import complete_natural_robustness
 from nlp_robustness.studies.profile_plan import complete_profile
 from nlp_robustness.systems.kinds.hypotheses import check_submissions
+
+if TYPE_CHECKING:
+    from nlp_robustness.studies.plan import GammaFigure, StudyPlan, StudyTable
 
 __all__ = [
     "bleu_tokenizers", "canonical_config", "canonical_number", "check_human_files", "check_mirror_dir", "fill_schema_defaults",
@@ -295,9 +298,8 @@ def bleu_tokenizers(config: Mapping[str, Any]) -> dict[str, str]:
     }
 
 
-def study_table_job(plan: Any, study_table: str) -> dict[str, Any]:
-    """Everything a study's table uses (``plan``: the :class:`~nlp_robustness.studies.plan.StudyPlan`): its rows'
-    summaries, pools, texts and rounding."""
+def study_table_job(plan: StudyPlan, study_table: str) -> dict[str, Any]:
+    """Everything a study's table uses: its rows' summaries, pools, texts and rounding."""
     table = plan.tables[study_table]
     return {
         "summaries": plan.table_summaries(study_table), "row_label": table.row_label, "leave_out": table.leave_out,
@@ -306,7 +308,7 @@ def study_table_job(plan: Any, study_table: str) -> dict[str, Any]:
     }
 
 
-def study_comparisons_job(plan: Any, study_table: str) -> dict[str, Any]:
+def study_comparisons_job(plan: StudyPlan, study_table: str) -> dict[str, Any]:
     """Everything a study's paired comparisons use: its table's job (:func:`study_table_job`) and its rows' replicates."""
     return study_table_job(plan, study_table) | {
         "replicates": plan.table_replicates(study_table), "families": plan.tables[study_table].families,
@@ -314,14 +316,16 @@ def study_comparisons_job(plan: Any, study_table: str) -> dict[str, Any]:
     } | ({} if plan.tables[study_table].higher_is_better else {"higher_is_better": False})  # a file metric's direction
 
 
-def study_testsets(plan: Any, rows: Mapping[str, str]) -> list[str]:
+def study_testsets(plan: StudyPlan, rows: Mapping[str, str]) -> list[str]:
     """The test sets behind a study table's or figure's rows (``rows``: row -> statistics stem), those of an MT domain
     study; none for the other studies (their units are not segments of configured test sets)."""
     study = plan.studies[plan.statistics[next(iter(rows.values()))].study]
     return list(study.domains) if study.module == "domains" else []
 
 
-def render_study_caption(template: str, item: Any, plan: Any, without_document_ids: Iterable[str], **variables: Any) -> str:
+def render_study_caption(
+    template: str, item: StudyTable | GammaFigure, plan: StudyPlan, without_document_ids: Iterable[str], **variables: Any
+) -> str:
     """The report caption of a study's table or figure ``item``: its caption ``template`` rendered with its variables,
     then the sentence on those of its test sets ``without_document_ids`` (none: no sentence)."""
     caption = render_caption(template, {**item.caption_context(), **variables})
