@@ -3,8 +3,8 @@
 
 from snakemake.utils import min_version
 
-from nlp_robustness.config import check_config_syntax
-from nlp_robustness.run_directory import run_directory
+from nlp_robustness.config.files import check_config_syntax
+from nlp_robustness.run_directory import move_log_files, remove_if_unused_at_exit, run_directory
 from nlp_robustness.snakemake_messages import plain_input_errors
 
 min_version("9.0")
@@ -30,8 +30,16 @@ if not workflow.overwrite_configfiles:
 # Each config's results/, logs/, downloads and Snakemake's records (.snakemake/) go to its run_directory (default
 # ".": where snakemake is launched; `--directory` takes precedence), so that running another config reruns and
 # overwrites nothing of this one's (docs/own-data.md, "Several configs in one checkout"); rules/common.smk rebases the
-# config's relative paths onto it.
+# config's relative paths onto it. A run directory this start creates is removed again at exit if it holds nothing but
+# Snakemake's records (a failed start, a dry run); Snakemake's log, opened before, moves into it (nlp_robustness.run_directory).
+if workflow.is_main_process and workflow.overwrite_workdir is None:
+    remove_if_unused_at_exit(run_directory(config))
+
+
 workdir: run_directory(config)
+
+
+move_log_files(workflow.logger_manager.logfile_handlers, workflow.workdir_init)
 
 
 include: "rules/common.smk"

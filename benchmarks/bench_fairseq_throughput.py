@@ -32,7 +32,7 @@ import yaml
 from nlp_robustness.systems.fairseq.checkpoints import ModelBundle
 from nlp_robustness.systems.fairseq.generate import GenerationOptions
 from nlp_robustness.systems.fairseq.translate import translate_segments
-from nlp_robustness.fileio import read_table
+from nlp_robustness.fileio.text_files import read_table
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 _GENERATION_SPEED = re.compile(r"Translated ([\d,]+) sentences \(([\d,]+) tokens\) in ([\d.]+)s")

@@ -20,7 +20,7 @@ from pathlib import Path
 import yaml
 
 from bench_fairseq_throughput import inhouse_bundle
-from nlp_robustness.fileio import read_table
+from nlp_robustness.fileio.text_files import read_table
 from nlp_robustness.systems.fairseq.generate import GenerationOptions
 from nlp_robustness.systems.fairseq.translate import translate_segment_lists
 

@@ -6,15 +6,9 @@ from pathlib import Path
 
 from snakemake.logging import logger
 
-from nlp_robustness.config import acquired_datasets
-from nlp_robustness.data.acquisition import (
-    download_file_path,
-    is_mirror_substitute,
-    mirror_download_file,
-    missing_mirror_files,
-    plan_dataset,
-)
-from nlp_robustness.data.document_ids import configured_without_document_ids, segments_as_units_note, segments_as_units_warning
+from nlp_robustness.config.references import acquired_datasets
+from nlp_robustness.data.acquisition import download_file_path, is_mirror_substitute, mirror_download_file, plan_dataset
+from nlp_robustness.data.document_ids import configured_without_document_ids, segments_as_units_note
 from nlp_robustness.data.download import Checksum
 from nlp_robustness.errors import InputError
 from nlp_robustness.outputs.report_sections import (
@@ -24,12 +18,12 @@ from nlp_robustness.outputs.report_sections import (
     NATURAL as NATURAL_SECTION,
     SENTIMENT as SENTIMENT_SECTION,
     family_section,
-    render_caption,
 )
 from nlp_robustness.perturbations.configuration import derived_testset, derived_testsets, function_category, parts
 from nlp_robustness.perturbations.derive import perturbed_sides, sample_group
 from nlp_robustness.perturbations.registry import family_module
-from nlp_robustness.planning import prepare_config
+from nlp_robustness.planning import bleu_tokenizers, plan_warnings, prepare_config, render_study_caption
+from nlp_robustness.planning import study_comparisons_job, study_table_job, study_testsets
 from nlp_robustness.run_directory import rebase_path
 from nlp_robustness.run_owner import allowed, claim_run_directory, config_file_names, run_owner
 from nlp_robustness.scheduler_fix import coalesce_reevaluation_timers
@@ -38,11 +32,11 @@ from nlp_robustness.studies.metric_attack_conditions import conditions as metric
 from nlp_robustness.studies.metric_attack_conditions import levels_of as metric_levels_of
 from nlp_robustness.studies.metric_attack_conditions import metric_variants, pair_downloads
 from nlp_robustness.studies.natural_robustness_config import perturbation_types
-from nlp_robustness.studies.mt_studies import mt_study_warnings, testset_tokenizers
 from nlp_robustness.studies.plan import study_plan
-from nlp_robustness.studies.study_settings import METRIC_AGREEMENT, human_score_directions, human_score_epsilons, human_scores, metric_file_values, mt_study_directory, review_response_files
+from nlp_robustness.studies.study_settings import METRIC_AGREEMENT, human_score_directions, human_score_epsilons, human_scores, metric_file_values, mt_study_directory
 from nlp_robustness.studies.study_settings import mt_score_files as study_score_files
 from nlp_robustness.studies.study_settings import pair_score_files as family_pair_score_files
+from nlp_robustness.studies.study_settings import review_response_files
 from nlp_robustness.studies.profile_plan import config_hash, plan_files, profile_plan
 from nlp_robustness.studies.sentiment import sentiment_classifiers, sentiment_models
 
@@ -79,9 +73,7 @@ SYSTEMS = list(config["systems"])
 # MT domain studies (nlp_robustness.studies.mt_studies): each its test sets, systems, left-out test sets and
 # language pair; a test set's language pair decides its BLEU tokenizer.
 MT_STUDIES = config["mt_studies"]
-for _warning in mt_study_warnings(config):  # a study of two domains: its leave-one-out pools are single domains
-    logger.warning(_warning)
-BLEU_TOKENIZERS = testset_tokenizers(config)
+BLEU_TOKENIZERS = bleu_tokenizers(config)  # a perturbed test set is scored with the tokenizer of those it was drawn from
 METRICS = list(config["metrics"])
 ROBUSTNESS = config["robustness"]
 UNCERTAINTY = config["uncertainty"]
@@ -94,10 +86,6 @@ PERTURBATIONS = config.get("perturbations")
 FAMILIES = dict(PERTURBATIONS["families"]) if PERTURBATIONS else {}
 PERTURBATION_METRICS = list(PERTURBATIONS["metrics"]) if PERTURBATIONS else []
 DERIVED_TESTSETS = [name for family, spec in FAMILIES.items() for name in derived_testsets(family, spec)]
-# A perturbed test set is scored with the tokenizer of the test sets it was drawn from.
-BLEU_TOKENIZERS |= {
-    name: BLEU_TOKENIZERS.get(spec["testsets"][0], "13a") for family, spec in FAMILIES.items() for name in derived_testsets(family, spec)
-}
 # Every test set is scored with the MT metrics and the perturbation metrics (beta and beta1 come from there).
 SCORED_METRICS = METRICS + [metric for metric in PERTURBATION_METRICS if metric not in METRICS]
 # Downloads are resources the workflow fetches (snakemake-workflows convention; gitignored). The
@@ -137,23 +125,14 @@ DATASET_PLANS = {
     key: plan_dataset(dataset, MANIFEST, MIRROR_DIR, DOWNLOAD_DIR) for key, dataset in MANIFEST.datasets.items()
 }
 ACQUIRED_DATASETS = acquired_datasets(config)
-for _key in ACQUIRED_DATASETS:
-    _missing = missing_mirror_files(MANIFEST.datasets[_key], MIRROR_DIR) if MIRROR_DIR is not None else []
-    if _missing and len(_missing) < len(MANIFEST.datasets[_key].mirror.files):
-        logger.warning(
-            f"dataset {_key}: mirror_dir {MIRROR_DIR} holds only part of it (missing {', '.join(_missing)}); "
-            f"the whole dataset is taken from its downloads"
-        )
 ARCHIVE_DOWNLOADS = [key for key, download in MANIFEST.downloads.items() if download.archive is not None]
 # Test sets whose segments carry no document id (plain text, TSV, a domain file without ids): the bootstrap
 # resamples their segments as independent units, which the log says now and every caption built on them says
 # (nlp_robustness.data.document_ids).
-TESTSETS_WITHOUT_DOCUMENT_IDS = configured_without_document_ids(
-    config["testsets"], {key: plan.format for key, plan in DATASET_PLANS.items()}
-)
-for _study, _spec in MT_STUDIES.items():
-    if _without := [testset for testset in _spec["testsets"] if testset in TESTSETS_WITHOUT_DOCUMENT_IDS]:
-        logger.warning(segments_as_units_warning(_study, _without))
+TESTSETS_WITHOUT_DOCUMENT_IDS = configured_without_document_ids(config["testsets"], {key: plan.format for key, plan in DATASET_PLANS.items()})
+# Two-domain studies (single-domain leave-one-out pools), partial mirror copies, test sets without document ids.
+for _warning in plan_warnings(config, MANIFEST, ACQUIRED_DATASETS, TESTSETS_WITHOUT_DOCUMENT_IDS):
+    logger.warning(_warning)
 
 
 def _alternation(names):
@@ -217,8 +196,6 @@ def testset_input_files(wildcards):
     return {"source": spec["source"], "reference": spec["reference"], **domain_file}
 
 
-
-
 def final_outputs():
     """Everything `snakemake` builds by default."""
     studies = STUDY_PLAN.outputs()  # every study's robustness tables and gamma figures
@@ -277,38 +254,10 @@ def block_set_files(wildcards):
     return list(STUDY_PLAN.block_sets[wildcards.block_set].unit_files.values())
 
 
-def study_table_job(study_table):
-    """Everything a study's table uses: its rows' summaries, pools, texts and rounding."""
-    table = STUDY_PLAN.tables[study_table]
-    return {
-        "summaries": STUDY_PLAN.table_summaries(study_table), "row_label": table.row_label, "leave_out": table.leave_out,
-        "branch": table.branch, "scores": table.scores, "pool": table.pool, "note": table.note,
-        "latex_label": table.latex_label, "decimals": table.decimals, "with_cov": table.cov_meaningful,
-    }
-
-
-def study_comparisons_job(study_table):
-    """Everything a study's paired comparisons use: its table's summaries and its rows' replicates."""
-    return study_table_job(study_table) | {
-        "replicates": STUDY_PLAN.table_replicates(study_table), "families": STUDY_PLAN.tables[study_table].families,
-        "aggregation": STUDY_PLAN.table_aggregation(study_table),
-    } | ({} if STUDY_PLAN.tables[study_table].higher_is_better else {"higher_is_better": False})  # a file metric's direction
-
-
 def study_caption(item, **variables):
-    """The report caption of a study's table or figure: its caption file rendered with its variables, then what
-    :func:`resampling_note` says of its test sets."""
+    """The report caption of a study's table or figure, with the note on its test sets without document ids."""
     template = Path(workflow.source_path(f"../report/{item.caption}.rst")).read_text(encoding="utf-8")
-    caption = render_caption(template, {**item.caption_context(), **variables})
-    note = resampling_note(study_testsets(item.rows))
-    return f"{caption.rstrip()}\n{note}\n" if note else caption
-
-
-def study_testsets(rows):
-    """The test sets behind a study table's or figure's rows (``rows``: row -> statistics stem), those of an MT domain
-    study; none for the other studies (their units are not segments of configured test sets)."""
-    study = STUDY_PLAN.studies[STUDY_PLAN.statistics[next(iter(rows.values()))].study]
-    return list(study.domains) if study.module == "domains" else []
+    return render_study_caption(template, item, STUDY_PLAN, TESTSETS_WITHOUT_DOCUMENT_IDS, **variables)
 
 
 def resampling_note(testsets):

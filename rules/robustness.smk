@@ -77,9 +77,9 @@ rule robustness_tables:
     benchmark:
         "logs/benchmarks/robustness_tables/{study_table}/{method}.tsv",
     params:
-        table=lambda wildcards: study_table_job(wildcards.study_table),
+        table=lambda wildcards: study_table_job(STUDY_PLAN, wildcards.study_table),
         caption=lambda wildcards: study_caption(STUDY_PLAN.tables[wildcards.study_table], method=wildcards.method),
-        resampling_note=lambda wildcards: resampling_note(study_testsets(STUDY_PLAN.tables[wildcards.study_table].rows)),
+        resampling_note=lambda wildcards: resampling_note(study_testsets(STUDY_PLAN, STUDY_PLAN.tables[wildcards.study_table].rows)),
     threads: 1
     resources:
         mem_mb=500,
@@ -104,9 +104,9 @@ rule robustness_comparisons:
     benchmark:
         "logs/benchmarks/robustness_comparisons/{study_table}.tsv",
     params:
-        table=lambda wildcards: study_comparisons_job(wildcards.study_table),
+        table=lambda wildcards: study_comparisons_job(STUDY_PLAN, wildcards.study_table),
         uncertainty=UNCERTAINTY,
-        resampling_note=lambda wildcards: resampling_note(study_testsets(STUDY_PLAN.tables[wildcards.study_table].rows)),
+        resampling_note=lambda wildcards: resampling_note(study_testsets(STUDY_PLAN, STUDY_PLAN.tables[wildcards.study_table].rows)),
     threads: 1
     resources:
         mem_mb=1000,

@@ -8,7 +8,7 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 
 import pandas as pd  # noqa: E402
 
-from nlp_robustness.fileio import read_table, write_table  # noqa: E402
+from nlp_robustness.fileio.text_files import read_table, write_table  # noqa: E402
 from nlp_robustness.perturbations import character_attacks  # noqa: E402
 from nlp_robustness.scoring.unknown_tokens import load_wordpiece_tokenizer  # noqa: E402
 from nlp_robustness.studies.metric_attack_scoring import (  # noqa: E402

@@ -7,7 +7,7 @@ sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
 from nlp_robustness.data.acquisition import summary_table  # noqa: E402
-from nlp_robustness.fileio import read_json_records  # noqa: E402
+from nlp_robustness.fileio.text_files import read_json_records  # noqa: E402
 from nlp_robustness.outputs.table_writer import write_html_table, write_summary_table  # noqa: E402
 
 table = summary_table(read_json_records(snakemake.input))

@@ -10,7 +10,8 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 import sacrebleu  # noqa: E402
 
 from nlp_robustness.systems.fairseq.translate import translate_with_settings  # noqa: E402
-from nlp_robustness.fileio import atomic_write, read_json_records, read_table  # noqa: E402
+from nlp_robustness.fileio.atomic import atomic_write  # noqa: E402
+from nlp_robustness.fileio.text_files import read_json_records, read_table  # noqa: E402
 
 dev = read_table(snakemake.input.dev, ["source", "reference"], "development set")
 references = dev["reference"].tolist()

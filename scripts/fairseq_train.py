@@ -11,7 +11,7 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 
 from nlp_robustness.systems.fairseq.runtime import resolve_device  # noqa: E402
 from nlp_robustness.systems.fairseq.training import TrainingOptions, train_model  # noqa: E402
-from nlp_robustness.fileio import atomic_write, job_scratch_directory  # noqa: E402
+from nlp_robustness.fileio.atomic import atomic_write, job_scratch_directory  # noqa: E402
 
 training = snakemake.params.training
 source_language, target_language = snakemake.params.languages

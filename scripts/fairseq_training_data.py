@@ -13,7 +13,8 @@ from nlp_robustness.errors import InputError  # noqa: E402
 from nlp_robustness.systems.fairseq.binarize import binarize  # noqa: E402
 from nlp_robustness.systems.fairseq.corpus import prepare_training_corpus  # noqa: E402
 from nlp_robustness.systems.fairseq.runtime import fairseq_environment  # noqa: E402
-from nlp_robustness.fileio import atomic_write, write_table  # noqa: E402
+from nlp_robustness.fileio.atomic import atomic_write  # noqa: E402
+from nlp_robustness.fileio.text_files import write_table  # noqa: E402
 from nlp_robustness.data.testsets import read_testset_table  # noqa: E402
 
 corpus_params = snakemake.params.corpus

@@ -8,7 +8,7 @@ sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
 from nlp_robustness.data.wmt_da import rated_segments, read_da_segment_scores, read_line_domains  # noqa: E402
-from nlp_robustness.fileio import read_text_lines, write_table  # noqa: E402
+from nlp_robustness.fileio.text_files import read_text_lines, write_table  # noqa: E402
 from nlp_robustness.scoring.sentence_scores import sentence_scores  # noqa: E402
 from nlp_robustness.studies.human_files import add_file_metrics  # noqa: E402
 from nlp_robustness.studies.human import SEGMENT_COLUMNS  # noqa: E402

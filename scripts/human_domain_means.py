@@ -7,7 +7,7 @@ sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
 from nlp_robustness.data.wmt_da import read_da_segment_scores, read_da_system_scores  # noqa: E402
-from nlp_robustness.fileio import atomic_write  # noqa: E402
+from nlp_robustness.fileio.atomic import atomic_write  # noqa: E402
 from nlp_robustness.outputs.table_writer import markdown_table, write_html_table  # noqa: E402
 from nlp_robustness.studies.human import read_segments  # noqa: E402
 from nlp_robustness.studies.human_da import da_domain_means  # noqa: E402

@@ -6,7 +6,7 @@ import sys
 sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
-from nlp_robustness.fileio import read_text_lines, write_table  # noqa: E402
+from nlp_robustness.fileio.text_files import read_text_lines, write_table  # noqa: E402
 from nlp_robustness.data.mqm import error_file_texts, read_mqm_error_texts, read_mqm_segment_scores  # noqa: E402
 from nlp_robustness.studies.human import SEGMENT_COLUMNS  # noqa: E402
 from nlp_robustness.studies.human_mqm import domain_segments  # noqa: E402

@@ -8,7 +8,7 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 
 import pandas as pd  # noqa: E402
 
-from nlp_robustness.fileio import atomic_write  # noqa: E402
+from nlp_robustness.fileio.atomic import atomic_write  # noqa: E402
 from nlp_robustness.outputs.table_writer import markdown_table, write_html_table  # noqa: E402
 from nlp_robustness.statistics.pool_uncertainty import read_replicates  # noqa: E402
 from nlp_robustness.studies.human_rankings import ranking_tables  # noqa: E402

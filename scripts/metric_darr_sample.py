@@ -6,13 +6,8 @@ import sys
 sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
-from nlp_robustness.fileio import write_table  # noqa: E402
-from nlp_robustness.studies.metric_attack_scoring import (  # noqa: E402
-    DARR_COLUMNS,
-    HYPOTHESIS_COLUMNS,
-    SEGMENT_COLUMNS,
-    sample_pair,
-)
+from nlp_robustness.fileio.text_files import write_table  # noqa: E402
+from nlp_robustness.studies.metric_attack_scoring import DARR_COLUMNS, HYPOTHESIS_COLUMNS, SEGMENT_COLUMNS, sample_pair  # noqa: E402
 
 files = snakemake.params.files
 darr, segments, hypotheses = sample_pair(

@@ -8,7 +8,8 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 
 import pandas as pd  # noqa: E402
 
-from nlp_robustness.fileio import atomic_write, read_table  # noqa: E402
+from nlp_robustness.fileio.atomic import atomic_write  # noqa: E402
+from nlp_robustness.fileio.text_files import read_table  # noqa: E402
 from nlp_robustness.outputs.table_writer import write_html_table  # noqa: E402
 from nlp_robustness.outputs.metric_robustness import RATE_CAPTION, attack_rate_table, frame_markdown, unknown_token_latex, unknown_token_table  # noqa: E402
 from nlp_robustness.scoring.unknown_tokens import load_wordpiece_tokenizer  # noqa: E402

@@ -8,7 +8,8 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 
 import pandas as pd  # noqa: E402
 
-from nlp_robustness.fileio import atomic_write, read_table, write_table  # noqa: E402
+from nlp_robustness.fileio.atomic import atomic_write  # noqa: E402
+from nlp_robustness.fileio.text_files import read_table, write_table  # noqa: E402
 from nlp_robustness.outputs.table_writer import write_html_table  # noqa: E402
 from nlp_robustness.outputs.metric_robustness import tau_markdown, tau_latex  # noqa: E402
 from nlp_robustness.studies.metric_attack_scoring import DARR_COLUMNS, SCORE_KEY_COLUMNS, tau_tables  # noqa: E402

@@ -6,7 +6,7 @@ import sys
 sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
-from nlp_robustness.fileio import read_table  # noqa: E402
+from nlp_robustness.fileio.text_files import read_table  # noqa: E402
 from nlp_robustness.outputs.metric_robustness import tau_difference_markdown, tau_interval_markdown  # noqa: E402
 from nlp_robustness.outputs.table_writer import csv_text, write_text  # noqa: E402
 from nlp_robustness.studies.metric_attacks import AGREEMENT_KEY_COLUMNS  # noqa: E402

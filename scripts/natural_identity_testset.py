@@ -8,7 +8,7 @@ sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
 from nlp_robustness.data.testsets import read_testset_table  # noqa: E402
-from nlp_robustness.fileio import read_table, write_table  # noqa: E402
+from nlp_robustness.fileio.text_files import read_table, write_table  # noqa: E402
 from nlp_robustness.perturbations.derive import DERIVED_COLUMNS  # noqa: E402
 from nlp_robustness.studies.natural_robustness_controls import identity_testset, type_control  # noqa: E402
 

@@ -12,7 +12,7 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 import pandas as pd  # noqa: E402
 
 from nlp_robustness.data.testsets import read_testset_table  # noqa: E402
-from nlp_robustness.fileio import write_table  # noqa: E402
+from nlp_robustness.fileio.text_files import write_table  # noqa: E402
 from nlp_robustness.sampling import RECORD_COLUMNS  # noqa: E402
 from nlp_robustness.studies.natural_robustness_responses import mt_records, read_responses, record_id  # noqa: E402
 from nlp_robustness.studies.natural_robustness_scores import SCORE_COLUMNS, natural_scores  # noqa: E402

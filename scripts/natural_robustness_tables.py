@@ -6,7 +6,7 @@ import sys
 sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
-from nlp_robustness.fileio import atomic_write  # noqa: E402
+from nlp_robustness.fileio.atomic import atomic_write  # noqa: E402
 from nlp_robustness.statistics.natural_robustness import FEW_PERTURBATIONS  # noqa: E402
 from nlp_robustness.outputs.table_writer import write_html_table  # noqa: E402
 from nlp_robustness.outputs.natural_robustness import (  # noqa: E402

@@ -7,7 +7,7 @@ sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
 from nlp_robustness.data.testsets import read_testset_table  # noqa: E402
-from nlp_robustness.fileio import write_table  # noqa: E402
+from nlp_robustness.fileio.text_files import write_table  # noqa: E402
 from nlp_robustness.perturbations.derive import DERIVED_COLUMNS, STATUS_COLUMNS, derive_for_job  # noqa: E402
 from nlp_robustness.perturbations.parse import read_parse_table  # noqa: E402
 

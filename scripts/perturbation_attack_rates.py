@@ -9,7 +9,8 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 
 import pandas as pd  # noqa: E402
 
-from nlp_robustness.fileio import atomic_write, read_table  # noqa: E402
+from nlp_robustness.fileio.atomic import atomic_write  # noqa: E402
+from nlp_robustness.fileio.text_files import read_table  # noqa: E402
 from nlp_robustness.outputs.metric_robustness import RATE_CAPTION, attacked_source_rates, frame_markdown  # noqa: E402
 from nlp_robustness.scoring.unknown_tokens import load_wordpiece_tokenizer  # noqa: E402
 from nlp_robustness.perturbations.registry import family_module  # noqa: E402

@@ -7,7 +7,7 @@ import sys
 sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
-from nlp_robustness.fileio import atomic_write  # noqa: E402
+from nlp_robustness.fileio.atomic import atomic_write  # noqa: E402
 from nlp_robustness.outputs.perturbation_tables import function_similarity  # noqa: E402
 from nlp_robustness.perturbations.collect import read_perturbed_sources  # noqa: E402
 from nlp_robustness.scoring.sentence_scores import sentence_scores  # noqa: E402

@@ -8,7 +8,8 @@ sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
 from nlp_robustness.data.acquisition import plan_from_params, provenance_record, read_dataset  # noqa: E402
-from nlp_robustness.fileio import atomic_write, write_table  # noqa: E402
+from nlp_robustness.fileio.atomic import atomic_write  # noqa: E402
+from nlp_robustness.fileio.text_files import write_table  # noqa: E402
 
 plan = plan_from_params(snakemake.params.plan)
 logging.info("%s: reading the %s copy (%s format)", plan.dataset, plan.origin, plan.format)

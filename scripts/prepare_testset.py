@@ -13,7 +13,7 @@ from nlp_robustness.data.document_ids import segments_as_units_note  # noqa: E40
 from nlp_robustness.data.local_testsets import is_local_testset, read_local_testset  # noqa: E402
 from nlp_robustness.data.testset_preparation import prepare_testset  # noqa: E402
 from nlp_robustness.data.testsets import load_parallel_files, read_testset_table, sha256_of, write_testset_table  # noqa: E402
-from nlp_robustness.fileio import atomic_write  # noqa: E402
+from nlp_robustness.fileio.atomic import atomic_write  # noqa: E402
 
 name = snakemake.wildcards.testset
 spec = snakemake.params.spec  # the config entry, defaults filled in

@@ -8,7 +8,7 @@ import sys
 sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
-from nlp_robustness.fileio import atomic_write  # noqa: E402
+from nlp_robustness.fileio.atomic import atomic_write  # noqa: E402
 from nlp_robustness.outputs.comparisons import comparisons_markdown, to_csv_text  # noqa: E402
 from nlp_robustness.statistics.comparisons import COMPARED_STATISTICS, compare_rows  # noqa: E402
 from nlp_robustness.statistics.engine import read_summary  # noqa: E402

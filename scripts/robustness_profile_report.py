@@ -7,7 +7,7 @@ import sys
 sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
-from nlp_robustness.fileio import atomic_write  # noqa: E402
+from nlp_robustness.fileio.atomic import atomic_write  # noqa: E402
 from nlp_robustness.outputs.profile import report_description  # noqa: E402
 
 with open(snakemake.input.profile, encoding="utf-8") as handle:

@@ -7,7 +7,7 @@ import sys
 sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
-from nlp_robustness.fileio import atomic_write  # noqa: E402
+from nlp_robustness.fileio.atomic import atomic_write  # noqa: E402
 from nlp_robustness.statistics.blocks import read_blocks  # noqa: E402
 from nlp_robustness.statistics.engine import evaluate_study  # noqa: E402
 from nlp_robustness.statistics.pool_uncertainty import UncertaintyOptions, write_replicates  # noqa: E402

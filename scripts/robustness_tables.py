@@ -9,7 +9,7 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 
 import pandas as pd  # noqa: E402
 
-from nlp_robustness.fileio import atomic_write  # noqa: E402
+from nlp_robustness.fileio.atomic import atomic_write  # noqa: E402
 from nlp_robustness.outputs.tables import (  # noqa: E402
     has_between_domains,
     interval_cells,

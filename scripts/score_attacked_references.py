@@ -8,13 +8,8 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 
 import pandas as pd  # noqa: E402
 
-from nlp_robustness.fileio import read_table, write_table  # noqa: E402
-from nlp_robustness.studies.metric_attack_scoring import (  # noqa: E402
-    HYPOTHESIS_COLUMNS,
-    REFERENCE_COLUMNS,
-    SCORE_KEY_COLUMNS,
-    score_level,
-)
+from nlp_robustness.fileio.text_files import read_table, write_table  # noqa: E402
+from nlp_robustness.studies.metric_attack_scoring import HYPOTHESIS_COLUMNS, REFERENCE_COLUMNS, SCORE_KEY_COLUMNS, score_level  # noqa: E402
 
 job = snakemake.params.job
 references = {}

@@ -6,7 +6,8 @@ import sys
 sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
-from nlp_robustness.fileio import atomic_write, read_json_records, read_table  # noqa: E402
+from nlp_robustness.fileio.atomic import atomic_write  # noqa: E402
+from nlp_robustness.fileio.text_files import read_json_records, read_table  # noqa: E402
 from nlp_robustness.outputs.table_writer import write_html_table  # noqa: E402
 from nlp_robustness.outputs.sentiment import accuracy_summary_markdown  # noqa: E402
 from nlp_robustness.studies.sentiment import ACCURACY_COLUMNS, accuracy_summary  # noqa: E402

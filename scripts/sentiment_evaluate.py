@@ -8,7 +8,7 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 
 import joblib  # noqa: E402
 
-from nlp_robustness.fileio import read_table, write_table  # noqa: E402
+from nlp_robustness.fileio.text_files import read_table, write_table  # noqa: E402
 from nlp_robustness.studies.sentiment import ACCURACY_COLUMNS, accuracy_by_domain  # noqa: E402
 from nlp_robustness.systems.sentiment_classifier import (  # noqa: E402
     PREDICTION_COLUMNS,

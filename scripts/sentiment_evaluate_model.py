@@ -8,7 +8,8 @@ import time
 sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
-from nlp_robustness.fileio import atomic_write, write_table  # noqa: E402
+from nlp_robustness.fileio.atomic import atomic_write  # noqa: E402
+from nlp_robustness.fileio.text_files import write_table  # noqa: E402
 from nlp_robustness.studies.sentiment import ACCURACY_COLUMNS, accuracy_by_domain  # noqa: E402
 from nlp_robustness.systems.hf_classifier import ModelSettings, load_classifier  # noqa: E402
 from nlp_robustness.systems.sentiment_classifier import PREDICTION_COLUMNS, predict_test_domains, read_reviews  # noqa: E402

@@ -7,7 +7,8 @@ import sys
 sys.stderr = open(snakemake.log[0], "w", encoding="utf-8")
 logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s %(message)s")
 
-from nlp_robustness.fileio import atomic_write, write_table  # noqa: E402
+from nlp_robustness.fileio.atomic import atomic_write  # noqa: E402
+from nlp_robustness.fileio.text_files import write_table  # noqa: E402
 from nlp_robustness.systems.sentiment_classifier import (  # noqa: E402
     SPLIT_COLUMNS, ClassifierSettings, read_reviews, train_domain_classifier, write_pipeline,
 )

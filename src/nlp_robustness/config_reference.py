@@ -40,7 +40,7 @@ from typing import Any
 
 import yaml
 
-from nlp_robustness.fileio import atomic_write
+from nlp_robustness.fileio.atomic import atomic_write
 from nlp_robustness.config_schema import load_schema, resolve_reference
 
 __all__ = ["COMMAND", "PLACEHOLDERS", "SCHEMA", "Entry", "Section", "check", "describe", "entries", "inline_value",

@@ -1,5 +1,5 @@
 """The config schema (schemas/config.schema.yaml) as the workflow reads it: loaded once per use, and its local
-``$ref`` references (``#/$defs/...``) resolved, for validation (:mod:`nlp_robustness.config`), planning (defaults),
+``$ref`` references (``#/$defs/...``) resolved, for validation (:mod:`nlp_robustness.config.validation`), planning (defaults),
 the run directory (``x-path`` keys) and the config reference (docs/config.md)."""
 
 from __future__ import annotations

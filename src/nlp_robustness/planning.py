@@ -1,5 +1,8 @@
 """What the workflow plans from a config before any job runs: the config checked, completed and made
-canonical, and the dataset manifest it refers to, checked against it.
+canonical, and the dataset manifest it refers to, checked against it; then what rules/common.smk derives from
+them: the warnings the log opens with (:func:`plan_warnings`), every test set's BLEU tokenizer
+(:func:`bleu_tokenizers`), and what a study's table and caption jobs are given (:func:`study_table_job`,
+:func:`render_study_caption`).
 
 ``rules/common.smk`` calls :func:`prepare_config` once when Snakemake parses the workflow; tests call the
 same function in-process, so a bad config is caught by the same code (and with the same message) with or
@@ -21,38 +24,47 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable, Mapping, MutableMapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jsonschema
 import yaml
 from jsonschema import validators
 
-from nlp_robustness.config import (
-    check_duplicate_keys,
-    fill_dependent_defaults,
-    validate_config,
+from nlp_robustness.config.files import check_duplicate_keys
+from nlp_robustness.config.references import (
     validate_dataset_references,
     validate_human_studies,
     validate_sentiment_references,
     validate_system_references,
 )
+from nlp_robustness.config.validation import fill_dependent_defaults, validate_config
+from nlp_robustness.data.acquisition import missing_mirror_files
+from nlp_robustness.data.document_ids import segments_as_units_note, segments_as_units_warning
 from nlp_robustness.data.local_testsets import LocalFiles, check_local_testsets
 from nlp_robustness.data.manifest import Manifest, load_manifest
 from nlp_robustness.data.testset_preparation import check_text_files
 from nlp_robustness.data.testset_selection import check_testset_selections
 from nlp_robustness.config_schema import load_schema, resolve_reference
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import read_text_lines
-from nlp_robustness.perturbations.configuration import complete_perturbations
-from nlp_robustness.run_directory import rebase_paths
+from nlp_robustness.fileio.text_files import read_text_lines
+from nlp_robustness.outputs.report_sections import render_caption
+from nlp_robustness.perturbations.configuration import complete_perturbations, derived_testsets
+from nlp_robustness.run_directory import named_as_written, rebase_paths, written_paths
 from nlp_robustness.studies.metric_attack_conditions import complete_metric_robustness
 from nlp_robustness.studies.metric_files import check_study_metric_files, complete_metric_files
-from nlp_robustness.studies.mt_studies import complete_mt_studies
+from nlp_robustness.studies.mt_studies import complete_mt_studies, mt_study_warnings, testset_tokenizers
 from nlp_robustness.studies.natural_robustness_config import complete_natural_robustness
 from nlp_robustness.studies.profile_plan import complete_profile
 from nlp_robustness.systems.kinds.hypotheses import check_submissions
 
-__all__ = ["canonical_config", "canonical_number", "check_human_files", "check_mirror_dir", "fill_schema_defaults", "prepare_config"]
+if TYPE_CHECKING:
+    from nlp_robustness.studies.plan import StudyPlan
+    from nlp_robustness.studies.plan_entries import GammaFigure, StudyTable
+
+__all__ = [
+    "bleu_tokenizers", "canonical_config", "canonical_number", "check_human_files", "check_mirror_dir", "fill_schema_defaults",
+    "plan_warnings", "prepare_config", "render_study_caption", "study_comparisons_job", "study_table_job", "study_testsets",
+]
 
 
 def fill_schema_defaults(config: MutableMapping[str, Any], schema: Mapping[str, Any]) -> None:
@@ -132,16 +144,19 @@ def canonical_config(config: Mapping[str, Any], schema: Mapping[str, Any]) -> di
     return _canonical(dict(config), schema, schema)
 
 
-def check_mirror_dir(mirror_dir: str | None) -> None:
+def check_mirror_dir(mirror_dir: str | None, launch_directory: str | Path | None = None) -> None:
     """Raise :class:`InputError` naming the key and path when ``mirror_dir`` is set but is not a folder.
 
     A mirror that is not there would otherwise turn every dataset into a download without a word (offline,
     the first one fails half a minute later with a name-resolution error that says nothing of the mirror).
-    Downloads are what ``mirror_dir: null`` asks for.
+    Downloads are what ``mirror_dir: null`` asks for. ``launch_directory``: where snakemake was launched, when
+    ``mirror_dir`` was rebased from there onto the run directory (the message names the path as written).
     """
     if mirror_dir is None or Path(mirror_dir).is_dir():
         return
-    where = f" (relative to the working directory {Path.cwd()})" if not Path(mirror_dir).is_absolute() else ""
+    base = f"{Path(launch_directory).absolute()}, where snakemake was launched" if launch_directory is not None else (
+        f"the working directory {Path.cwd()}")
+    where = f" (relative to {base})" if not Path(mirror_dir).is_absolute() else ""
     state = "is not a folder" if Path(mirror_dir).exists() else "does not exist"
     raise InputError(
         f"mirror_dir: {mirror_dir} {state}{where}; point it at the datasets' mirror, or set mirror_dir: null "
@@ -208,9 +223,25 @@ def prepare_config(config: MutableMapping[str, Any], workflow_dir: str | Path, c
         manifest = load_manifest(workflow_dir / config["dataset_manifest"], workflow_dir / "schemas" / "datasets.schema.yaml")
     except InputError as error:
         raise InputError(f"config key 'dataset_manifest': {error}") from None
+    as_written: dict[str, str] = {}
     if launch_directory is not None:  # relative paths keep naming the launch directory's files from the run directory
-        rebase_paths(config, schema, launch_directory, downloads=manifest.downloads)  # a human study's download stays
-    check_mirror_dir(config["mirror_dir"])
+        written = copy.deepcopy(config)
+        rebased = rebase_paths(config, schema, launch_directory, downloads=manifest.downloads)  # a human study's download stays
+        as_written = written_paths(written, rebased)
+    try:
+        _check_and_complete(config, manifest, launch_directory)
+    except InputError as error:  # a file named as the user wrote it, not as rebased onto the run directory
+        raise named_as_written(error, as_written) from None
+    canonical = canonical_config(config, schema)
+    config.clear()
+    config.update(canonical)
+    return manifest
+
+
+def _check_and_complete(config: MutableMapping[str, Any], manifest: Manifest, launch_directory: str | Path | None) -> None:
+    """What :func:`prepare_config` does after the paths are rebased: every study, family and file checked against
+    the manifest and each other, and the config completed."""
+    check_mirror_dir(config["mirror_dir"], launch_directory)
     # studies first: a perturbation family's default test sets and systems are those of the studies it applies to
     complete_mt_studies(config, {key: (dataset.source_language, dataset.target_language) for key, dataset in manifest.datasets.items()})
     complete_metric_files(config)  # an MT study's metrics read from files: their test sets and systems
@@ -237,7 +268,68 @@ def prepare_config(config: MutableMapping[str, Any], workflow_dir: str | Path, c
                      {key: dataset.segments for key, dataset in manifest.datasets.items()}, whole_files)
     # an MT study's metric scores read from files: each file, system, line count and needed score, before any job
     check_study_metric_files(config, {key: dataset.segments for key, dataset in manifest.datasets.items()}, local_files)
-    canonical = canonical_config(config, schema)
-    config.clear()
-    config.update(canonical)
-    return manifest
+
+
+def plan_warnings(config: Mapping[str, Any], manifest: Manifest, acquired: Iterable[str], without_document_ids: Iterable[str]) -> list[str]:
+    """What the log says of a prepared config before any job, in this order: an MT study of two test sets whose
+    leave-one-out pools are single domains; a mirror holding only part of an ``acquired`` dataset (which is then
+    taken from its downloads); an MT study with test sets ``without_document_ids`` (its segments resampled as
+    independent units)."""
+    warnings = mt_study_warnings(config)
+    mirror_dir = config["mirror_dir"]
+    for key in acquired:
+        missing = missing_mirror_files(manifest.datasets[key], mirror_dir) if mirror_dir is not None else []
+        if missing and len(missing) < len(manifest.datasets[key].mirror.files):
+            warnings.append(f"dataset {key}: mirror_dir {mirror_dir} holds only part of it (missing {', '.join(missing)}); "
+                            f"the whole dataset is taken from its downloads")
+    without = set(without_document_ids)
+    for study, spec in config["mt_studies"].items():
+        if testsets := [testset for testset in spec["testsets"] if testset in without]:
+            warnings.append(segments_as_units_warning(study, testsets))
+    return warnings
+
+
+def bleu_tokenizers(config: Mapping[str, Any]) -> dict[str, str]:
+    """The BLEU tokenizer of every test set of an MT study (its study's) and of every perturbed test set (that of the
+    first test set it was drawn from; ``13a``, sacrebleu's default, when that has none)."""
+    tokenizers = testset_tokenizers(config)
+    families = config["perturbations"]["families"] if config.get("perturbations") else {}
+    return tokenizers | {
+        name: tokenizers.get(spec["testsets"][0], "13a") for family, spec in families.items() for name in derived_testsets(family, spec)
+    }
+
+
+def study_table_job(plan: StudyPlan, study_table: str) -> dict[str, Any]:
+    """Everything a study's table uses: its rows' summaries, pools, texts and rounding."""
+    table = plan.tables[study_table]
+    return {
+        "summaries": plan.table_summaries(study_table), "row_label": table.row_label, "leave_out": table.leave_out,
+        "branch": table.branch, "scores": table.scores, "pool": table.pool, "note": table.note,
+        "latex_label": table.latex_label, "decimals": table.decimals, "with_cov": table.cov_meaningful,
+    }
+
+
+def study_comparisons_job(plan: StudyPlan, study_table: str) -> dict[str, Any]:
+    """Everything a study's paired comparisons use: its table's job (:func:`study_table_job`) and its rows' replicates."""
+    return study_table_job(plan, study_table) | {
+        "replicates": plan.table_replicates(study_table), "families": plan.tables[study_table].families,
+        "aggregation": plan.table_aggregation(study_table),
+    } | ({} if plan.tables[study_table].higher_is_better else {"higher_is_better": False})  # a file metric's direction
+
+
+def study_testsets(plan: StudyPlan, rows: Mapping[str, str]) -> list[str]:
+    """The test sets behind a study table's or figure's rows (``rows``: row -> statistics stem), those of an MT domain
+    study; none for the other studies (their units are not segments of configured test sets)."""
+    study = plan.studies[plan.statistics[next(iter(rows.values()))].study]
+    return list(study.domains) if study.module == "domains" else []
+
+
+def render_study_caption(
+    template: str, item: StudyTable | GammaFigure, plan: StudyPlan, without_document_ids: Iterable[str], **variables: Any
+) -> str:
+    """The report caption of a study's table or figure ``item``: its caption ``template`` rendered with its variables,
+    then the sentence on those of its test sets ``without_document_ids`` (none: no sentence)."""
+    caption = render_caption(template, {**item.caption_context(), **variables})
+    without = set(without_document_ids)
+    note = segments_as_units_note([testset for testset in study_testsets(plan, item.rows) if testset in without])
+    return f"{caption.rstrip()}\n{note}\n" if note else caption

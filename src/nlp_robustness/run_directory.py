@@ -25,12 +25,21 @@ human study's file: a download of the dataset manifest, named by its key and kep
 test set's file). A human-study format's file keys need only that annotation in its schema branch to resolve
 from the launch directory like every other path. :func:`path_keys` finds them by
 walking the config with its schema, through ``$ref``, ``allOf``/``anyOf``/``oneOf`` and the ``then`` (or
-``else``) of each ``if`` the entry meets -- so a system's ``files`` are found under its kind's branch only.
+``else``) of each ``if`` the entry meets -- so a system's ``files`` are found under its kind's branch only. An
+error found in a file after the paths are rebased names the file as the config writes it (:func:`named_as_written`),
+not as rebased.
+
+A start that fails, or a dry run, leaves no run directory it created (:func:`remove_if_unused_at_exit`), and
+Snakemake's own log of the run goes to the run directory's ``.snakemake/log/`` (:func:`move_log_files`).
 """
 
 from __future__ import annotations
 
+import atexit
+import logging
 import os
+import re
+import shutil
 from collections.abc import Collection, Mapping, MutableMapping
 from pathlib import Path
 from typing import Any
@@ -40,7 +49,10 @@ import jsonschema
 from nlp_robustness.errors import InputError
 from nlp_robustness.config_schema import resolve_reference
 
-__all__ = ["DEFAULT_RUN_DIRECTORY", "path_keys", "rebase_path", "rebase_paths", "run_directory"]
+__all__ = [
+    "DEFAULT_RUN_DIRECTORY", "SNAKEMAKE_RECORDS", "move_log_files", "named_as_written", "path_keys", "rebase_path", "rebase_paths",
+    "remove_if_unused_at_exit", "run_directory", "written_paths",
+]
 
 #: The run directory of a config without ``run_directory``: the launch directory.
 DEFAULT_RUN_DIRECTORY = "."
@@ -52,6 +64,9 @@ MODEL = "model"
 DOWNLOAD_OR_PATH = "download-or-path"
 
 KeyPath = tuple[str | int, ...]
+
+#: Snakemake's own records in a working directory (metadata, locks, incomplete markers, its log).
+SNAKEMAKE_RECORDS = ".snakemake"
 
 
 def run_directory(config: Mapping[str, Any]) -> str:
@@ -170,3 +185,97 @@ def rebase_paths(
         if new != value:
             container[last] = rebased[where] = new
     return rebased
+
+
+def written_paths(written: Mapping[str, Any], rebased: Mapping[KeyPath, str]) -> dict[str, str]:
+    """Each rebased path (what :func:`rebase_paths` returned) -> the path as ``written``, the config before rebasing."""
+    found: dict[str, str] = {}
+    for where, new in rebased.items():
+        value: Any = written
+        for key in where:
+            value = value[key]
+        found[new] = value
+    return found
+
+
+def named_as_written(error: InputError, as_written: Mapping[str, str]) -> InputError:
+    """``error`` with every rebased path it names (a key of ``as_written``, from :func:`written_paths`) as the config
+    writes it: ``../../data/own.en has 2 segments`` reads ``data/own.en has 2 segments``, the file the user named."""
+    if not as_written:
+        return error
+    # the longest first, each as a whole path (not the tail of a longer one)
+    pattern = re.compile("|".join(rf"(?<![\w./~-]){re.escape(path)}" for path in sorted(as_written, key=len, reverse=True)))
+    message = pattern.sub(lambda match: as_written[match.group(0)], str(error))
+    return error if message == str(error) else InputError(message)
+
+
+def remove_if_unused_at_exit(directory: str | Path) -> None:
+    """If ``directory`` does not exist yet, remove it (and the parents made with it) when the process exits
+    holding nothing but Snakemake's own records (:data:`SNAKEMAKE_RECORDS`): a start that failed before any job
+    (a bad config, a missing input) or a dry run leaves no run directory behind. A directory that exists already,
+    or that ends up holding anything else (a result, a job's log), is left alone.
+
+    Call it before Snakemake's ``workdir:`` creates the directory, from the main process only (a job's process
+    finds it there already).
+    """
+    directory = Path(directory).absolute()
+    if directory.exists():
+        return
+    created = [directory, *[parent for parent in directory.parents if not parent.exists()]]  # innermost first
+
+    def remove_unused() -> None:
+        if not directory.is_dir() or any(entry.name != SNAKEMAKE_RECORDS for entry in directory.iterdir()):
+            return
+        shutil.rmtree(directory / SNAKEMAKE_RECORDS, ignore_errors=True)
+        for made in created:
+            try:
+                made.rmdir()  # only an empty one
+            except OSError:
+                return
+
+    atexit.register(remove_unused)
+
+
+def move_log_files(logfile_handlers: MutableMapping[logging.Handler, str], launch_directory: str | Path) -> None:
+    """Move Snakemake's log file from the launch directory's ``.snakemake/log/`` to the working directory's.
+
+    Snakemake (9.x: ``LoggerManager.setup_logfile``) opens its log in ``.snakemake/log/`` of the directory it is
+    launched in (or of ``--directory``) before it reads the Snakefile, so the run directory that the Snakefile's
+    ``workdir:`` moves to would not hold the log of its own run. ``logfile_handlers`` is Snakemake's map of its
+    file handlers to their paths (``workflow.logger_manager.logfile_handlers``); each log under
+    ``launch_directory``'s ``.snakemake/log/`` is renamed into the current directory's, its handler pointed there
+    (so the log keeps every line, and Snakemake's closing "Complete log(s)" names the new place). A launch
+    directory's ``.snakemake/log/`` left empty (and ``.snakemake/`` holding nothing else) is removed. Nothing
+    changes when the two directories are one.
+    """
+    old_directory = Path(launch_directory).absolute() / SNAKEMAKE_RECORDS / "log"
+    new_directory = Path.cwd() / SNAKEMAKE_RECORDS / "log"
+    if old_directory.resolve() == new_directory.resolve():
+        return
+    for handler, logfile in list(logfile_handlers.items()):
+        if not isinstance(handler, logging.FileHandler) or Path(logfile).parent.resolve() != old_directory.resolve():
+            continue
+        new = new_directory / Path(logfile).name
+        new_directory.mkdir(parents=True, exist_ok=True)
+        handler.acquire()
+        try:
+            if handler.stream is not None:
+                handler.stream.flush()
+            try:
+                os.rename(logfile, new)  # the open stream keeps writing to the renamed file
+            except OSError:  # another file system: copy, and reopen the handler on the copy
+                if handler.stream is not None:
+                    handler.stream.close()
+                    handler.stream = None
+                shutil.move(logfile, new)
+            handler.baseFilename = str(new)
+            if handler.stream is None:
+                handler.stream = handler._open()  # appends (FileHandler's mode "a")
+        finally:
+            handler.release()
+        logfile_handlers[handler] = str(new)
+    for empty in (old_directory, old_directory.parent):
+        try:
+            empty.rmdir()  # only an empty one: another run's logs and records stay
+        except OSError:
+            break

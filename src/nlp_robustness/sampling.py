@@ -13,7 +13,7 @@ Two mechanisms, both stable across processes, machines and Python versions:
   (:func:`sample_sids`) and the record order of the Natural Robustness score (:func:`record_order`) are
   all drawn this way.
 
-This module sits at the lowest layer of the package (beside :mod:`.errors` and :mod:`.fileio`), so every
+This module sits at the lowest layer of the package (beside :mod:`.errors` and the :mod:`.fileio` package), so every
 layer draws from it and none imports a higher one for a seed.
 """
 

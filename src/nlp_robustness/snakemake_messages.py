@@ -10,7 +10,7 @@ job, whose log and Snakemake's job error already say where.
 A config file given with ``--configfile`` is read by Snakemake before the Snakefile runs, and Snakemake's reader
 (Snakemake 9.27.1: ``snakemake.common.configfile._load_configfile``) says of a syntax error only "Config file is
 not valid JSON or YAML", without the file, line or column. :func:`name_config_file_faults` wraps that reader:
-when it fails on a config file, :func:`nlp_robustness.config.check_config_syntax` reads the file again and its
+when it fails on a config file, :func:`nlp_robustness.config.files.check_config_syntax` reads the file again and its
 ``InputError`` (``<file>: line L, column C: not valid YAML: <what the YAML parser found>``, the file as the user
 wrote it) replaces Snakemake's error. The only code of this repository that runs early enough is a plugin's: while
 it builds its command line, Snakemake imports every installed plugin, so the scheduler plugin of this repository
@@ -60,7 +60,7 @@ def plain_input_errors() -> None:
 
 
 def config_file_fault(path: Any) -> InputError | None:
-    """:func:`~nlp_robustness.config.check_config_syntax`'s error for the config file at ``path`` (or that there is no
+    """:func:`~nlp_robustness.config.files.check_config_syntax`'s error for the config file at ``path`` (or that there is no
     such file: Snakemake 9.27.1 answers a missing --configfile with a traceback), or None: no fault found, ``path``
     is not a path (Snakemake's reader also takes an open file), or the check itself failed."""
     if not isinstance(path, (str, os.PathLike)):
@@ -68,7 +68,7 @@ def config_file_fault(path: Any) -> InputError | None:
     if not os.path.exists(path):
         return InputError(f"{os.fspath(path)}: no such config file (a relative path is read from the directory snakemake is launched in)")
     try:
-        from nlp_robustness.config import check_config_syntax
+        from nlp_robustness.config.files import check_config_syntax
 
         check_config_syntax(path)
     except InputError as error:

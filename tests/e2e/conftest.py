@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from nlp_robustness.fileio import locked_directory
+from nlp_robustness.fileio.atomic import locked_directory
 from tests.e2e.workflow_runner import run_workflow, small_config
 
 

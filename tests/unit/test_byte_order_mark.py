@@ -1,4 +1,4 @@
-"""U+FEFF (the byte-order mark) reaches the scorer as written, wherever it stands (nlp_robustness.fileio).
+"""U+FEFF (the byte-order mark) reaches the scorer as written, wherever it stands (nlp_robustness.fileio.text_files).
 
 Every reader of segments keeps it, on line 1 as on any other line, as sacrebleu keeps it; a reader of fields
 (scores, ids, a header, markup) drops only the UTF-8 signature opening the file. The WMT XML test compares the
@@ -32,7 +32,7 @@ from nlp_robustness.data.wmt19 import read_darr, read_lines
 from nlp_robustness.data.wmt_da import read_da_segment_scores, read_line_domains
 from nlp_robustness.data.wmt_xml import read_wmt_xml, wmt_xml_table
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import read_text_lines, write_lines
+from nlp_robustness.fileio.text_files import read_text_lines, write_lines
 from nlp_robustness.systems.registry import TranslationBatch, system_kind
 
 BOM = "\ufeff"

@@ -15,7 +15,7 @@ import pytest
 import yaml
 from snakemake.utils import validate
 
-from nlp_robustness.config import fill_dependent_defaults, validate_config
+from nlp_robustness.config.validation import fill_dependent_defaults, validate_config
 from nlp_robustness.data.acquisition import is_mirror_substitute, mirror_download_file
 from nlp_robustness.data.manifest import load_manifest
 from nlp_robustness.errors import InputError

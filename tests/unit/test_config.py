@@ -9,16 +9,15 @@ import pytest
 import yaml
 from snakemake.utils import validate
 
-from nlp_robustness.config import (
+from nlp_robustness.config.references import (
     acquired_datasets,
-    fill_dependent_defaults,
     training_datasets,
-    validate_config,
     validate_dataset_references,
     validate_human_studies,
     validate_sentiment_references,
     validate_system_references,
 )
+from nlp_robustness.config.validation import fill_dependent_defaults, validate_config
 from nlp_robustness.errors import InputError
 from nlp_robustness.studies.study_settings import human_leave_out, mt_leave_out, sentiment_leave_out
 

@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import write_table
+from nlp_robustness.fileio.text_files import write_table
 from nlp_robustness.outputs.metric_robustness import tau_difference_markdown, tau_interval_markdown
 from nlp_robustness.statistics.darr_bootstrap import (
     AVERAGE,

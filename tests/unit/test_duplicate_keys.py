@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from nlp_robustness.config import check_duplicate_keys
+from nlp_robustness.config.files import check_duplicate_keys
 from nlp_robustness.errors import InputError
 from tests.paths import REPOSITORY
 

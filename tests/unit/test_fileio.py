@@ -14,14 +14,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from nlp_robustness.fileio import (
-    atomic_write,
-    locked_directory,
-    open_staged_file,
-    staging_path,
-    write_lines,
-    write_table,
-)
+from nlp_robustness.fileio.atomic import atomic_write, locked_directory, open_staged_file, staging_path
+from nlp_robustness.fileio.text_files import write_lines, write_table
 
 
 def test_complete_write_appears(tmp_path: Path) -> None:
@@ -158,7 +152,7 @@ def test_umask_of_a_fresh_process(tmp_path: Path) -> None:
     script = textwrap.dedent(
         f"""
         import os, stat
-        from nlp_robustness.fileio import write_lines
+        from nlp_robustness.fileio.text_files import write_lines
         write_lines(["x"], {str(tmp_path / "out.txt")!r})
         print(oct(stat.S_IMODE(os.stat({str(tmp_path / "out.txt")!r}).st_mode)))
         """
@@ -193,7 +187,7 @@ def test_a_file_too_large_for_its_limit_fails_naming_it_and_leaves_nothing(tmp_p
         f"""
         import resource, signal
         import pandas as pd
-        from nlp_robustness.fileio import write_table
+        from nlp_robustness.fileio.text_files import write_table
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # the write fails with EFBIG instead of killing us
         resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
         try:

@@ -14,7 +14,7 @@ import yaml
 from scipy import stats
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import read_text_lines
+from nlp_robustness.fileio.text_files import read_text_lines
 from nlp_robustness.data.mqm import error_file_texts, read_mqm_error_texts, read_mqm_segment_scores
 from nlp_robustness.statistics.rankings import agreement_table, kendall_tau, rank_values
 from nlp_robustness.studies.human_mqm import domain_segments

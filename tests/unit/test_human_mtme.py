@@ -13,7 +13,7 @@ import pytest
 
 from nlp_robustness.data.mtme import read_mtme_documents, read_mtme_segment_scores, system_scores
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import read_text_lines
+from nlp_robustness.fileio.text_files import read_text_lines
 from nlp_robustness.planning import prepare_config
 from nlp_robustness.scoring.sentence_scores import sentence_scores
 from nlp_robustness.studies.human_files import add_file_metrics, check_mtme_study, mtme_domain_segments

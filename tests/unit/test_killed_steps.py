@@ -23,7 +23,7 @@ import pytest
 
 from nlp_robustness.data.archives import extract_members
 from nlp_robustness.data.download import Checksum, RetryPolicy, fetch
-from nlp_robustness.fileio import stale_temporary_files
+from nlp_robustness.fileio.atomic import stale_temporary_files
 from nlp_robustness.systems.fairseq.binarize import binarize
 from nlp_robustness.systems.fairseq.runtime import fairseq_environment
 from tests.loopback import serving, tar_archive

@@ -15,7 +15,7 @@ import pytest
 from nlp_robustness.data.manifest import load_manifest
 from nlp_robustness.data.wmt19 import system_of_output_file
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import write_table
+from nlp_robustness.fileio.text_files import write_table
 from nlp_robustness.outputs.metric_robustness import (
     attack_rate_table,
     frame_markdown,

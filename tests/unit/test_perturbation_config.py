@@ -9,7 +9,7 @@ import pytest
 import yaml
 from snakemake.utils import validate
 
-from nlp_robustness.config import fill_dependent_defaults, validate_config
+from nlp_robustness.config.validation import fill_dependent_defaults, validate_config
 from nlp_robustness.errors import InputError
 from nlp_robustness.perturbations.configuration import derived_testsets, parts
 from tests.config_helpers import complete_perturbations

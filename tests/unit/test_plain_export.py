@@ -8,7 +8,7 @@ import pytest
 
 from nlp_robustness.data.plain_export import main
 from nlp_robustness.data.wmt_xml import read_wmt_xml, wmt_xml_table
-from nlp_robustness.fileio import read_text_lines
+from nlp_robustness.fileio.text_files import read_text_lines
 from tests.paths import MIRROR
 
 WMT22_DEFR = MIRROR / "wmt22-general-defr-frde" / "xml" / "wmttest2022.de-fr.all.xml"

@@ -25,10 +25,10 @@ from nlp_robustness.outputs.profile import (
     plot_profile,
     profile_display,
     profile_markdown,
-    reading,
     report_description,
     rst_text,
 )
+from nlp_robustness.outputs.profile_reading import reading
 from nlp_robustness.studies.profile import (
     axis_kendall,
     axis_rankings,

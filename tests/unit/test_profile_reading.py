@@ -15,11 +15,10 @@ from nlp_robustness.outputs.profile import (
     faded_cells,
     plot_axes_overview,
     plot_profile,
-    rank_text,
     read_axes_table,
     read_profile_table,
-    reading,
 )
+from nlp_robustness.outputs.profile_reading import rank_text, reading
 from nlp_robustness.statistics.pool_uncertainty import write_replicates
 from nlp_robustness.studies.profile import build_profile
 from nlp_robustness.statistics.engine import SUMMARY_COLUMNS

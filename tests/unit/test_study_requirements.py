@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from nlp_robustness.config import acquired_datasets, validate_config
+from nlp_robustness.config.references import acquired_datasets
+from nlp_robustness.config.validation import validate_config
 from nlp_robustness.errors import InputError
 from nlp_robustness.planning import prepare_config
 from nlp_robustness.run_directory import DOWNLOAD_OR_PATH, path_keys, rebase_paths

@@ -11,13 +11,13 @@ import pytest
 import sacrebleu
 from snakemake.utils import validate
 
-from nlp_robustness.config import validate_config
+from nlp_robustness.config.validation import validate_config
 from nlp_robustness.data.acquisition import plan_dataset, read_dataset
 from nlp_robustness.data.manifest import load_manifest
 from nlp_robustness.data.testset_preparation import prepare_testset
 from nlp_robustness.data.testsets import write_testset_table
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import write_table
+from nlp_robustness.fileio.text_files import write_table
 from nlp_robustness.systems.kinds.hypotheses import check_submissions
 from nlp_robustness.systems.registry import SystemContext, TranslationBatch, system_kind
 from tests.paths import MANIFEST, MANIFEST_SCHEMA, MIRROR, REPOSITORY

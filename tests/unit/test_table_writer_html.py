@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nlp_robustness.fileio import stale_temporary_files
+from nlp_robustness.fileio.atomic import stale_temporary_files
 from nlp_robustness.outputs.table_writer import LONG_TEXT, MISSING, format_number, html_table_document, write_html_table
 
 

@@ -410,7 +410,7 @@ def test_iwslt_parsing_details(tmp_path: Path) -> None:
 def test_plain_lines_details(tmp_path: Path) -> None:
     path = tmp_path / "p.txt"
     path.write_bytes("\ufeff  lead\r\ninner  space \u2028 kept\t\n\nlast without newline".encode("utf-8"))
-    # U+FEFF is text, kept as sacrebleu keeps it (nlp_robustness.fileio), and no whitespace to strip
+    # U+FEFF is text, kept as sacrebleu keeps it (nlp_robustness.fileio.text_files), and no whitespace to strip
     assert read_plain_lines(path) == ["\ufeff  lead", "inner  space \u2028 kept", "", "last without newline"]
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from nlp_robustness.config import check_config_syntax
+from nlp_robustness.config.files import check_config_syntax
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import job_scratch_directory
+from nlp_robustness.fileio.atomic import job_scratch_directory
 from nlp_robustness.snakemake_messages import config_file_fault, format_input_error, name_config_file_faults, plain_input_errors
 
 

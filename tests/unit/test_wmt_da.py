@@ -17,7 +17,7 @@ from nlp_robustness.data.wmt_da import (
     read_line_domains,
 )
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import read_text_lines
+from nlp_robustness.fileio.text_files import read_text_lines
 
 TOEN = "wmt22-general-toen-da"
 DA_DIR = Path("humaneval") / "DA" / "newstest2022-toen"

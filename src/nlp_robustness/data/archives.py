@@ -12,7 +12,7 @@ use proves only that the bytes did not change since). :func:`extract_members` th
 * writes into a fresh temporary directory beside the target and renames it onto the target only when
   every member was written, so an interrupted or refused extraction leaves nothing under the final
   name; one left by a killed extraction is removed when the target is extracted again
-  (:func:`nlp_robustness.fileio.staging_path`).
+  (:func:`nlp_robustness.fileio.atomic.staging_path`).
 
 File modes, owners and timestamps of the members are not restored: the files are data, written with
 the default permissions of the process.
@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import staging_path
+from nlp_robustness.fileio.atomic import staging_path
 
 PathLike = str | os.PathLike[str]
 

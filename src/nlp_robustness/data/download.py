@@ -6,7 +6,7 @@
   renamed onto the destination only after the transfer is complete *and* the checksum matches. Any
   failure removes the temporary file, so no partial or unverified file ever carries the final name;
   one left by a killed download is removed when the destination is fetched again
-  (:func:`nlp_robustness.fileio.staging_path`).
+  (:func:`nlp_robustness.fileio.atomic.staging_path`).
 * **Verified.** The expected digest (sha256 or md5) comes from the manifest, from sacrebleu's dataset
   registry, or -- where nobody publishes one -- from the *checksum lock*: the sha256 seen on the first
   download is recorded there (trust on first use) and every later download must match it.
@@ -36,7 +36,7 @@ from typing import IO
 import yaml
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import atomic_write, locked_directory, open_staged_file, staging_path
+from nlp_robustness.fileio.atomic import atomic_write, locked_directory, open_staged_file, staging_path
 
 PathLike = str | os.PathLike[str]
 

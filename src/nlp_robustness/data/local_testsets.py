@@ -36,7 +36,7 @@ from nlp_robustness.data.testset_preparation import prepare_testset
 from nlp_robustness.data.testsets import build_parallel_table, read_plain_lines, sha256_of
 from nlp_robustness.data.wmt_xml import WmtXmlFile, read_wmt_xml, reference_translator, reference_translators, wmt_xml_table
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import read_text_lines
+from nlp_robustness.fileio.text_files import read_text_lines
 
 PathLike = str | os.PathLike[str]
 

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 import pandas as pd
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import FIELDS_ENCODING, read_text_lines
+from nlp_robustness.fileio.text_files import FIELDS_ENCODING, read_text_lines
 
 __all__ = ["error_file_texts", "read_mqm_error_texts", "read_mqm_segment_scores"]
 
@@ -67,7 +67,7 @@ def read_mqm_error_texts(path: str) -> pd.DataFrame:
     """
     texts: dict[tuple[str, str], tuple[str, str, int]] = {}
     try:
-        # A header first: a U+FEFF opening the file is its signature; one in a text field is kept (nlp_robustness.fileio).
+        # A header first: a U+FEFF opening the file is its signature; one in a text field is kept (nlp_robustness.fileio.text_files).
         with open(path, encoding=FIELDS_ENCODING, newline="") as handle:
             reader = csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
             missing = [name for name in ("system", "seg_id", "source", "target") if name not in (reader.fieldnames or [])]

@@ -25,7 +25,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import finite_number, read_text_lines
+from nlp_robustness.fileio.text_files import finite_number, read_text_lines
 
 __all__ = ["MISSING", "read_mtme_documents", "read_mtme_segment_scores", "read_plain_scores", "system_scores"]
 

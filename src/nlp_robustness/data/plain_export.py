@@ -32,7 +32,7 @@ from pathlib import Path
 
 from nlp_robustness.data.wmt_xml import WmtXmlFile, read_wmt_xml
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import write_lines
+from nlp_robustness.fileio.text_files import write_lines
 
 PathLike = str | os.PathLike[str]
 

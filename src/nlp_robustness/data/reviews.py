@@ -37,7 +37,7 @@ import re
 import pandas as pd
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import read_text_lines
+from nlp_robustness.fileio.text_files import read_text_lines
 
 PathLike = str | os.PathLike[str]
 

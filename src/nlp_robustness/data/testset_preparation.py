@@ -27,7 +27,7 @@ from nlp_robustness.data.testsets import (
     read_wmt_sgml,
 )
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import read_text_lines
+from nlp_robustness.fileio.text_files import read_text_lines
 
 PathLike = str | os.PathLike[str]
 

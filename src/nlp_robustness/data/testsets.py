@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import read_table, read_text_lines, write_table
+from nlp_robustness.fileio.text_files import read_table, read_text_lines, write_table
 
 PathLike = str | os.PathLike[str]
 
@@ -405,7 +405,7 @@ def load_parallel_files(
 
 
 def write_testset_table(frame: pd.DataFrame, path: PathLike) -> None:
-    """Write a test-set table (columns :data:`TABLE_COLUMNS` first) as TSV, atomically (see :func:`~nlp_robustness.fileio.write_table`)."""
+    """Write a test-set table (columns :data:`TABLE_COLUMNS` first) as TSV, atomically (see :func:`~nlp_robustness.fileio.text_files.write_table`)."""
     write_table(frame, path, TABLE_COLUMNS)
 
 

@@ -12,7 +12,7 @@ Choices (tested in tests/unit/test_wmt19_darr.py):
 * **Segment files.** One segment per line, UTF-8. Lines are split on ``\\n`` only and only the line
   break is removed (``\\n`` or ``\\r\\n``); nothing else (spaces, a lone ``\\r``, a Unicode line
   separator inside a line, a U+FEFF, even one opening the file: sacrebleu keeps it, see
-  :mod:`nlp_robustness.fileio`) is touched, so line ``k`` of the file is segment ``k``. A final line
+  :mod:`nlp_robustness.fileio.text_files`) is touched, so line ``k`` of the file is segment ``k``. A final line
   without a line break is a segment; an empty file has none.
 * **DARR file.** The WMT format: a header ``LP DATA SID BETTER WORSE`` and five fields a row, split
   on runs of white space (the published file uses single spaces). ``DATA`` must be the test set the
@@ -38,7 +38,7 @@ from collections.abc import Collection, Mapping, Sequence
 import pandas as pd
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import read_text_lines
+from nlp_robustness.fileio.text_files import read_text_lines
 
 __all__ = [
     "DARR_COLUMNS",
@@ -87,7 +87,7 @@ def darr_system_name(name: str, pair: str) -> str:
 def read_lines(path: str | os.PathLike[str], expected: int | None = None) -> list[str]:
     """The segments of a one-segment-per-line UTF-8 file, only the line break (``\\n`` or ``\\r\\n``) removed.
 
-    Read by :func:`nlp_robustness.fileio.read_text_lines` (the project's one line reader) as segments: a
+    Read by :func:`nlp_robustness.fileio.text_files.read_text_lines` (the project's one line reader) as segments: a
     U+FEFF is kept wherever it stands, the first line's included.
 
     Raises:

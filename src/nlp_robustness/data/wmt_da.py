@@ -30,7 +30,7 @@ import pandas as pd
 
 from nlp_robustness.data.wmt_xml import DEFAULT_TRANSLATOR, WmtDocument, read_wmt_xml, reference_translators
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import finite_number, read_text_lines
+from nlp_robustness.fileio.text_files import finite_number, read_text_lines
 
 __all__ = [
     "DA_SEGMENT_COLUMNS",

@@ -17,7 +17,7 @@ the source, the chosen reference and every hypothesis have the same number of se
 ``require_domain`` is false, as for a user's own file) a domain; every system translates every document. Each error is an :class:`InputError` naming the
 file, the line, and the document (and system). Segment texts are stripped of leading and trailing
 whitespace, as the other XML format (``iwslt-xml``) is; a U+FEFF in a segment is kept, as sacrebleu keeps it
-(:mod:`nlp_robustness.fileio`).
+(:mod:`nlp_robustness.fileio.text_files`).
 
 The reference read is the ``translator`` asked for; when none is asked for, :func:`reference_translator` chooses:
 the file's only translator whatever its name (WMT'23 names its single reference ``refA``), else ``A`` among

@@ -25,7 +25,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.text  # noqa: E402
 import numpy as np  # noqa: E402
 
-from nlp_robustness.fileio import atomic_write  # noqa: E402
+from nlp_robustness.fileio.atomic import atomic_write  # noqa: E402
 
 __all__ = ["DPI", "GRID_ALPHA", "MIN_SHOWN_TEXT_PX", "REPORT_WIDTH_PX", "figure_outputs", "grid", "panel_grid", "plt", "save_figure",
            "shown_text_px"]

@@ -121,7 +121,7 @@ def write_meta_evaluation(segment_files: Mapping[str, str], scores: Sequence[str
     ``per_domain``, ``per_domain_html``, ``consistency``, ``figure``, ``figure_pdf``."""
     import logging
 
-    from nlp_robustness.fileio import atomic_write
+    from nlp_robustness.fileio.atomic import atomic_write
     from nlp_robustness.outputs.table_writer import markdown_table, p_value_text, write_html_table
     from nlp_robustness.studies.metric_consistency import meta_evaluation
 

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from nlp_robustness.display_names import MISSING, NATURAL_CRITERION_NAMES, NATURAL_CRITERION_TITLES
-from nlp_robustness.fileio import read_table
+from nlp_robustness.fileio.text_files import read_table
 from nlp_robustness.outputs.table_writer import latex_cell, latex_escape, latex_row, latex_table, markdown_lines, markdown_table
 from nlp_robustness.perturbations.collect import read_derived, read_status
 from nlp_robustness.perturbations.meaning import REASON_PREFIX

@@ -20,7 +20,7 @@ from selenium.common.exceptions import JavascriptException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.chrome.webdriver import WebDriver
 
-from nlp_robustness.fileio import atomic_write
+from nlp_robustness.fileio.atomic import atomic_write
 
 __all__ = ["CHROMIUM", "CHROMEDRIVER", "MESSAGE_CHARACTERS", "WINDOW_SIZE", "headless_chromium", "javascript_errors",
            "png_size", "save_screenshot", "wait_until"]

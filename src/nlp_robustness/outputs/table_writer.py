@@ -40,7 +40,7 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 import pandas as pd
 
 from nlp_robustness.display_names import MISSING
-from nlp_robustness.fileio import atomic_write
+from nlp_robustness.fileio.atomic import atomic_write
 
 __all__ = [
     "DEFAULT_DECIMALS", "LONG_TEXT", "MISSING", "csv_text", "format_number", "format_value", "html_table_document",

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import read_table
+from nlp_robustness.fileio.text_files import read_table
 from nlp_robustness.scoring.sentence_scores import sentence_scores
 
 __all__ = ["PAIR_SCORES", "pair_score_columns", "pair_scores", "read_pair_scores"]

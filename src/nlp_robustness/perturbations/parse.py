@@ -36,7 +36,7 @@ from types import ModuleType
 import pandas as pd
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import read_table, write_table
+from nlp_robustness.fileio.text_files import read_table, write_table
 
 __all__ = [
     "PARSE_COLUMNS",

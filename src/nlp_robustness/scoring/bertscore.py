@@ -75,7 +75,7 @@ import pandas as pd
 import torch
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.scoring.sentence_scores import check_pairs
+from nlp_robustness.scoring.bulk_scores import check_pairs
 
 __all__ = [
     "BertScoreModel",

@@ -21,7 +21,8 @@ from numpy.typing import NDArray
 
 from nlp_robustness.errors import InputError
 from nlp_robustness.scoring.bulk_scores import corpus_statistics_many
-from nlp_robustness.scoring.sentence_scores import _scorer, check_pairs, metric_signature
+from nlp_robustness.scoring.bulk_scores import check_pairs
+from nlp_robustness.scoring.sentence_scores import _scorer, metric_signature
 
 #: The metrics with a corpus-level score made of summed segment statistics.
 CORPUS_METRICS: tuple[str, ...] = ("bleu", "chrf")

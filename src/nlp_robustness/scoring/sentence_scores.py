@@ -37,7 +37,6 @@ from nlp_robustness.scoring.bulk_scores import check_pairs, sentence_bleu_many, 
 __all__ = [
     "SENTENCE_METRICS",
     "MetricSpec",
-    "check_pairs",
     "corpus_score",
     "metric_signature",
     "sentence_scores",

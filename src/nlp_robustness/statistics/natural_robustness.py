@@ -80,7 +80,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from nlp_robustness.errors import InputError
 from nlp_robustness.sampling import check_sample_size, rng_for
-from nlp_robustness.scoring.sentence_scores import check_pairs, sentence_scores
+from nlp_robustness.scoring.bulk_scores import check_pairs
+from nlp_robustness.scoring.sentence_scores import sentence_scores
 from nlp_robustness.statistics.binomial_intervals import (
     BINOMIAL_INTERVALS, FLOOR_MARGIN, binomial_interval, design_effect, type_interval)
 

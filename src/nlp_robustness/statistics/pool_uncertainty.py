@@ -38,7 +38,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import atomic_write
+from nlp_robustness.fileio.atomic import atomic_write
 from nlp_robustness.statistics.percentile_intervals import ClusterCounts, cluster_counts, interval
 from nlp_robustness.statistics.quantiles import student_t_quantile
 from nlp_robustness.statistics.replicate_statistics import (

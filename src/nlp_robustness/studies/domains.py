@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 
 from nlp_robustness.data.testsets import read_testset_table
-from nlp_robustness.fileio import atomic_write
+from nlp_robustness.fileio.atomic import atomic_write
 from nlp_robustness.statistics.pools import units_from_tables
 
 __all__ = ["crossed_units", "has_variance_components", "replicate_units", "read_score_table", "testset_means", "unit_keys", "units", "write_score_table"]

@@ -134,7 +134,7 @@ def check_da_study(spec: Mapping[str, Any], where: str, path_of: Mapping[str, st
         InputError: As :func:`check_da_rows`, :func:`.data.wmt_da.rated_segments` and the readers name them.
     """
     from nlp_robustness.data.wmt_da import rated_segments, read_da_segment_scores, read_line_domains
-    from nlp_robustness.fileio import read_text_lines
+    from nlp_robustness.fileio.text_files import read_text_lines
 
     paths = {key: path_of.get(spec[key]) for key in ("scores", "domain_file", "source")}
     if paths["scores"] is not None:

@@ -185,7 +185,7 @@ def check_mtme_study(spec: Mapping[str, Any], where: str, path_of: Mapping[str, 
                        *((f"systems.{row}", spec["systems"][row]) for row in rows)]:
         path = path_of.get(value)
         if path is not None and segments is not None:
-            from nlp_robustness.fileio import read_text_lines
+            from nlp_robustness.fileio.text_files import read_text_lines
 
             if len(lines := read_text_lines(path, segments=True)) != segments:
                 raise InputError(f"{where}.{key}: {path} has {len(lines)} lines, but the documents file {documents_path} "

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import read_table
+from nlp_robustness.fileio.text_files import read_table
 from nlp_robustness.statistics.pools import UNIT_COLUMNS
 
 __all__ = [

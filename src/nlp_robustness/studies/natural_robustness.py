@@ -34,7 +34,7 @@ from typing import Any
 
 import pandas as pd
 
-from nlp_robustness.fileio import read_table
+from nlp_robustness.fileio.text_files import read_table
 from nlp_robustness.perturbations.derive import DERIVED_COLUMNS
 from nlp_robustness.statistics.pools import UNIT_COLUMNS
 from nlp_robustness.studies.natural_robustness_responses import is_control, read_responses, record_id

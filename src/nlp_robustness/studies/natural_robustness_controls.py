@@ -41,7 +41,7 @@ from typing import Any
 import pandas as pd
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import read_table
+from nlp_robustness.fileio.text_files import read_table
 from nlp_robustness.perturbations.configuration import DERIVED_PREFIX, parts
 from nlp_robustness.perturbations.derive import DERIVED_COLUMNS, sample_group
 from nlp_robustness.perturbations.registry import family_module

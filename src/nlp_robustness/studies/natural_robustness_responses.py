@@ -63,7 +63,7 @@ import pandas as pd
 
 from nlp_robustness.data.testsets import TABLE_COLUMNS
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import read_table
+from nlp_robustness.fileio.text_files import read_table
 from nlp_robustness.sampling import RECORD_COLUMNS, sample_segments
 from nlp_robustness.statistics.natural_robustness import response_chrf, same_chrf, same_exact
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from nlp_robustness.fileio import read_table
+from nlp_robustness.fileio.text_files import read_table
 from nlp_robustness.perturbations.pair_scores import read_pair_scores
 from nlp_robustness.statistics.pools import UNIT_COLUMNS
 

@@ -15,7 +15,7 @@ import pandas as pd
 
 from nlp_robustness.data.testsets import read_plain_lines, read_testset_table
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import atomic_write
+from nlp_robustness.fileio.atomic import atomic_write
 from nlp_robustness.scoring.sentence_scores import corpus_score, metric_signature, sentence_scores
 from nlp_robustness.studies.domains import write_score_table
 

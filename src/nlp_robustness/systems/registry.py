@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import atomic_write, write_lines
+from nlp_robustness.fileio.atomic import atomic_write
+from nlp_robustness.fileio.text_files import write_lines
 
 if TYPE_CHECKING:  # a job imports this module in its kind's environment; only the workflow reads a manifest
     from nlp_robustness.data.manifest import Manifest
@@ -187,7 +188,7 @@ def system_kind(kind: str, key: str | None = None) -> SystemKind:
 
 
 def write_translations(translations: list[str], path: str | os.PathLike[str]) -> None:
-    """One translation per line, atomically (see :func:`nlp_robustness.fileio.write_lines`)."""
+    """One translation per line, atomically (see :func:`nlp_robustness.fileio.text_files.write_lines`)."""
     write_lines(translations, path)
 
 

@@ -29,7 +29,8 @@ from numpy.typing import NDArray
 
 from nlp_robustness.data.reviews import REVIEW_COLUMNS
 from nlp_robustness.errors import InputError
-from nlp_robustness.fileio import atomic_write, read_table
+from nlp_robustness.fileio.atomic import atomic_write
+from nlp_robustness.fileio.text_files import read_table
 from nlp_robustness.sampling import block_size, rng_for
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from nlp_robustness.fileio import staging_path
+from nlp_robustness.fileio.atomic import staging_path
 from nlp_robustness.systems.fairseq.runtime import run_fairseq
 
 __all__ = ["binarize", "write_raw_split"]
@@ -33,7 +33,7 @@ def binarize(
 
     ``directory`` appears complete or not at all: fairseq writes into a staging folder beside it, renamed onto
     it once ``fairseq-preprocess`` succeeded (the text it read removed); the staging of a killed run is removed
-    by the next (:func:`~nlp_robustness.fileio.staging_path`), and an earlier ``directory`` is replaced.
+    by the next (:func:`~nlp_robustness.fileio.atomic.staging_path`), and an earlier ``directory`` is replaced.
 
     Args:
         split_files: ``{"train" | "valid" | "test": (source lines, target lines)}``.

@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from nlp_robustness.fileio import job_scratch_directory
+from nlp_robustness.fileio.atomic import job_scratch_directory
 from nlp_robustness.systems.fairseq.binarize import write_raw_split
 from nlp_robustness.systems.fairseq.checkpoints import ModelBundle
 from nlp_robustness.systems.fairseq.generate import GenerationOptions, generate_command, parse_generate_output
@@ -222,7 +222,7 @@ def translate_lists_with_settings(
     """:func:`translate_segment_lists` from config values (see :func:`translate_with_settings`).
 
     The work folder is named after the job's log (one per job): a job killed in the middle leaves it in the system's
-    temporary folder, and the job's next start removes it (:func:`~nlp_robustness.fileio.job_scratch_directory`).
+    temporary folder, and the job's next start removes it (:func:`~nlp_robustness.fileio.atomic.job_scratch_directory`).
     """
     with job_scratch_directory(log_path, "fairseq-") as workdir, open(log_path, "a", encoding="utf-8") as log:
         return translate_segment_lists(

@@ -174,7 +174,7 @@ def translate(batch: TranslationBatch) -> None:
             submission the dataset lacks, or test set segments it does not have.
     """
     from nlp_robustness.data.testsets import TABLE_COLUMNS, read_plain_lines, read_testset_table
-    from nlp_robustness.fileio import read_table
+    from nlp_robustness.fileio.text_files import read_table
 
     (testset,), (testset_file,) = batch.testsets, batch.testset_files
     table = read_testset_table(testset_file)
