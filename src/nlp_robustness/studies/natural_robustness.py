@@ -94,8 +94,9 @@ from nlp_robustness.statistics.natural_robustness import (
     same_exact,
 )
 from nlp_robustness.statistics.pools import UNIT_COLUMNS
+from nlp_robustness.statistics.study_design import StudyDesign, ids_across_domains
 
-__all__ = ["CONTROL_PREFIX", "IDENTITY", "is_control", "crossed_units", "has_variance_components", "replicate_units", 
+__all__ = ["CONTROL_PREFIX", "IDENTITY", "is_control", "has_variance_components", "resampling_design", 
     "CRITERIA", "MT_CRITERIA", "MT_RESPONSE_COLUMNS", "RECORD_COLUMNS", "SENTIMENT_RESPONSE_COLUMNS",
     "KINDS", "SCORE_COLUMNS", "complete_natural_robustness", "mt_records", "mt_responses", "natural_scores",
     "perturbation_types", "read_responses",
@@ -421,18 +422,11 @@ def read_responses(path: str) -> pd.DataFrame:
 # ---- the engine study: perturbation types as domains ----------------------------------------------------
 
 
-def crossed_units(options: Mapping[str, Any]) -> bool:
-    """Whether a unit id names the same item in every domain, so the bootstrap resamples ids across domains.
-
-    A record appears under every perturbation type: records are resampled with all their perturbations.
-    """
-    return True
-
-
-def replicate_units(files: Mapping[str, str], domains: Sequence[str], row: str, score: str,
-                    options: Mapping[str, Any]) -> None:
-    """Finer units for the bootstrap: none, the study's own units are resampled."""
-    return None
+def resampling_design(files: Mapping[str, str] | None, domains: Sequence[str], row: str, score: str,
+                      options: Mapping[str, Any]) -> StudyDesign:
+    """How the bootstrap draws a row's units: a record appears under every perturbation type, so records are
+    drawn with all their perturbations (crossed)."""
+    return ids_across_domains()
 
 
 def has_variance_components(options: Mapping[str, Any]) -> bool:
