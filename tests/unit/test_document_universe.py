@@ -39,7 +39,8 @@ def _units(rng: np.random.Generator, documents_per_domain: int, keep: float, shi
 
 def _draws(units: pd.DataFrame, universe: pd.DataFrame, resamples: int, labels: list[str]) -> dict[str, np.ndarray]:
     codes = units["domain"].map({d: i for i, d in enumerate(DOMAINS)}).to_numpy(dtype=np.int64)
-    resampling = documents_in_domains(universe).resampling(units, codes, DOMAINS)  # as the engine draws a DA row
+    design = documents_in_domains(universe)  # as the engine draws a DA row
+    resampling = design.resampling(design.clusters(units), codes, DOMAINS)
     drawn, _ = pool_replicates(units["score"].to_numpy(), codes, 2, resampling, "unit", EPSILONS,
                                UncertaintyOptions(resamples=resamples, seed=3), labels)
     return drawn

@@ -147,7 +147,7 @@ def test_a_pool_is_drawn_as_the_loose_parameters_drew_it() -> None:
             clusters, pool_universe = loose(pool, members)
             for resample_domains in (False, True) if not design.crossed else (False,):
                 expected = cluster_design(codes, clusters, resample_domains, pool_universe)
-                found = design.resampling(pool, codes, members, resample_domains)
+                found = design.resampling(design.clusters(pool), codes, members, resample_domains)
                 assert np.array_equal(found.cluster_of_unit, expected.cluster_of_unit), (design.cluster, left_out)
                 assert np.array_equal(found.stratum_of_cluster, expected.stratum_of_cluster), (design.cluster, left_out)
                 assert found.resample_strata == expected.resample_strata
@@ -179,9 +179,9 @@ def test_a_design_that_contradicts_itself_is_refused() -> None:
 
 def test_the_documents_of_a_pool_are_its_clusters_only_where_documents_are_drawn() -> None:
     units, _ = documents_study()
-    assert np.array_equal(documents_in_domains().documents(units), document_clusters(units))
-    assert units_in_domains().documents(units) is None and units_in_domains().clusters(units) is None
-    assert ids_across_domains().documents(units) is None
+    assert np.array_equal(documents_in_domains().documents(documents_in_domains().clusters(units)), document_clusters(units))
+    assert units_in_domains().clusters(units) is None
+    assert ids_across_domains().documents(ids_across_domains().clusters(units)) is None
 
 
 # ---- what every study kind says ----------------------------------------------------------------------------------

@@ -201,30 +201,30 @@ def evaluate_study(
             raise InputError(f"{where}: the pool gives {whole.size} value(s); variance and gamma need at least 2")
         statistics = summarize(whole)
         whole_gamma = gamma_curve(whole, epsilons)
-        between = (_between_domains(scores, codes, len(members), where, design.documents(pool)) if variance_components
-                   else {})
+        clusters = design.clusters(pool) if finer is None else None  # of the pool's own units, once a pool
+        documents = design.documents(clusters)
+        between = _between_domains(scores, codes, len(members), where, documents) if variance_components else {}
         band = (np.full(epsilons.shape, np.nan), np.full(epsilons.shape, np.nan))
         intervals_of_pool = dict.fromkeys(INTERVAL_COLUMNS, np.nan)
         clusters_of_pool = dict.fromkeys(CLUSTER_COLUMNS, np.nan)
         if uncertainty is not None:
-            labels = [*seed_labels, left_out]
+            labels, resample_domains = [*seed_labels, left_out], uncertainty.resample_domains
             if finer is not None:  # finer units whose domain means are the pool's domain values, drawn instead
                 finer_pool, finer_codes = _pool(finer, finer_rows, domains, left_out, study)
-                drawn, clusters = pool_replicates(
-                    finer_pool["score"].to_numpy(dtype=np.float64), finer_codes, len(members),
-                    design.resampling(finer_pool, finer_codes, members, uncertainty.resample_domains), "domain", epsilons,
-                    uncertainty, labels)
+                resampling = design.resampling(design.clusters(finer_pool), finer_codes, members, resample_domains)
+                drawn, cluster_counts = pool_replicates(finer_pool["score"].to_numpy(dtype=np.float64), finer_codes,
+                                                        len(members), resampling, "domain", epsilons, uncertainty, labels)
             else:
-                drawn, clusters = pool_replicates(
-                    scores, codes, len(members), design.resampling(pool, codes, members, uncertainty.resample_domains),
-                    aggregation, epsilons, uncertainty, labels, variance_components and len(members) > 1)
+                resampling = design.resampling(clusters, codes, members, resample_domains)
+                drawn, cluster_counts = pool_replicates(scores, codes, len(members), resampling, aggregation, epsilons,
+                                                        uncertainty, labels, variance_components and len(members) > 1)
             replicates[left_out] = {name: values for name, values in drawn.items() if name != "gamma"}
             estimates = {"mean": statistics.mean, "variance": statistics.variance, "cov": statistics.cov,
                          "gamma_area": float(whole_gamma.mean()), **between}
-            intervals_of_pool = replicate_intervals(drawn, estimates, uncertainty.confidence, clusters,
+            intervals_of_pool = replicate_intervals(drawn, estimates, uncertainty.confidence, cluster_counts,
                                                     reflect=aggregation == "domain" or finer is not None)
-            clusters_of_pool = {"smallest_stratum_clusters": clusters.smallest_stratum,
-                                "cluster_degrees_of_freedom": clusters.degrees_of_freedom}
+            clusters_of_pool = {"smallest_stratum_clusters": cluster_counts.smallest_stratum,
+                                "cluster_degrees_of_freedom": cluster_counts.degrees_of_freedom}
             band = tuple(np.nanquantile(drawn["gamma"], [(1 - uncertainty.confidence) / 2, (1 + uncertainty.confidence) / 2], axis=0))
         summary_rows.append({
             "left_out": left_out, "method": "pool", "domains": len(members), "units": len(pool), "blocks": 1,

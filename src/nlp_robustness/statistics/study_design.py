@@ -109,16 +109,17 @@ class StudyDesign:
             return document_clusters(drawn)
         return drawn[self.cluster].to_numpy()
 
-    def documents(self, pool: pd.DataFrame) -> NDArray | None:
-        """The documents of a pool's units as clusters nested in their domain (:func:`.pools.document_clusters`),
-        where the design draws documents: the between-domain decomposition is then the nested one; else None."""
-        return self.clusters(pool) if self.cluster == "document" else None
+    def documents(self, clusters: NDArray | None) -> NDArray | None:
+        """A pool's :meth:`clusters` where they are documents nested in the domains (the between-domain decomposition
+        is then the nested one), else None."""
+        return clusters if self.cluster == "document" else None
 
-    def resampling(self, drawn: pd.DataFrame, codes: NDArray[np.int64], domains: Sequence[str],
+    def resampling(self, clusters: NDArray | None, codes: NDArray[np.int64], domains: Sequence[str],
                    resample_domains: bool = False) -> ResamplingDesign:
         """The design of one pool's replicates (:func:`.resampling.cluster_design`: the cluster of every drawn unit,
-        the stratum of every cluster) that :func:`.pool_uncertainty.pool_replicates` draws by: ``drawn`` the pool's
-        drawn units (:meth:`drawn_units`), ``codes`` their domain codes (indices into the pool's ``domains``),
+        the stratum of every cluster) that :func:`.pool_uncertainty.pool_replicates` draws by: ``clusters`` the
+        :meth:`clusters` of the pool's drawn units (:meth:`drawn_units`; computed once a pool by the caller, who
+        reads them for the decomposition too), ``codes`` their domain codes (indices into the pool's ``domains``),
         ``resample_domains`` whether the domains are drawn too (two-stage). Document clusters are drawn from the
         universe's documents of the pool's domains, where the design has a universe.
 
@@ -126,7 +127,6 @@ class StudyDesign:
             ValueError: As :func:`.resampling.cluster_design` (clusters span domains while the domains are to be
                 resampled; a unit's document not in the universe).
         """
-        clusters = self.clusters(drawn)
         universe = _universe(self.universe, domains) if clusters is not None else None
         return cluster_design(codes, clusters, resample_domains, universe)
 
