@@ -60,10 +60,12 @@ def simulated_units(systems: int, domains: int, segments: int, document_size: in
 def _evaluate(arguments: tuple) -> tuple[str, pd.DataFrame, dict]:
     from nlp_robustness.statistics.engine import evaluate_study
     from nlp_robustness.statistics.pool_uncertainty import UncertaintyOptions
+    from nlp_robustness.statistics.study_design import documents_in_domains
 
     system, units, domains, pools, blocks, resamples = arguments
-    evaluation = evaluate_study(units, domains, pools, blocks, np.arange(1.0, 101.0), variance_components=True,
-                                uncertainty=UncertaintyOptions(resamples=resamples), seed_labels=["benchmark"])
+    evaluation = evaluate_study(units, domains, pools, blocks, np.arange(1.0, 101.0), documents_in_domains(),
+                                variance_components=True, uncertainty=UncertaintyOptions(resamples=resamples),
+                                seed_labels=["benchmark"])
     return system, evaluation.summary, evaluation.replicates
 
 

@@ -17,21 +17,15 @@ from nlp_robustness.studies.registry import study_module  # noqa: E402
 job = snakemake.params.job
 study = study_module(job["study"])
 units = study.units(job["unit_files"], job["domains"], job["row"], job["score"], job["options"])
-replicate_units = study.replicate_units(job["unit_files"], job["domains"], job["row"], job["score"], job["options"])
-# studies whose rows are measured on different units of the same documents draw the same documents
-universe = (study.document_universe(job["unit_files"], job["domains"], job["options"])
-            if hasattr(study, "document_universe") else None)
+design = study.resampling_design(job["unit_files"], job["domains"], job["row"], job["score"], job["options"])
 epsilon = job["epsilon"]
 evaluation = evaluate_study(
     units, job["domains"], job["leave_out"], read_blocks(snakemake.input.blocks),
-    epsilon_grid(epsilon["start"], epsilon["stop"], epsilon["step"]), job["aggregation"],
+    epsilon_grid(epsilon["start"], epsilon["stop"], epsilon["step"]), design, job["aggregation"],
     study=f"{job['label']} study, {job['row']} ({job['score']})",
     variance_components=study.has_variance_components(job["options"]),
     uncertainty=UncertaintyOptions(**job["uncertainty"], threads=snakemake.threads),
-    crossed_units=study.crossed_units(job["options"]),
-    replicate_units=replicate_units,
     seed_labels=[job["label"]],
-    document_universe=universe,
 )
 outputs = {"summary": evaluation.summary, "gamma": evaluation.gamma, "block_scores": evaluation.block_scores}
 for name, frame in outputs.items():
@@ -39,7 +33,5 @@ for name, frame in outputs.items():
     with atomic_write(snakemake.output[name]) as handle:
         frame.to_csv(handle, sep="\t", index=False, lineterminator="\n")  # full precision
 # the digest names what was resampled: rows with the same digest are paired (the documents, when drawn from a universe)
-resampled = (universe.rename(columns={"document": "unit_id"}) if universe is not None
-             else units if replicate_units is None else replicate_units)
-write_replicates(snakemake.output.replicates, evaluation.replicates, resampled)
+write_replicates(snakemake.output.replicates, evaluation.replicates, design.resampled_keys(units))
 logging.info("\n%s", evaluation.summary.to_string(index=False))

@@ -251,7 +251,7 @@ def test_replicates_are_the_engines_and_b_100_is_the_first_100() -> None:
     estimates = estimates_of(scores)
     for column in range(3):
         for resamples in (RESAMPLES, FEW_RESAMPLES):
-            engine, counts = pool_replicates(scores[:, column], CODES, DOMAINS, None, "unit", np.array([1.0]),
+            engine, counts = pool_replicates(scores[:, column], CODES, DOMAINS, cluster_design(CODES), "unit", np.array([1.0]),
                                              UncertaintyOptions(resamples=resamples, seed=7), LABELS, variance_components=True)
             assert counts == CLUSTERS
             for statistic in STATISTICS:
@@ -438,7 +438,7 @@ def test_document_replicates_are_the_engines_and_the_p_values_those_of_differenc
     codes = np.repeat(np.arange(DOMAINS), documents * SEGMENTS_PER_DOCUMENT)
     labels = np.array([f"document {index:03d}" for index in np.repeat(np.arange(means.shape[0]), SEGMENTS_PER_DOCUMENT)], dtype=object)
     for column in range(3):
-        engine, counts = pool_replicates(segments[:, column], codes, DOMAINS, labels, "unit", np.array([1.0]),
+        engine, counts = pool_replicates(segments[:, column], codes, DOMAINS, cluster_design(codes, labels), "unit", np.array([1.0]),
                                          UncertaintyOptions(resamples=RESAMPLES, seed=3), LABELS, variance_components=True)
         assert counts == ClusterCounts(documents, documents * DOMAINS - DOMAINS)
         for statistic in FEW_STATISTICS:

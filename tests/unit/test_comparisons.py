@@ -16,6 +16,7 @@ from nlp_robustness.statistics.comparisons import compare_rows, verdict_matrix
 from nlp_robustness.statistics.engine import evaluate_study
 from nlp_robustness.statistics.pool_uncertainty import UncertaintyOptions, units_digest
 from nlp_robustness.statistics.pools import leave_out_labels
+from nlp_robustness.statistics.study_design import units_in_domains
 
 DOMAINS = ["a", "b"]
 
@@ -31,8 +32,8 @@ def _units(scale: float, seed: int) -> pd.DataFrame:
 def _evaluate(units: pd.DataFrame):
     pools = leave_out_labels([])
     blocks = draw_study_blocks(units[["domain", "unit_id"]], DOMAINS, pools, seed=0, namespace=[], n_blocks=5, fraction=0.6)
-    return evaluate_study(units, DOMAINS, pools, blocks, np.arange(1.0, 41.0), uncertainty=UncertaintyOptions(resamples=300),
-                          seed_labels=["study"])
+    return evaluate_study(units, DOMAINS, pools, blocks, np.arange(1.0, 41.0), units_in_domains(),
+                          uncertainty=UncertaintyOptions(resamples=300), seed_labels=["study"])
 
 
 def test_a_clearly_more_spread_row_is_less_consistent_and_equal_rows_are_not_told_apart() -> None:

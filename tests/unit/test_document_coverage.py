@@ -63,6 +63,7 @@ import numpy as np
 import pytest
 
 from nlp_robustness.statistics.pool_uncertainty import UncertaintyOptions, pool_replicates, replicate_intervals
+from nlp_robustness.statistics.resampling import cluster_design
 from nlp_robustness.statistics.robustness_metrics import summarize
 from nlp_robustness.statistics.variance_components import variance_components
 
@@ -153,7 +154,7 @@ def coverage(correlated: bool, by_documents: bool, between_sd: float, replicatio
         plain = summarize(scores)
         parts = variance_components(scores, CODES, documents=documents)
         point = {"mean": plain.mean, "variance": plain.variance, "cov": plain.cov, "between_sd": parts.between_sd}
-        replicates, clusters = pool_replicates(scores, CODES, DOMAINS, documents, "unit", np.array([1.0]),
+        replicates, clusters = pool_replicates(scores, CODES, DOMAINS, cluster_design(CODES, documents), "unit", np.array([1.0]),
                                                options[replication], ["document coverage"], variance_components=True)
         bounds = replicate_intervals(replicates, point, CONFIDENCE, clusters, reflect=False)
         for name in STATISTICS:

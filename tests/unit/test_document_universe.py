@@ -13,10 +13,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nlp_robustness.statistics.engine import evaluate_study
 from nlp_robustness.statistics.pool_uncertainty import UncertaintyOptions, pool_replicates
-from nlp_robustness.statistics.pools import WHOLE_POOL, _universe, document_clusters
+from nlp_robustness.statistics.pools import WHOLE_POOL, _universe
 from nlp_robustness.statistics.resampling import _chunk_counts, _chunk_rng, _chunks, cluster_design
+from nlp_robustness.statistics.study_design import documents_in_domains
 
 EPSILONS = np.array([1.0, 2.0])
 DOMAINS = ["a", "b"]
@@ -39,8 +39,10 @@ def _units(rng: np.random.Generator, documents_per_domain: int, keep: float, shi
 
 def _draws(units: pd.DataFrame, universe: pd.DataFrame, resamples: int, labels: list[str]) -> dict[str, np.ndarray]:
     codes = units["domain"].map({d: i for i, d in enumerate(DOMAINS)}).to_numpy(dtype=np.int64)
-    drawn, _ = pool_replicates(units["score"].to_numpy(), codes, 2, document_clusters(units), "unit", EPSILONS,
-                               UncertaintyOptions(resamples=resamples, seed=3), labels, universe=_universe(universe, DOMAINS))
+    design = documents_in_domains(universe)  # as the engine draws a DA row
+    resampling = design.resampling(design.clusters(units), codes, DOMAINS)
+    drawn, _ = pool_replicates(units["score"].to_numpy(), codes, 2, resampling, "unit", EPSILONS,
+                               UncertaintyOptions(resamples=resamples, seed=3), labels)
     return drawn
 
 

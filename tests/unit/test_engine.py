@@ -25,6 +25,7 @@ from nlp_robustness.statistics.pools import (
     pool_units,
     units_from_tables,
 )
+from nlp_robustness.statistics.study_design import units_in_domains
 
 DOMAINS = ["a", "b", "c"]
 UNITS = units_from_tables(
@@ -84,7 +85,7 @@ def test_unit_aggregation_by_hand() -> None:
         block_table("bagging", "b", [[("a", "1"), ("a", "2")], [("a", "3"), ("c", "1")]]),
         block_table("design_bagging", "b", [[("a", "2"), ("a", "3")], [("a", "1"), ("c", "1")]]),
     ])
-    result = evaluate_study(UNITS, DOMAINS, [WHOLE_POOL, "b"], blocks, np.array([5.0, 25.0]))
+    result = evaluate_study(UNITS, DOMAINS, [WHOLE_POOL, "b"], blocks, np.array([5.0, 25.0]), units_in_domains())
     summary = result.summary.set_index(["left_out", "method"])
     # whole pool 0..50 step 10: mean 25, population variance 291.67
     assert summary.loc[(WHOLE_POOL, "pool"), "mean"] == pytest.approx(25.0)
@@ -123,7 +124,7 @@ def test_domain_aggregation_scores_domain_means_of_each_block() -> None:
         block_table(method, WHOLE_POOL, [[("a", "1"), ("a", "3"), ("b", "1")], [("a", "2"), ("b", "2"), ("c", "1")]])
         for method in ("bagging", "design_bagging")
     ])
-    result = evaluate_study(reviews, DOMAINS, [WHOLE_POOL], blocks, np.array([10.0]), aggregation="domain")
+    result = evaluate_study(reviews, DOMAINS, [WHOLE_POOL], blocks, np.array([10.0]), units_in_domains(), aggregation="domain")
     summary = result.summary.set_index("method")
     # whole pool: accuracies 66.67, 50, 100
     assert summary.at["pool", "mean"] == pytest.approx((200 / 3 + 50 + 100) / 3)
@@ -139,7 +140,7 @@ def test_too_small_pools_are_errors_never_perfect_scores() -> None:
     single = units_from_tables({"a": pd.DataFrame({"id": ["1", "2"], "s": [1.0, 2.0]}),
                                 "b": pd.DataFrame({"id": ["1"], "s": [3.0]})}, "id", "s")
     with pytest.raises(InputError, match=r"without a: the pool gives 1 value\(s\)"):
-        evaluate_study(single, ["a", "b"], ["a"], pd.DataFrame(columns=list(BLOCK_COLUMNS)), np.array([1.0]))
+        evaluate_study(single, ["a", "b"], ["a"], pd.DataFrame(columns=list(BLOCK_COLUMNS)), np.array([1.0]), units_in_domains())
     keys = single[["domain", "unit_id"]]
     with pytest.raises(InputError, match="the pool has 3 units, too few for 30 blocks"):
         draw_study_blocks(keys, ["a", "b"], [WHOLE_POOL], seed=0, namespace=[], n_blocks=30, fraction=0.6)

@@ -19,6 +19,7 @@ from nlp_robustness.statistics.engine import (
     whole_pool_between_domains,
 )
 from nlp_robustness.statistics.pools import WHOLE_POOL, units_from_tables
+from nlp_robustness.statistics.study_design import documents_in_domains, units_in_domains
 from nlp_robustness.statistics.variance_components import variance_components
 from nlp_robustness.studies.registry import STUDIES, study_module
 
@@ -37,7 +38,7 @@ POOLS = [WHOLE_POOL, "a", "c"]
 
 def evaluate(units: pd.DataFrame = UNITS, domains: list[str] = DOMAINS, pools: list[str] = POOLS, **options: object):
     blocks = draw_study_blocks(units[["domain", "unit_id"]], domains, pools, seed=1, namespace=[], n_blocks=2, fraction=0.8)
-    return evaluate_study(units, domains, pools, blocks, np.array([5.0]), **options)
+    return evaluate_study(units, domains, pools, blocks, np.array([5.0]), units_in_domains(), **options)
 
 
 def test_pool_rows_of_every_pool_hold_the_decomposition_of_their_units() -> None:
@@ -78,7 +79,8 @@ def test_pools_without_within_domain_spread_are_errors_naming_the_pool() -> None
     one_each = units_from_tables({domain: pd.DataFrame({"id": ["1"], "s": [float(index)]}) for index, domain in enumerate(DOMAINS)}, "id", "s")
     blocks = pd.DataFrame(columns=list(BLOCK_COLUMNS))
     with pytest.raises(InputError, match="bleu study, sys, whole pool: every domain has a single unit"):
-        evaluate_study(one_each, DOMAINS, [WHOLE_POOL], blocks, np.array([1.0]), study="bleu study, sys", variance_components=True)
+        evaluate_study(one_each, DOMAINS, [WHOLE_POOL], blocks, np.array([1.0]), units_in_domains(), study="bleu study, sys",
+                       variance_components=True)
 
 
 def test_the_profile_reads_the_whole_pool_components_back(tmp_path: Path) -> None:
@@ -106,13 +108,19 @@ def test_every_study_says_whether_its_units_decompose() -> None:
 
 def test_every_study_says_how_its_units_are_resampled() -> None:
     """Segments, rated segments and reviews belong to one domain (resampled within it); a perturbed segment,
-    a record and a DARR judgement appear under every function, type or condition (resampled across them)."""
-    crossed = {name: study_module(name).crossed_units({"bagging_unit": "condition"}) for name in STUDIES}
-    assert crossed == {"domains": False, "human": False, "sentiment": False, "perturbations": True,
-                       "metric_attacks": True, "natural_robustness": True}
-    for name in ("domains", "human", "perturbations", "natural_robustness"):
-        assert study_module(name).replicate_units({}, [], "row", "score", {}) is None
-    assert study_module("sentiment").replicate_units({}, [], "row", "accuracy", {"bagging_unit": "review"}) is None
+    a record and a DARR judgement appear under every function, type or condition (resampled across them). Asked
+    without files (as the plan asks), every study's design says so from its options alone."""
+    designs = {name: study_module(name).resampling_design(None, [], "row", "score", {"bagging_unit": "condition"})
+               for name in STUDIES}
+    assert {name: design.crossed for name, design in designs.items()} == {
+        "domains": False, "human": False, "sentiment": False, "perturbations": True, "metric_attacks": True,
+        "natural_robustness": True}
+    assert {name: design.cluster for name, design in designs.items()} == {
+        "domains": "document", "human": "document", "sentiment": None, "perturbations": "unit_id",
+        "metric_attacks": "cluster", "natural_robustness": "unit_id"}
+    assert all(design.replicate_units is None and design.universe is None for design in designs.values())
+    reviews = study_module("sentiment").resampling_design(None, [], "row", "accuracy", {"bagging_unit": "domain"})
+    assert (reviews.cluster, reviews.crossed) == ("cluster", False)
 
 
 def test_documents_are_resampled_whole_and_nest_the_decomposition() -> None:
@@ -139,8 +147,8 @@ def test_documents_are_resampled_whole_and_nest_the_decomposition() -> None:
     options = UncertaintyOptions(resamples=400)
 
     def whole(frame: pd.DataFrame) -> pd.Series:
-        summary = evaluate_study(frame, domains, pools, blocks, np.arange(1.0, 11.0), variance_components=True,
-                                 uncertainty=options, seed_labels=["s"]).summary
+        summary = evaluate_study(frame, domains, pools, blocks, np.arange(1.0, 11.0), documents_in_domains(),
+                                 variance_components=True, uncertainty=options, seed_labels=["s"]).summary
         return summary[summary["method"] == "pool"].iloc[0]
 
     by_documents, by_segments = whole(units), whole(units.drop(columns="document"))

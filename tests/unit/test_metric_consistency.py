@@ -16,6 +16,7 @@ from nlp_robustness.statistics.consistency_measures import consistency_replicate
 from nlp_robustness.statistics.metric_consistency import meta_evaluate
 from nlp_robustness.statistics.pool_uncertainty import UncertaintyOptions, pool_replicates
 from nlp_robustness.statistics.pools import _universe
+from nlp_robustness.statistics.resampling import cluster_design
 from nlp_robustness.statistics.robustness_metrics import gamma_curve
 from nlp_robustness.statistics.variance_components import variance_components
 from nlp_robustness.studies.profile_uncertainty import replicate_taus
@@ -118,8 +119,8 @@ def test_replicates_equal_the_engine(sparse):
         for row, system in enumerate(SYSTEMS):
             rated = mask[row]
             own = scores[name][row, rated]
-            engine, clusters = pool_replicates(own, codes[rated], 3, keys[rated], "unit", EPSILONS[name],
-                                               UncertaintyOptions(resamples=120, seed=7), labels, True, universe)
+            engine, clusters = pool_replicates(own, codes[rated], 3, cluster_design(codes[rated], keys[rated], False, universe),
+                                               "unit", EPSILONS[name], UncertaintyOptions(resamples=120, seed=7), labels, True)
             assert np.array_equal(found.replicates[name]["between_sd"][:, row], engine["between_sd"]), (name, system)
             assert np.array_equal(found.replicates[name]["gamma_area"][:, row], engine["gamma_area"]), (name, system)
             assert np.array_equal(found.replicates[name]["quality"][:, row], engine["mean"]), (name, system)
@@ -133,7 +134,7 @@ def test_replicates_equal_the_engine(sparse):
 def test_interaction_replicates_from_weighted_domain_means():
     """The interaction SD of a replicate from its document counts, the slow way: every segment repeated as often as
     its document was drawn."""
-    from nlp_robustness.statistics.resampling import cluster_design, map_chunks
+    from nlp_robustness.statistics.resampling import map_chunks
 
     scores, domains, documents = study()
     labels = ("x",)
@@ -231,10 +232,11 @@ def test_replicates_without_documents_equal_the_engine(sparse):
             own = scores[name][row, rated]
             options = UncertaintyOptions(resamples=120, seed=7)
             if rated.all():
-                engine, clusters = pool_replicates(own, codes, 3, None, "unit", EPSILONS[name], options, labels, True, None)
+                engine, clusters = pool_replicates(own, codes, 3, cluster_design(codes), "unit", EPSILONS[name], options, labels,
+                                                   True)
             else:
-                engine, clusters = pool_replicates(own, codes[rated], 3, keys[rated], "unit", EPSILONS[name], options, labels,
-                                                   True, (keys, codes))
+                engine, clusters = pool_replicates(own, codes[rated], 3, cluster_design(codes[rated], keys[rated], False, (keys, codes)),
+                                                   "unit", EPSILONS[name], options, labels, True)
             assert np.isfinite(found.replicates[name]["between_sd"][:, row]).all(), (name, system)
             assert np.array_equal(found.replicates[name]["between_sd"][:, row], engine["between_sd"]), (name, system)
             assert np.array_equal(found.replicates[name]["gamma_area"][:, row], engine["gamma_area"]), (name, system)

@@ -18,6 +18,7 @@ from nlp_robustness.statistics.paired_tests import IDENTICAL_ULPS, difference, n
 from nlp_robustness.statistics.percentile_intervals import ClusterCounts, cluster_counts, expansion
 from nlp_robustness.statistics.pool_uncertainty import UncertaintyOptions
 from nlp_robustness.statistics.pools import WHOLE_POOL, leave_out_labels
+from nlp_robustness.statistics.study_design import documents_in_domains
 
 EPSILON = np.finfo(np.float64).eps
 
@@ -126,8 +127,8 @@ def test_the_engine_records_the_cluster_counts_of_every_pool() -> None:
     units["score"] = rng.normal(50, 10, len(units))
     pools = leave_out_labels(["a", "b"])
     blocks = draw_study_blocks(units[["domain", "unit_id"]], ["a", "b"], pools, seed=0, namespace=[], n_blocks=3, fraction=0.6)
-    summary = evaluate_study(units, ["a", "b"], pools, blocks, np.arange(1.0, 11.0), variance_components=True,
-                             uncertainty=UncertaintyOptions(resamples=50), seed_labels=["s"]).summary
+    summary = evaluate_study(units, ["a", "b"], pools, blocks, np.arange(1.0, 11.0), documents_in_domains(),
+                             variance_components=True, uncertainty=UncertaintyOptions(resamples=50), seed_labels=["s"]).summary
     pool_rows = summary[summary["method"] == "pool"].set_index("left_out")
     assert pool_rows.loc[WHOLE_POOL, list(CLUSTER_COLUMNS)].tolist() == [10, 28]
     assert pool_rows.loc["a", list(CLUSTER_COLUMNS)].tolist() == [20, 19]  # without a: the 20 documents of b

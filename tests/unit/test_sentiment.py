@@ -14,6 +14,7 @@ from nlp_robustness.data.reviews import read_blitzer_reviews
 from nlp_robustness.statistics.blocks import draw_study_blocks
 from nlp_robustness.statistics.engine import evaluate_study
 from nlp_robustness.statistics.pools import WHOLE_POOL
+from nlp_robustness.statistics.study_design import units_in_domains
 from nlp_robustness.outputs.sentiment import accuracy_summary_markdown
 from nlp_robustness.studies.sentiment import (
     accuracy_by_domain,
@@ -218,7 +219,7 @@ def robustness(predictions: pd.DataFrame, unit: str = "review", fraction: float 
     units = units_of_predictions(predictions, domains, unit)
     blocks = draw_study_blocks(units[["domain", "unit_id"]], domains, list(leave_out), seed=seed, namespace=["sentiment"],
                                n_blocks=n_blocks, fraction=fraction)
-    result = evaluate_study(units, domains, list(leave_out), blocks, EPSILONS, aggregation_of(unit))
+    result = evaluate_study(units, domains, list(leave_out), blocks, EPSILONS, units_in_domains(), aggregation_of(unit))
     return result.summary, result.gamma, result.block_scores, blocks
 
 

@@ -43,6 +43,7 @@ from nlp_robustness.statistics.resampling import (
     stratum_sizes,
 )
 from nlp_robustness.statistics.robustness_metrics import epsilon_grid, gamma_curve, summarize
+from nlp_robustness.statistics.study_design import units_in_domains
 from nlp_robustness.statistics.variance_components import variance_components
 
 EPSILONS = epsilon_grid(1, 100, 1)
@@ -315,7 +316,7 @@ def study_units(rng: np.random.Generator, per_domain: int = 60) -> pd.DataFrame:
 def evaluate(units: pd.DataFrame, uncertainty: UncertaintyOptions | None, seed_labels=("study",), **keywords):
     leave_out = leave_out_labels(DOMAINS)
     blocks = draw_study_blocks(units, DOMAINS, leave_out, seed=1, namespace=["test"], n_blocks=10, fraction=0.6)
-    return evaluate_study(units, DOMAINS, leave_out, blocks, EPSILONS, uncertainty=uncertainty,
+    return evaluate_study(units, DOMAINS, leave_out, blocks, EPSILONS, units_in_domains(), uncertainty=uncertainty,
                           seed_labels=list(seed_labels), **keywords)
 
 
@@ -378,8 +379,8 @@ def test_percentile_interval_agrees_with_scipy_bootstrap(statistic: str, scipy_s
     width (their Monte-Carlo SE is about 2 % of it)."""
     scores = bleu_like(np.random.default_rng(8), 400)
     options = UncertaintyOptions(resamples=2000, seed=9)
-    replicates = pool_replicates(scores, np.zeros(scores.size, dtype=np.int64), 1, None, "unit", np.array([1.0]),
-                                 options, ["scipy"])[0][statistic]
+    codes = np.zeros(scores.size, dtype=np.int64)
+    replicates = pool_replicates(scores, codes, 1, cluster_design(codes), "unit", np.array([1.0]), options, ["scipy"])[0][statistic]
     ours = interval(replicates, 0.95)
     theirs = scipy_stats.bootstrap((scores,), lambda values, axis: scipy_statistic(values, axis=axis), vectorized=True,
                                    method="percentile", n_resamples=2000, confidence_level=0.95,
@@ -396,7 +397,7 @@ def paired_p_values(shift: float, seed: int) -> tuple[float, float]:
     common = rng.normal(50, 10, 40)
     first, second = common + rng.normal(0, 3, 40), common + shift + rng.normal(0, 3, 40)
     options, codes = UncertaintyOptions(resamples=4000, seed=seed), np.zeros(40, dtype=np.int64)
-    replicates = [pool_replicates(values, codes, 1, None, "unit", np.array([1.0]), options, ["paired"])[0]["mean"]
+    replicates = [pool_replicates(values, codes, 1, cluster_design(codes), "unit", np.array([1.0]), options, ["paired"])[0]["mean"]
                   for values in (first, second)]
     bootstrap = difference(first.mean(), second.mean(), *replicates, 0.95).p_value
     permutation = scipy_stats.permutation_test((first, second), lambda x, y, axis: np.mean(x - y, axis=axis),

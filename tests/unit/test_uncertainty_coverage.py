@@ -32,7 +32,9 @@ from nlp_robustness.statistics.engine import evaluate_study
 from nlp_robustness.statistics.paired_tests import difference
 from nlp_robustness.statistics.pool_uncertainty import UncertaintyOptions, pool_replicates, replicate_intervals
 from nlp_robustness.statistics.pools import WHOLE_POOL
+from nlp_robustness.statistics.resampling import cluster_design
 from nlp_robustness.statistics.robustness_metrics import epsilon_grid, gamma_curve, summarize
+from nlp_robustness.statistics.study_design import units_in_domains
 from nlp_robustness.statistics.variance_components import variance_components
 
 #: Beta parameters of the four domains' non-zero scores (means 40, 50, 33, 57 before the zeros).
@@ -106,8 +108,8 @@ def pool_coverage(per_domain: int, variance_components: bool) -> dict[str, float
     for replication in range(REPLICATIONS):
         scores, codes = draw_scores(np.random.default_rng([per_domain, replication]), per_domain)
         options = UncertaintyOptions(confidence=CONFIDENCE, resamples=RESAMPLES, seed=replication)
-        replicates, clusters = pool_replicates(scores, codes, len(DOMAIN_BETAS), None, "unit", EPSILONS, options,
-                                               ["coverage"], variance_components)
+        replicates, clusters = pool_replicates(scores, codes, len(DOMAIN_BETAS), cluster_design(codes), "unit", EPSILONS,
+                                               options, ["coverage"], variance_components)
         bounds = replicate_intervals(replicates, estimates_of(scores, codes), CONFIDENCE, clusters, reflect=False)
         for name in names:
             hits[name] += bounds[f"{name}_lo"] <= TRUTH[name] <= bounds[f"{name}_hi"]
@@ -126,7 +128,8 @@ def bagged_coverage(per_domain: int) -> dict[tuple[str, str], float]:
                               "score": scores})
         blocks = draw_study_blocks(units, domains, [WHOLE_POOL], seed=replication, namespace=["coverage"],
                                    n_blocks=30, fraction=0.6)
-        summary = evaluate_study(units, domains, [WHOLE_POOL], blocks, np.array([1.0]), uncertainty=options).summary
+        summary = evaluate_study(units, domains, [WHOLE_POOL], blocks, np.array([1.0]), units_in_domains(),
+                                 uncertainty=options).summary
         for row in summary[summary["method"] != "pool"].itertuples():
             for name in ("mean", "variance"):
                 key = (row.method, name)
@@ -146,8 +149,8 @@ def paired_rejections(per_domain: int, planted_sd: float) -> tuple[float, float]
         rows = {"a": common + rng.normal(0, 10, common.size), "b": common + rng.normal(0, 10, common.size),
                 "c": common + rng.normal(0, 10 + planted_sd, common.size)}
         options = UncertaintyOptions(confidence=CONFIDENCE, resamples=RESAMPLES, seed=replication)
-        replicates = {name: pool_replicates(values, codes, len(DOMAIN_BETAS), None, "unit", np.array([1.0]), options,
-                                            ["paired"])[0]["variance"] for name, values in rows.items()}
+        replicates = {name: pool_replicates(values, codes, len(DOMAIN_BETAS), cluster_design(codes), "unit", np.array([1.0]),
+                                            options, ["paired"])[0]["variance"] for name, values in rows.items()}
         variances = {name: float(np.var(values)) for name, values in rows.items()}
         null += difference(variances["a"], variances["b"], replicates["a"], replicates["b"], CONFIDENCE).p_value < level
         planted += difference(variances["a"], variances["c"], replicates["a"], replicates["c"], CONFIDENCE).p_value < level

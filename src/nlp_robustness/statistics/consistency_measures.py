@@ -26,7 +26,7 @@ else on the segment weights (:func:`.replicate_statistics.weighted_statistics`, 
 The point values follow :func:`.variance_components.variance_components` with the documents (nested only where
 there are documents of several segments, so the one-way ANOVA estimator for a study without documents). Tested
 equal to the engine in each case: documents (fully crossed and sparse), no documents fully crossed
-(``pool_replicates`` with ``clusters=None``, as :mod:`.studies.human` calls it for MQM) and sparse (singleton
+(``pool_replicates`` with ``cluster_design(codes)``, as :mod:`.studies.human` calls it for MQM) and sparse (singleton
 clusters over the study's segments).
 
 **Measures** (per score and system; point value and B replicates):

@@ -10,7 +10,9 @@ computed on is the study's *aggregation*:
 On each pool the engine computes the whole-pool statistics (paper Tables 1/2), and averages them over the
 blocks of bagging (Algorithm 5, Tables 3/4) and design bagging (Algorithm 6, Tables 5/6). The blocks are
 drawn once per study and re-applied by key (:mod:`.blocks`), so every row of a study (every system, every
-metric) is measured on the same blocks. The intervals of the statistics come from :mod:`.pool_uncertainty`.
+metric) is measured on the same blocks. The intervals of the statistics come from :mod:`.pool_uncertainty`,
+by a bootstrap that draws what the study's design says (:class:`.study_design.StudyDesign`: its units or finer
+replicate units, their clusters, the universe of documents, what is crossed across domains).
 
 With ``variance_components`` (studies whose sample values are means of unit scores by domain), the
 whole-pool row of every pool also gets the decomposition of the pool's unit scores into between- and
@@ -45,16 +47,9 @@ from nlp_robustness.statistics.pool_uncertainty import (
     pool_replicates,
     replicate_intervals,
 )
-from nlp_robustness.statistics.pools import (
-    WHOLE_POOL,
-    _pool,
-    _rows_by_domain,
-    _universe,
-    document_clusters,
-    pool_domains,
-    pool_label,
-)
+from nlp_robustness.statistics.pools import WHOLE_POOL, _pool, _rows_by_domain, pool_domains, pool_label
 from nlp_robustness.statistics.robustness_metrics import cov_from_moments, gamma_curve, summarize
+from nlp_robustness.statistics.study_design import StudyDesign
 from nlp_robustness.statistics.variance_components import variance_components as decompose
 
 __all__ = [
@@ -150,14 +145,12 @@ def evaluate_study(
     leave_out: Sequence[str],
     blocks: pd.DataFrame,
     epsilons: NDArray[np.float64],
+    design: StudyDesign,
     aggregation: str = "unit",
     study: str = "study",
     variance_components: bool = False,
     uncertainty: UncertaintyOptions | None = None,
-    crossed_units: bool = False,
-    replicate_units: pd.DataFrame | None = None,
     seed_labels: Sequence[str] = (),
-    document_universe: pd.DataFrame | None = None,
 ) -> StudyEvaluation:
     """Metrics I-III of one row of a study on every pool (``leave_out``: :func:`.pools.leave_out_labels`) and method.
 
@@ -168,19 +161,13 @@ def evaluate_study(
     between/within-domain decomposition of the unit scores (a study whose domain values are means of its
     unit scores; see the module docstring).
 
-    ``uncertainty``: the intervals (:mod:`.pool_uncertainty`): a bootstrap of the whole pool, seeded by the
-    study and the pool only (so every row of a study is resampled alike), and the blocks' jackknife for the
-    bagged rows. ``crossed_units``: a unit id names the same item in every domain (a segment under every
-    perturbation function), so ids are resampled together; otherwise units are resampled within domains.
-    ``units`` may carry a ``document`` column (WMT documents; "" for none): whole documents are then resampled
-    within their domain and the between-domain decomposition is the nested one (:func:`.pools.document_clusters`,
-    :mod:`.pool_uncertainty`); units shared across domains (``crossed_units``) ignore it.
-    ``replicate_units`` (columns ``domain, unit_id, cluster, score``): finer units whose domain means are
-    the domain values of ``units``, resampled by ``cluster`` instead (a study whose units are aggregates).
-    ``seed_labels`` (with the left-out label) seed the replicates: the study's name, never the row's.
-    ``document_universe`` (columns ``domain, document``): every document the study's rows are resampled over, for
-    studies whose rows are measured on different units of the same documents (each system rated on its own
-    segments): every row then draws the same documents, so paired comparisons and rank intervals hold.
+    ``design``: what the bootstrap draws, the same for every row of the study (:class:`.study_design.StudyDesign`:
+    the units or finer replicate units, their clusters, the universe of documents, what is crossed); where it
+    draws documents (the ``document`` column of ``units``), the between-domain decomposition is the nested one.
+    ``uncertainty``: the intervals (:mod:`.pool_uncertainty`): a bootstrap of the whole pool as ``design`` says,
+    seeded by the study and the pool only (so every row of a study is resampled alike), and the blocks' jackknife
+    for the bagged rows. ``seed_labels`` (with the left-out label) seed the replicates: the study's name, never
+    the row's.
 
     Raises:
         InputError: A pool or block sample has fewer than two values, a block unit is not in the pool,
@@ -192,7 +179,8 @@ def evaluate_study(
     summary_rows, gamma_frames, block_frames, replicates = [], [], [], {}
     by_pool, no_blocks = _blocks_by_pool(blocks), blocks.iloc[:0]
     unit_rows = _rows_by_domain(units)
-    finer_rows = _rows_by_domain(replicate_units) if uncertainty is not None and replicate_units is not None else {}
+    finer = design.replicate_units
+    finer_rows = _rows_by_domain(finer) if uncertainty is not None and finer is not None else {}
     for left_out in leave_out:
         pool, codes = _pool(units, unit_rows, domains, left_out, study)
         members = pool_domains(domains, left_out)
@@ -213,28 +201,30 @@ def evaluate_study(
             raise InputError(f"{where}: the pool gives {whole.size} value(s); variance and gamma need at least 2")
         statistics = summarize(whole)
         whole_gamma = gamma_curve(whole, epsilons)
-        documents = None if crossed_units else document_clusters(pool)
+        clusters = design.clusters(pool) if finer is None else None  # of the pool's own units, once a pool
+        documents = design.documents(clusters)
         between = _between_domains(scores, codes, len(members), where, documents) if variance_components else {}
         band = (np.full(epsilons.shape, np.nan), np.full(epsilons.shape, np.nan))
         intervals_of_pool = dict.fromkeys(INTERVAL_COLUMNS, np.nan)
         clusters_of_pool = dict.fromkeys(CLUSTER_COLUMNS, np.nan)
         if uncertainty is not None:
-            if replicate_units is not None:
-                finer, finer_codes = _pool(replicate_units, finer_rows, domains, left_out, study)
-                drawn, clusters = pool_replicates(finer["score"].to_numpy(dtype=np.float64), finer_codes, len(members),
-                                        finer["cluster"].to_numpy(), "domain", epsilons, uncertainty, [*seed_labels, left_out])
+            labels, resample_domains = [*seed_labels, left_out], uncertainty.resample_domains
+            if finer is not None:  # finer units whose domain means are the pool's domain values, drawn instead
+                finer_pool, finer_codes = _pool(finer, finer_rows, domains, left_out, study)
+                resampling = design.resampling(design.clusters(finer_pool), finer_codes, members, resample_domains)
+                drawn, cluster_counts = pool_replicates(finer_pool["score"].to_numpy(dtype=np.float64), finer_codes,
+                                                        len(members), resampling, "domain", epsilons, uncertainty, labels)
             else:
-                drawn, clusters = pool_replicates(scores, codes, len(members), pool["unit_id"].to_numpy() if crossed_units else documents,
-                                        aggregation, epsilons, uncertainty, [*seed_labels, left_out],
-                                        variance_components and len(members) > 1,
-                                        _universe(document_universe, members) if documents is not None else None)
+                resampling = design.resampling(clusters, codes, members, resample_domains)
+                drawn, cluster_counts = pool_replicates(scores, codes, len(members), resampling, aggregation, epsilons,
+                                                        uncertainty, labels, variance_components and len(members) > 1)
             replicates[left_out] = {name: values for name, values in drawn.items() if name != "gamma"}
             estimates = {"mean": statistics.mean, "variance": statistics.variance, "cov": statistics.cov,
                          "gamma_area": float(whole_gamma.mean()), **between}
-            intervals_of_pool = replicate_intervals(drawn, estimates, uncertainty.confidence, clusters,
-                                                    reflect=aggregation == "domain" or replicate_units is not None)
-            clusters_of_pool = {"smallest_stratum_clusters": clusters.smallest_stratum,
-                                "cluster_degrees_of_freedom": clusters.degrees_of_freedom}
+            intervals_of_pool = replicate_intervals(drawn, estimates, uncertainty.confidence, cluster_counts,
+                                                    reflect=aggregation == "domain" or finer is not None)
+            clusters_of_pool = {"smallest_stratum_clusters": cluster_counts.smallest_stratum,
+                                "cluster_degrees_of_freedom": cluster_counts.degrees_of_freedom}
             band = tuple(np.nanquantile(drawn["gamma"], [(1 - uncertainty.confidence) / 2, (1 + uncertainty.confidence) / 2], axis=0))
         summary_rows.append({
             "left_out": left_out, "method": "pool", "domains": len(members), "units": len(pool), "blocks": 1,

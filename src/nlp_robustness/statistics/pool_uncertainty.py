@@ -1,14 +1,15 @@
 """Intervals of the engine's numbers: bootstrap replicates of a pool, and intervals of the bagged estimates.
 
-**Whole pool** (:func:`pool_replicates`): the pool's units are resampled as :mod:`.resampling` describes
-(stratified within domains, or by ids shared across domains) and every replicate gets Metrics I-III, the
+**Whole pool** (:func:`pool_replicates`): the pool's units are resampled as the study's design says
+(:class:`.study_design.StudyDesign`: stratified within domains, or by ids shared across domains; drawn as
+:mod:`.resampling` describes) and every replicate gets Metrics I-III, the
 gamma-area and, where the study has it, the between-domain decomposition. A study whose sample is one value
 per domain (``domain`` aggregation: accuracies of review domains, shares of perturbation types) recomputes
 the domain values from the resampled units in every replicate. A study whose units are themselves
-aggregates (the metric study's one tau per attack condition) hands finer *replicate units* instead:
+aggregates (the metric study's one tau per attack condition) has finer *replicate units* in its design instead:
 judgements whose domain means are the condition values, resampled by segment.
 
-**Documents.** Where units belong to documents (WMT test sets), the clusters handed in are the documents,
+**Documents.** Where units belong to documents (WMT test sets), the design's clusters are the documents,
 nested in the domains: whole documents are drawn with replacement within each domain, since the segments of a
 document are correlated and resampling them one by one would treat them as independent (intervals too narrow
 by the square root of the design effect, about 1.4 on WMT22). The between-domain decomposition of every
@@ -47,7 +48,7 @@ from nlp_robustness.statistics.replicate_statistics import (
     weighted_between_domains,
     weighted_statistics,
 )
-from nlp_robustness.statistics.resampling import cluster_design, gathers, map_chunks
+from nlp_robustness.statistics.resampling import ResamplingDesign, gathers, map_chunks
 from nlp_robustness.statistics.variance_components import document_sums, nested_components
 
 __all__ = ["INTERVAL_STATISTICS", "UncertaintyOptions", "block_interval", "document_statistics", "pool_replicates", "read_replicates",
@@ -73,34 +74,35 @@ def pool_replicates(
     scores: NDArray[np.float64],
     codes: NDArray[np.int64],
     n_domains: int,
-    clusters: NDArray | None,
+    resampling: ResamplingDesign,
     aggregation: str,
     epsilons: NDArray[np.float64],
     options: UncertaintyOptions,
     labels: Sequence[str],
     variance_components: bool = False,
-    universe: tuple[NDArray, NDArray[np.int64]] | None = None,
 ) -> tuple[dict[str, NDArray[np.float64]], ClusterCounts]:
     """Bootstrap replicates of one pool's statistics: ``mean, variance, cov, gamma_area`` (B,), ``gamma`` (B, G)
     and, with ``variance_components``, the between-domain columns (B,).
 
-    ``scores``/``codes``: the units' scores and domain codes (0..n_domains-1); ``clusters``: ids resampled
-    together across domains (None: units nested in domains, stratified); ``aggregation``: ``unit`` (the unit
-    scores are the sample) or ``domain`` (the domain means are); ``labels`` seed the replicates with
-    ``options.seed`` (the same labels for every row of a study make their replicates paired). ``clusters``
-    nested in the domains (documents) make the decomposition the nested one (module docstring).
-    ``universe``: the clusters to draw from, with their domain codes (:func:`.resampling.cluster_design`), so rows
-    rated on different units of the same documents draw the same documents.
+    ``scores``/``codes``: the drawn units' scores and domain codes (0..n_domains-1); ``resampling``: what a replicate
+    draws of them, the study's design made concrete for the pool (:meth:`.study_design.StudyDesign.resampling`, or
+    :func:`.resampling.cluster_design`): units nested in domains (stratified), ids shared across domains, or
+    documents, drawn from a universe of documents so rows rated on different units of the same documents draw the
+    same documents, and whether the domains are drawn too (two-stage; ``options.resample_domains`` is not read
+    here); ``aggregation``: ``unit`` (the unit scores are the sample) or ``domain`` (the domain means are);
+    ``labels`` seed the replicates with ``options.seed`` (the same labels for every row of a study make their
+    replicates paired). Clusters nested in the domains and fewer than the units (documents) make the
+    decomposition the nested one (module docstring).
     Also returns the design's cluster counts (:func:`.percentile_intervals.cluster_counts`: the clusters drawn in the
     smallest stratum, the n of :func:`.percentile_intervals.expansion`, and the degrees of freedom of the paired tests).
     """
-    design = cluster_design(codes, clusters, options.resample_domains, universe)
-    documents = (clusters is not None and bool(np.all(design.stratum_of_cluster[design.cluster_of_unit] == codes))
-                 and design.n_clusters < design.n_units)
+    # units each their own cluster have as many clusters as units: never documents
+    documents = (resampling.n_clusters < resampling.n_units
+                 and bool(np.all(resampling.stratum_of_cluster[resampling.cluster_of_unit] == codes)))
     between = between_applies(variance_components, n_domains)
-    nested_documents = documents and between and n_domains < design.n_clusters
-    counts_of_clusters = cluster_counts(np.bincount(design.stratum_of_cluster), design.resample_strata)
-    if aggregation == "unit" and gathers(design):
+    nested_documents = documents and between and n_domains < resampling.n_clusters
+    counts_of_clusters = cluster_counts(np.bincount(resampling.stratum_of_cluster), resampling.resample_strata)
+    if aggregation == "unit" and gathers(resampling):
         # units nested in domains: gather the drawn scores stratum by stratum (the same resamples as the
         # weights, no dense weight matrix)
         shift = float(scores.mean())
@@ -108,24 +110,24 @@ def pool_replicates(
         def gathered(blocks: list[NDArray[np.float64]]) -> dict[str, NDArray[np.float64]]:
             return block_statistics(blocks, shift, epsilons, between)
 
-        chunks = map_chunks(gathered, design, options.resamples, options.seed, labels, options.threads, values=scores - shift)
+        chunks = map_chunks(gathered, resampling, options.resamples, options.seed, labels, options.threads, values=scores - shift)
         return {name: np.concatenate([chunk[name] for chunk in chunks]) for name in chunks[0]}, counts_of_clusters
     indicator = domain_indicator(codes, n_domains) if aggregation == "domain" or variance_components else None
-    unit_cluster = design.cluster_of_unit
+    unit_cluster = resampling.cluster_of_unit
     if indicator is not None:
         # units of every cluster in every domain: a replicate's cluster counts times it are its units per domain,
         # weights @ indicator without the (B, n) product (whole numbers, so exactly the same in any order)
-        cluster_domains = np.zeros((design.n_clusters, n_domains))
+        cluster_domains = np.zeros((resampling.n_clusters, n_domains))
         np.add.at(cluster_domains, (unit_cluster, codes), 1.0)
 
     if nested_documents:
-        document_domain = np.zeros(design.n_clusters, dtype=np.int64)
+        document_domain = np.zeros(resampling.n_clusters, dtype=np.int64)
         document_domain[unit_cluster] = codes
-        sums_of_documents = document_sums(scores, unit_cluster, design.n_clusters)
+        sums_of_documents = document_sums(scores, unit_cluster, resampling.n_clusters)
 
     if documents and aggregation == "unit":
         # whole documents: the moments from per-document sums and gamma from cumulative weights (no (B, n) product)
-        of_documents = document_statistics(scores, unit_cluster, design.n_clusters, epsilons)
+        of_documents = document_statistics(scores, unit_cluster, resampling.n_clusters, epsilons)
 
     def replicate(counts: NDArray[np.float64]) -> dict[str, NDArray[np.float64]]:
         if documents and aggregation == "unit":
@@ -136,7 +138,7 @@ def pool_replicates(
                 statistics |= weighted_between_domains(scores, codes, n_domains, counts[:, unit_cluster], indicator=indicator,
                                                        counts=counts @ cluster_domains)
             return statistics
-        # the unit weights exactly as map_chunks draws them, memory order included (this fancy index gives a
+        # the unit weights exactly as map_chunks resampling them, memory order included (this fancy index gives a
         # column-major array, and BLAS sums the products below in an order that depends on it)
         weights = counts[:, unit_cluster]
         per_domain = counts @ cluster_domains if indicator is not None else None
@@ -154,7 +156,7 @@ def pool_replicates(
             statistics |= weighted_between_domains(scores, codes, n_domains, weights, indicator=indicator, counts=per_domain)
         return statistics
 
-    chunks = map_chunks(replicate, design, options.resamples, options.seed, labels, options.threads, cluster_counts=True)
+    chunks = map_chunks(replicate, resampling, options.resamples, options.seed, labels, options.threads, cluster_counts=True)
     return {name: np.concatenate([chunk[name] for chunk in chunks]) for name in chunks[0]}, counts_of_clusters
 
 

@@ -10,7 +10,8 @@ study's domain order, units in their own order within a domain (:func:`pool_unit
 every method (:data:`METHODS`): the whole pool, then the bagging methods on the study's blocks (:mod:`.blocks`),
 by the engine (:mod:`.engine`). How a pool is named for a reader, in a caption and in a CSV header:
 :func:`pool_label`, :func:`column_groups`, :func:`csv_group`. The documents of a pool's units (WMT documents) are
-the clusters its bootstrap resamples (:func:`document_clusters`).
+the clusters its bootstrap resamples where the study's design draws documents (:func:`document_clusters`, read by
+:class:`.study_design.StudyDesign`).
 """
 
 from __future__ import annotations

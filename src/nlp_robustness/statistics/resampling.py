@@ -60,7 +60,8 @@ CHUNK = 50
 class ResamplingDesign:
     """What a bootstrap replicate draws: ``cluster_of_unit[i]`` is unit i's cluster (0..C-1); clusters are
     drawn with replacement within each stratum (``stratum_of_cluster``, 0..S-1; one stratum: no
-    stratification). ``resample_strata``: draw the strata with replacement first (two-stage)."""
+    stratification). ``resample_strata``: draw the strata with replacement first (two-stage). The engine's is
+    a study's design made concrete for one pool (:meth:`.study_design.StudyDesign.resampling`)."""
 
     cluster_of_unit: NDArray[np.int64]
     stratum_of_cluster: NDArray[np.int64]

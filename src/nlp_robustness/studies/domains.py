@@ -16,8 +16,9 @@ import pandas as pd
 from nlp_robustness.data.testsets import read_testset_table
 from nlp_robustness.fileio.atomic import atomic_write
 from nlp_robustness.statistics.pools import units_from_tables
+from nlp_robustness.statistics.study_design import StudyDesign, documents_in_domains
 
-__all__ = ["crossed_units", "has_variance_components", "replicate_units", "read_score_table", "testset_means", "unit_keys", "units", "write_score_table"]
+__all__ = ["has_variance_components", "read_score_table", "resampling_design", "testset_means", "unit_keys", "units", "write_score_table"]
 
 
 def write_score_table(scores: pd.DataFrame, path: str) -> None:
@@ -37,18 +38,11 @@ def read_score_table(path: str) -> pd.DataFrame:
                        float_precision="round_trip")
 
 
-def crossed_units(options: Mapping[str, Any]) -> bool:
-    """Whether a unit id names the same item in every domain, so the bootstrap resamples ids across domains.
-
-    A segment belongs to one test set: segments are resampled within their test set.
-    """
-    return False
-
-
-def replicate_units(files: Mapping[str, str], domains: Sequence[str], row: str, score: str,
-                    options: Mapping[str, Any]) -> None:
-    """Finer units for the bootstrap: none, the study's own units are resampled."""
-    return None
+def resampling_design(files: Mapping[str, str] | None, domains: Sequence[str], row: str, score: str,
+                      options: Mapping[str, Any]) -> StudyDesign:
+    """How the bootstrap draws a system's segments: a segment belongs to one test set, so whole documents
+    (``doc_id``) are drawn within their test set (segments one by one in a test set without documents)."""
+    return documents_in_domains()
 
 
 def has_variance_components(options: Mapping[str, Any]) -> bool:

@@ -20,7 +20,7 @@ Choices (documented in docs/human-judgements.md, tested in tests/unit/test_human
 
 * **DA: each system keeps its own rated segments** (the segments rated for every ja-en system are only 136 of
   2,008), with their documents; the engine resamples documents within domains from one universe of documents
-  (:func:`document_universe`), so systems rated on different segments of the same documents stay paired.
+  (:func:`resampling_design`), so systems rated on different segments of the same documents stay paired.
 """
 
 from __future__ import annotations
@@ -32,14 +32,13 @@ import pandas as pd
 
 from nlp_robustness.errors import InputError
 from nlp_robustness.statistics.pools import units_from_tables
+from nlp_robustness.statistics.study_design import StudyDesign, documents_in_domains
 
 __all__ = [
     "SEGMENT_COLUMNS",
-    "crossed_units",
-    "document_universe",
     "has_variance_components",
     "read_segments",
-    "replicate_units",
+    "resampling_design",
     "unit_keys",
     "units",
     "units_of_system",
@@ -62,21 +61,6 @@ def units_of_system(segments: Mapping[str, pd.DataFrame], system: str, score: st
         {domain: frame[frame["system"] == system].reset_index(drop=True) for domain, frame in segments.items()},
         "segment_id", score, document_column="document",
     )
-
-
-def crossed_units(options: Mapping[str, Any]) -> bool:
-    """Whether a unit id names the same item in every domain, so the bootstrap resamples ids across domains.
-
-    A rated segment belongs to one domain: segments are resampled within their domain (by document when the
-    segment table has documents).
-    """
-    return False
-
-
-def replicate_units(files: Mapping[str, str], domains: Sequence[str], row: str, score: str,
-                    options: Mapping[str, Any]) -> None:
-    """Finer units for the bootstrap: none, the study's own units are resampled."""
-    return None
 
 
 def has_variance_components(options: Mapping[str, Any]) -> bool:
@@ -104,17 +88,20 @@ def unit_keys(files: Mapping[str, str], domains: Sequence[str], options: Mapping
     return units_from_tables(frames, "segment_id")
 
 
-def document_universe(files: Mapping[str, str], domains: Sequence[str], options: Mapping[str, Any]) -> pd.DataFrame | None:
-    """The documents every row's bootstrap draws (columns ``domain, document``): those any system was rated on,
-    so systems rated on different segments of the same documents are resampled alike (paired); None when the
-    segments have no documents (MQM)."""
+def resampling_design(files: Mapping[str, str] | None, domains: Sequence[str], row: str, score: str,
+                      options: Mapping[str, Any]) -> StudyDesign:
+    """How the bootstrap draws a system's rated segments: a segment belongs to one domain, so whole documents are
+    drawn within their domain, from the universe of the documents any system was rated on (columns ``domain,
+    document``), so systems rated on different segments of the same documents are resampled alike (paired). MQM's
+    segments have no documents: they are drawn one by one, with no universe. ``files`` None (the plan, before any
+    file exists): the segment tables are not read."""
     frames = []
-    for domain, path in files.items():
+    for domain, path in (files or {}).items():
         documents = read_segments(path, ["document"])["document"]
         if (documents == "").all():
-            return None
+            return documents_in_domains()
         frames.append(pd.DataFrame({"domain": domain, "document": sorted(set(documents))}))
-    return pd.concat(frames, ignore_index=True)
+    return documents_in_domains(pd.concat(frames, ignore_index=True) if frames else None)
 
 
 def units(files: Mapping[str, str], domains: Sequence[str], row: str, score: str, options: Mapping[str, Any]) -> pd.DataFrame:

@@ -1,7 +1,7 @@
 """WMT direct assessment (DA) human studies (format ``wmt-da``): segment tables, domain means, the planning check.
 
 A DA study's systems each keep their own rated segments, with their documents (the engine pairs them by document:
-:func:`~nlp_robustness.studies.human.document_universe`). Placeholder rows (raw 0 and z 0 exactly: unrated
+:func:`~nlp_robustness.studies.human.resampling_design`). Placeholder rows (raw 0 and z 0 exactly: unrated
 documents) are dropped when ``drop_placeholders``. Its files are read by :mod:`nlp_robustness.data.wmt_da`; a
 domain's rated-segment table has the columns of every human study's
 (:data:`~nlp_robustness.studies.human.SEGMENT_COLUMNS`), and its every-segment table those of

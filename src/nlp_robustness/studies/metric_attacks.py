@@ -32,15 +32,15 @@ import pandas as pd
 from nlp_robustness.errors import InputError
 from nlp_robustness.fileio.text_files import read_table
 from nlp_robustness.statistics.pools import UNIT_COLUMNS
+from nlp_robustness.statistics.study_design import StudyDesign, replicate_units_by_cluster
 
 __all__ = [
     "AGREEMENT_KEY_COLUMNS",
     "BOOTSTRAP_UNIT_COLUMNS",
     "aggregation_of",
     "bootstrap_units",
-    "crossed_units",
     "has_variance_components",
-    "replicate_units",
+    "resampling_design",
     "unit_keys",
     "units",
 ]
@@ -97,17 +97,14 @@ def units(files: Mapping[str, str], domains: Sequence[str], row: str, score: str
     return _in_domain_order(frame, domains)[list(UNIT_COLUMNS)]
 
 
-def crossed_units(options: Mapping[str, Any]) -> bool:
-    """A judgement appears under every condition (its unit id names it in each): judgements are resampled
-    across conditions (the engine uses :func:`replicate_units` instead, which resamples whole segments)."""
-    return True
-
-
-def replicate_units(files: Mapping[str, str], domains: Sequence[str], row: str, score: str,
-                    options: Mapping[str, Any]) -> pd.DataFrame:
-    """The engine's bootstrap units: :func:`bootstrap_units` (judgements, resampled by segment), in both
-    bagging units (a condition's tau is the mean of its judgements' +1 / -1 either way)."""
-    return bootstrap_units(files, domains, row, score, options)
+def resampling_design(files: Mapping[str, str] | None, domains: Sequence[str], row: str, score: str,
+                      options: Mapping[str, Any]) -> StudyDesign:
+    """How the bootstrap draws a metric variant's units: the judgements of :func:`bootstrap_units` in their place,
+    in both bagging units (a condition's tau is the mean of its judgements' +1 / -1 either way), by segment; a
+    segment's judgements appear under every condition, so segments are drawn across conditions (crossed).
+    ``files`` None (the plan, before any file exists): the judgements are not read."""
+    return replicate_units_by_cluster(None if files is None else bootstrap_units(files, domains, row, score, options),
+                                      crossed=True)
 
 
 def bootstrap_units(files: Mapping[str, str], domains: Sequence[str], row: str, score: str, options: Mapping[str, Any]) -> pd.DataFrame:

@@ -37,23 +37,17 @@ import pandas as pd
 from nlp_robustness.fileio.text_files import read_table
 from nlp_robustness.perturbations.derive import DERIVED_COLUMNS
 from nlp_robustness.statistics.pools import UNIT_COLUMNS
+from nlp_robustness.statistics.study_design import StudyDesign, ids_across_domains
 from nlp_robustness.studies.natural_robustness_responses import is_control, read_responses, record_id
 
-__all__ = ["crossed_units", "has_variance_components", "replicate_units", "unit_keys", "units"]
+__all__ = ["has_variance_components", "resampling_design", "unit_keys", "units"]
 
 
-def crossed_units(options: Mapping[str, Any]) -> bool:
-    """Whether a unit id names the same item in every domain, so the bootstrap resamples ids across domains.
-
-    A record appears under every perturbation type: records are resampled with all their perturbations.
-    """
-    return True
-
-
-def replicate_units(files: Mapping[str, str], domains: Sequence[str], row: str, score: str,
-                    options: Mapping[str, Any]) -> None:
-    """Finer units for the bootstrap: none, the study's own units are resampled."""
-    return None
+def resampling_design(files: Mapping[str, str] | None, domains: Sequence[str], row: str, score: str,
+                      options: Mapping[str, Any]) -> StudyDesign:
+    """How the bootstrap draws a row's units: a record appears under every perturbation type, so records are
+    drawn with all their perturbations (crossed)."""
+    return ids_across_domains()
 
 
 def has_variance_components(options: Mapping[str, Any]) -> bool:

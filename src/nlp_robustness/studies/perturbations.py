@@ -18,8 +18,9 @@ import pandas as pd
 from nlp_robustness.fileio.text_files import read_table
 from nlp_robustness.perturbations.pair_scores import read_pair_scores
 from nlp_robustness.statistics.pools import UNIT_COLUMNS
+from nlp_robustness.statistics.study_design import StudyDesign, ids_across_domains
 
-__all__ = ["crossed_units", "has_variance_components", "replicate_units", "unit_id", "unit_keys", "units"]
+__all__ = ["has_variance_components", "resampling_design", "unit_id", "unit_keys", "units"]
 
 
 def unit_id(testset: pd.Series, segment_id: pd.Series) -> pd.Series:
@@ -27,19 +28,12 @@ def unit_id(testset: pd.Series, segment_id: pd.Series) -> pd.Series:
     return testset.astype(str) + "/" + segment_id.astype(str)
 
 
-def crossed_units(options: Mapping[str, Any]) -> bool:
-    """Whether a unit id names the same item in every domain, so the bootstrap resamples ids across domains.
-
-    A segment appears under every perturbation function (its unit id names it in each): segments are
-    resampled with all their perturbed versions, which keeps the correlation across functions.
-    """
-    return True
-
-
-def replicate_units(files: Mapping[str, str], domains: Sequence[str], row: str, score: str,
-                    options: Mapping[str, Any]) -> None:
-    """Finer units for the bootstrap: none, the study's own units are resampled."""
-    return None
+def resampling_design(files: Mapping[str, str] | None, domains: Sequence[str], row: str, score: str,
+                      options: Mapping[str, Any]) -> StudyDesign:
+    """How the bootstrap draws a system's units: a segment appears under every perturbation function (its unit
+    id names it in each), so segments are drawn with all their perturbed versions, which keeps the correlation
+    across functions (crossed)."""
+    return ids_across_domains()
 
 
 def has_variance_components(options: Mapping[str, Any]) -> bool:

@@ -372,6 +372,7 @@ def _check_resampled_domains(plan: StudyPlan) -> None:
         if name not in plan.studies:
             raise InputError(f"uncertainty.resample_domains: unknown study {name!r} (studies: {', '.join(plan.studies)})")
         study = plan.studies[name]
-        if study_module(study.module).crossed_units(study.options):
+        # the design's crossedness depends on the options alone: asked without files, none is read
+        if study_module(study.module).resampling_design(None, study.domains, "", "", study.options).crossed:
             raise InputError(f"uncertainty.resample_domains: study {name!r} has units shared across its domains; "
                              "its domains cannot be resampled as strata")

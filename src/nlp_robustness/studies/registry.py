@@ -9,15 +9,14 @@ or by role; ``options`` are the study's settings from the config):
 * ``has_variance_components(options)``: whether a domain's value is the mean of its unit scores, so the
   engine decomposes them into between- and within-domain variance
   (:mod:`nlp_robustness.statistics.variance_components`);
-* ``crossed_units(options)``: whether a unit id names the same item in every domain (a segment under every
-  perturbation function), so the bootstrap of the uncertainty layer resamples ids across domains instead of
-  units within each domain (:mod:`nlp_robustness.statistics.pool_uncertainty`);
-* ``replicate_units(files, domains, row, score, options)``: finer units (``domain, unit_id, cluster, score``)
-  whose domain means are the study's domain values, resampled by ``cluster`` in their place (the metric
-  study's judgements behind each condition's tau), or None: the study's own units are resampled.
-* optionally ``document_universe(files, domains, options)``: the documents (``domain, document``) every row's
-  bootstrap draws, for a study whose rows are measured on different units of the same documents (the human
-  study: each system rated on its own segments), so the rows stay paired.
+* ``resampling_design(files, domains, row, score, options)``: what the bootstrap of the uncertainty layer draws
+  of a row, one :class:`~nlp_robustness.statistics.study_design.StudyDesign`: the units or finer replicate units
+  (the metric study's judgements behind each condition's tau), each unit's cluster (itself, its document, its
+  unit id), the universe of documents every row draws from (the human study: each system rated on its own
+  segments of the same documents), and whether clusters are crossed across domains (a segment under every
+  perturbation function) or nested in one. Its ``crossed`` must depend on the options alone: the plan asks with
+  ``files`` None, before any file exists, to check ``uncertainty.resample_domains``; the design's tables are
+  then not read (left None).
 
 A new study writes such a module and adds one line here; the
 rule ``study_blocks``, the script ``robustness_statistics.py``, the engine and the table writers serve
@@ -33,8 +32,7 @@ from nlp_robustness.errors import InputError
 
 __all__ = ["STUDIES", "study_module"]
 
-#: Study name -> the module with its ``unit_keys``, ``units``, ``has_variance_components``, ``crossed_units`` and
-#: ``replicate_units``.
+#: Study name -> the module with its ``unit_keys``, ``units``, ``has_variance_components`` and ``resampling_design``.
 STUDIES: dict[str, str] = {
     "domains": "nlp_robustness.studies.domains",  # MT test sets as domains, sentence scores
     "human": "nlp_robustness.studies.human",  # human-rated domains, MQM and sentence scores

@@ -29,8 +29,9 @@ import pandas as pd
 
 from nlp_robustness.errors import InputError
 from nlp_robustness.statistics.pools import UNIT_COLUMNS
+from nlp_robustness.statistics.study_design import StudyDesign, replicate_units_by_cluster, units_in_domains
 
-__all__ = ["crossed_units", "has_variance_components", "replicate_units", 
+__all__ = ["has_variance_components", "resampling_design", 
     "ACCURACY_COLUMNS",
     "BAGGING_UNITS",
     "accuracy_by_domain",
@@ -113,14 +114,6 @@ def units_of_predictions(predictions: pd.DataFrame, test_domains: Sequence[str],
     return units
 
 
-def crossed_units(options: Mapping[str, Any]) -> bool:
-    """Whether a unit id names the same item in every domain, so the bootstrap resamples ids across domains.
-
-    A review belongs to one test domain: reviews are resampled within their domain.
-    """
-    return False
-
-
 def has_variance_components(options: Mapping[str, Any]) -> bool:
     """Whether the engine decomposes this study's unit scores into between- and within-domain variance.
 
@@ -140,14 +133,18 @@ def units(files: Mapping[str, str], domains: Sequence[str], row: str, score: str
     return units_of_predictions(read_predictions(files["predictions"]), domains, options["bagging_unit"])
 
 
-def replicate_units(files: Mapping[str, str], domains: Sequence[str], row: str, score: str,
-                    options: Mapping[str, Any]) -> pd.DataFrame | None:
-    """Finer units for the bootstrap: with ``bagging_unit: domain`` a unit is a domain's accuracy, so the
-    bootstrap resamples the reviews behind it (their domain means are those accuracies); none otherwise."""
+def resampling_design(files: Mapping[str, str] | None, domains: Sequence[str], row: str, score: str,
+                      options: Mapping[str, Any]) -> StudyDesign:
+    """How the bootstrap draws one classifier's units: a review belongs to one test domain, so reviews are drawn
+    within their domain. With ``bagging_unit: domain`` a unit is a domain's accuracy, so the reviews behind it are
+    drawn in its place (replicate units: their domain means are those accuracies), each review its own cluster.
+    ``files`` None (the plan, before any file exists): the reviews are not read."""
     if options["bagging_unit"] != "domain":
-        return None
+        return units_in_domains()
+    if files is None:
+        return replicate_units_by_cluster(None, crossed=False)
     reviews = units_of_predictions(read_predictions(files["predictions"]), domains, "review")
-    return reviews.assign(cluster=reviews["domain"] + "\t" + reviews["unit_id"])
+    return replicate_units_by_cluster(reviews.assign(cluster=reviews["domain"] + "\t" + reviews["unit_id"]), crossed=False)
 
 
 def accuracy_by_domain(predictions: pd.DataFrame, test_domains: Sequence[str], excluded: Mapping[str, int]) -> pd.DataFrame:
