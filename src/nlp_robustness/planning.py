@@ -37,7 +37,8 @@ from nlp_robustness.config import (
     validate_system_references,
 )
 from nlp_robustness.data.local_testsets import LocalFiles, check_local_testsets
-from nlp_robustness.data.manifest import Manifest, load_manifest
+from nlp_robustness.data.manifest import load_manifest
+from nlp_robustness.data.manifest_entries import Manifest
 from nlp_robustness.data.testset_preparation import check_text_files
 from nlp_robustness.data.testset_selection import check_testset_selections
 from nlp_robustness.config_schema import load_schema, resolve_reference

@@ -10,7 +10,8 @@ import pytest
 
 from nlp_robustness.data.acquisition import AcquisitionPlan, PlannedFile, plan_dataset, read_dataset
 from nlp_robustness.errors import InputError
-from nlp_robustness.data.manifest import Manifest, load_manifest
+from nlp_robustness.data.manifest import load_manifest
+from nlp_robustness.data.manifest_entries import Manifest
 from nlp_robustness.data.testsets import (
     read_wit3_tags,
     TABLE_COLUMNS,

@@ -27,7 +27,7 @@ from nlp_robustness.systems.registry import JobNeeds, SystemContext, Translation
 
 if TYPE_CHECKING:
     from nlp_robustness.data.local_testsets import LocalFiles
-    from nlp_robustness.data.manifest import Manifest
+    from nlp_robustness.data.manifest_entries import Manifest
 
 RULE = "import_hypotheses"
 CONDA_ENV = "python.yaml"
