@@ -30,7 +30,8 @@ from nlp_robustness.data.testsets import (
 )
 from nlp_robustness.data.wmt19 import read_darr, read_lines
 from nlp_robustness.data.wmt_da import read_da_segment_scores, read_line_domains
-from nlp_robustness.data.wmt_xml import read_wmt_xml, wmt_xml_table
+from nlp_robustness.data.wmt_xml import read_wmt_xml
+from nlp_robustness.data.wmt_xml_tables import wmt_xml_table
 from nlp_robustness.errors import InputError
 from nlp_robustness.fileio import read_text_lines, write_lines
 from nlp_robustness.systems.registry import TranslationBatch, system_kind

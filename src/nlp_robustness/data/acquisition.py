@@ -30,7 +30,7 @@ from nlp_robustness.errors import InputError
 from nlp_robustness.data.manifest_entries import WMT_XML_FORMAT, Dataset, DatasetCopy, Download, Manifest
 from nlp_robustness.data.reviews import REVIEW_COLUMNS, read_blitzer_reviews
 from nlp_robustness.data.testsets import TABLE_COLUMNS, build_parallel_table, sha256_of, verify_checksum
-from nlp_robustness.data.wmt_xml import read_declared_wmt_xml
+from nlp_robustness.data.wmt_xml_tables import read_declared_wmt_xml
 
 PathLike = str | os.PathLike[str]
 

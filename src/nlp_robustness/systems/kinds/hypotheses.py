@@ -146,7 +146,7 @@ def submission_hypotheses(dataset_table: Any, testset_table: Any, submission: st
         InputError: The dataset has no such submission, a segment id of the test set is not in it, or a
             segment's source differs from the dataset's (the test set was made from another dataset).
     """
-    from nlp_robustness.data.wmt_xml import HYPOTHESIS_PREFIX, hypothesis_column
+    from nlp_robustness.data.wmt_xml_tables import HYPOTHESIS_PREFIX, hypothesis_column
 
     column = hypothesis_column(submission)
     if column not in dataset_table.columns:
@@ -179,7 +179,8 @@ def translate(batch: TranslationBatch) -> None:
     (testset,), (testset_file,) = batch.testsets, batch.testset_files
     table = read_testset_table(testset_file)
     if "submission" in batch.params and "file" in batch.params:  # a user's WMT XML file
-        from nlp_robustness.data.wmt_xml import read_wmt_xml, wmt_xml_table
+        from nlp_robustness.data.wmt_xml import read_wmt_xml
+        from nlp_robustness.data.wmt_xml_tables import wmt_xml_table
 
         xml_file = batch.inputs["wmt_xml"]
         parsed = read_wmt_xml(xml_file, batch.params.get("translator"), require_domain=False)
