@@ -33,7 +33,8 @@ from typing import Any
 import pandas as pd
 
 from nlp_robustness.data.testset_preparation import prepare_testset
-from nlp_robustness.data.testsets import build_parallel_table, read_plain_lines, sha256_of
+from nlp_robustness.data.testset_formats import read_plain_lines
+from nlp_robustness.data.testsets import build_parallel_table, sha256_of
 from nlp_robustness.data.wmt_xml import WmtXmlFile, read_wmt_xml, reference_translator, reference_translators
 from nlp_robustness.data.wmt_xml_tables import wmt_xml_table
 from nlp_robustness.errors import InputError

@@ -173,7 +173,8 @@ def translate(batch: TranslationBatch) -> None:
         InputError: A file whose line count differs from the whole test set's segment count, naming both; a
             submission the dataset lacks, or test set segments it does not have.
     """
-    from nlp_robustness.data.testsets import TABLE_COLUMNS, read_plain_lines, read_testset_table
+    from nlp_robustness.data.testset_formats import read_plain_lines
+    from nlp_robustness.data.testsets import TABLE_COLUMNS, read_testset_table
     from nlp_robustness.fileio import read_table
 
     (testset,), (testset_file,) = batch.testsets, batch.testset_files
