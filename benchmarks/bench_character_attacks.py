@@ -27,12 +27,11 @@ from pathlib import Path
 import numpy as np
 from timing import best_time
 
+from nlp_robustness.perturbations._attack_resources import AttackResources, load_context
 from nlp_robustness.perturbations.character_attacks import (
     RESOURCES,
-    AttackResources,
     attack_rate,
     attack_text,
-    load_context,
     unit_rate as measure_units,
 )
 

@@ -32,7 +32,8 @@ import spacy
 from nlp_robustness.data.acquisition import plan_dataset, read_dataset
 from nlp_robustness.data.manifest import load_manifest
 from nlp_robustness.perturbations.base import Perturbed
-from nlp_robustness.perturbations.parse import ParsedSegment, parse_texts, read_parse_table, write_parse_table
+from nlp_robustness.perturbations.parse import ParsedSegment, read_parse_table, write_parse_table
+from nlp_robustness.perturbations.spacy_parsing import parse_texts
 from nlp_robustness.perturbations.word_order import FUNCTIONS, OPTIONS_SCHEMA, perturb, settings_with_defaults
 
 REPOSITORY = Path(__file__).resolve().parent.parent

@@ -8,7 +8,8 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 
 import pandas as pd  # noqa: E402
 
-from nlp_robustness.data.testsets import read_plain_lines, read_testset_table  # noqa: E402
+from nlp_robustness.data.testset_formats import read_plain_lines  # noqa: E402
+from nlp_robustness.data.testsets import read_testset_table  # noqa: E402
 from nlp_robustness.fileio.text_files import read_table, write_table  # noqa: E402
 from nlp_robustness.perturbations.derive import DERIVED_COLUMNS  # noqa: E402
 from nlp_robustness.studies.natural_robustness_responses import MT_RESPONSE_COLUMNS, mt_responses  # noqa: E402

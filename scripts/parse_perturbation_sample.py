@@ -9,7 +9,8 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 
 from nlp_robustness.data.testsets import read_testset_table  # noqa: E402
 from nlp_robustness.fileio.atomic import atomic_write  # noqa: E402
-from nlp_robustness.perturbations.parse import parse_texts, write_parse_table  # noqa: E402
+from nlp_robustness.perturbations.parse import write_parse_table  # noqa: E402
+from nlp_robustness.perturbations.spacy_parsing import parse_texts  # noqa: E402
 
 sample = read_testset_table(snakemake.input[0])
 side = snakemake.wildcards.side

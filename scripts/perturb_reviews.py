@@ -9,7 +9,7 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 from nlp_robustness.data.testsets import read_testset_table  # noqa: E402
 from nlp_robustness.fileio.text_files import write_table  # noqa: E402
 from nlp_robustness.perturbations.derive import DERIVED_COLUMNS, STATUS_COLUMNS, derive_for_job  # noqa: E402
-from nlp_robustness.perturbations.parse import parse_samples  # noqa: E402
+from nlp_robustness.perturbations.spacy_parsing import parse_samples  # noqa: E402
 
 job = snakemake.params.job
 records = read_testset_table(snakemake.input.records)

@@ -8,7 +8,7 @@ logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="%(levelname)s
 
 import pandas as pd  # noqa: E402
 
-from nlp_robustness.data.testsets import read_plain_lines  # noqa: E402
+from nlp_robustness.data.testset_formats import read_plain_lines  # noqa: E402
 from nlp_robustness.fileio.text_files import read_table, write_table  # noqa: E402
 from nlp_robustness.perturbations.derive import DERIVED_COLUMNS  # noqa: E402
 from nlp_robustness.perturbations.pair_scores import pair_score_columns, pair_scores  # noqa: E402

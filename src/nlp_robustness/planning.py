@@ -41,7 +41,8 @@ from nlp_robustness.config.validation import fill_dependent_defaults, validate_c
 from nlp_robustness.data.acquisition import missing_mirror_files
 from nlp_robustness.data.document_ids import segments_as_units_note, segments_as_units_warning
 from nlp_robustness.data.local_testsets import LocalFiles, check_local_testsets
-from nlp_robustness.data.manifest import Manifest, load_manifest
+from nlp_robustness.data.manifest import load_manifest
+from nlp_robustness.data.manifest_entries import Manifest
 from nlp_robustness.data.testset_preparation import check_text_files
 from nlp_robustness.data.testset_selection import check_testset_selections
 from nlp_robustness.config_schema import load_schema, resolve_reference

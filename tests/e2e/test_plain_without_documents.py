@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from nlp_robustness.data.testsets import read_plain_lines
+from nlp_robustness.data.testset_formats import read_plain_lines
 from tests.e2e.workflow_runner import REPOSITORY, SNAKEMAKE
 
 pytestmark = pytest.mark.e2e

@@ -53,7 +53,7 @@ TIMED_FILES = (
 TIMINGS_ONLY = "only wall-clock timings differ"
 #: Files under results/ (patterns as in :data:`TIMED_FILES`) that name how their job ran besides what it made:
 #: fairseq-preprocess writes its log into the binarized data's folder, and its command line there names the job's
-#: staging folder (a fresh random name on every run: ``nlp_robustness.fileio.staging_path``) and ``--workers`` (the
+#: staging folder (a fresh random name on every run: ``nlp_robustness.fileio.atomic.staging_path``) and ``--workers`` (the
 #: job's threads, so its --cores). Compared with those two masked (:data:`_JOB_DETAILS`).
 JOB_LOG_FILES = ("models/*/data-bin/preprocess.log",)
 #: What :func:`compare_trees` says of a job log of :data:`JOB_LOG_FILES` that differs in those two details only.

@@ -19,18 +19,18 @@ from nlp_robustness.data.local_testsets import read_domain_file, read_local_test
 from nlp_robustness.data.mqm import read_mqm_error_texts, read_mqm_segment_scores
 from nlp_robustness.data.mtme import read_mtme_documents, read_mtme_segment_scores, read_plain_scores
 from nlp_robustness.data.reviews import read_blitzer_reviews
-from nlp_robustness.data.testsets import (
+from nlp_robustness.data.testset_formats import (
     read_iwslt_xml,
     read_plain_lines,
-    read_testset_table,
     read_tsv_column,
     read_wit3_tags,
     read_wmt_sgml,
-    write_testset_table,
 )
+from nlp_robustness.data.testsets import read_testset_table, write_testset_table
 from nlp_robustness.data.wmt19 import read_darr, read_lines
 from nlp_robustness.data.wmt_da import read_da_segment_scores, read_line_domains
-from nlp_robustness.data.wmt_xml import read_wmt_xml, wmt_xml_table
+from nlp_robustness.data.wmt_xml import read_wmt_xml
+from nlp_robustness.data.wmt_xml_tables import wmt_xml_table
 from nlp_robustness.errors import InputError
 from nlp_robustness.fileio.text_files import read_text_lines, write_lines
 from nlp_robustness.systems.registry import TranslationBatch, system_kind

@@ -13,7 +13,8 @@ import sacrebleu
 from sacrebleu.metrics import CHRF
 from sacrebleu.significance import _bootstrap_resample
 
-from nlp_robustness.data.wmt_xml import read_wmt_xml, wmt_xml_table
+from nlp_robustness.data.wmt_xml import read_wmt_xml
+from nlp_robustness.data.wmt_xml_tables import wmt_xml_table
 from nlp_robustness.outputs.corpus_tables import write_corpus_tables
 from nlp_robustness.scoring.bulk_scores import corpus_statistics_many
 from nlp_robustness.scoring.corpus_scores import corpus_signature, scores_of_totals, segment_statistics

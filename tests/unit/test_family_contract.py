@@ -29,7 +29,8 @@ from nlp_robustness.perturbations import base
 from nlp_robustness.perturbations.base import PerturbationFamily, Perturbed, Skipped, check_family
 from nlp_robustness.perturbations.configuration import fill_schema_defaults
 from nlp_robustness.perturbations.derive import SIDES, perturbed_sides, sample_group
-from nlp_robustness.perturbations.parse import ParsedSegment, parse_texts
+from nlp_robustness.perturbations.parse import ParsedSegment
+from nlp_robustness.perturbations.spacy_parsing import parse_texts
 from nlp_robustness.perturbations.registry import FAMILIES, family_module
 from nlp_robustness.sampling import segment_rng
 from tests.paths import MANIFEST, MANIFEST_SCHEMA, MIRROR

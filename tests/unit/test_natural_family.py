@@ -17,7 +17,7 @@ import pytest
 
 from nlp_robustness.data.reviews import read_blitzer_reviews
 from nlp_robustness.errors import InputError
-from nlp_robustness.perturbations import natural
+from nlp_robustness.perturbations import natural, natural_units
 from nlp_robustness.perturbations.base import Perturbed, Skipped
 from nlp_robustness.perturbations.configuration import fill_schema_defaults
 from nlp_robustness.perturbations.derive import DERIVED_COLUMNS, STATUS_COLUMNS, derive_testset, perturbed_sides, sample_group
@@ -193,14 +193,14 @@ def test_the_same_seed_gives_the_same_output_and_other_seeds_mostly_others(funct
 def test_achieved_rates_match_the_rate_and_perturb_applies_the_drawn_edits(function: str, rate: float) -> None:
     units = drawn = expected = 0
     for index, text in enumerate(wmt14_sources(1500) + review_texts()):
-        found = natural.units(function, text, context_for(function))
+        found = natural_units.units(function, text, context_for(function))
         if not found:
             continue
-        edits = natural.draw_edits(found, rate, rng(7, index))
+        edits = natural_units.draw_edits(found, rate, rng(7, index))
         assert all((start, end) in {(unit.start, unit.end) for unit in found} for start, end, _ in edits)
-        assert natural.perturb(function, text, {"rate": rate}, rng(7, index), context_for(function)).text == natural.splice(text, edits)
+        assert natural.perturb(function, text, {"rate": rate}, rng(7, index), context_for(function)).text == natural_units.splice(text, edits)
         if function == "punctuation_removal":
-            assert len(text) - len(natural.splice(text, edits)) == len(edits)
+            assert len(text) - len(natural_units.splice(text, edits)) == len(edits)
         units, drawn = units + len(found), drawn + len(edits)
         expected += len(found) * rate + (1 - rate) ** len(found)  # at least one: the (1 - rate)^n fallback
     assert units > 4000
@@ -210,9 +210,9 @@ def test_achieved_rates_match_the_rate_and_perturb_applies_the_drawn_edits(funct
 @needs_mirror
 def test_long_reviews_achieve_the_rate_itself() -> None:
     for function, rate in (("punctuation_removal", 0.5), ("typos", 0.1)):
-        found = [(index, natural.units(function, text, context_for(function))) for index, text in enumerate(review_texts())]
+        found = [(index, natural_units.units(function, text, context_for(function))) for index, text in enumerate(review_texts())]
         found = [(index, units) for index, units in found if len(units) >= 30]
-        drawn = sum(len(natural.draw_edits(units, rate, rng(3, index))) for index, units in found)
+        drawn = sum(len(natural_units.draw_edits(units, rate, rng(3, index))) for index, units in found)
         assert abs(drawn / sum(len(units) for _, units in found) - rate) < 0.03
 
 
@@ -245,9 +245,9 @@ def test_alteration_follows_the_table() -> None:
     assert len(seen) == 8  # both alternatives of each mark are drawn
     for text in ("It costs 3.5 or 1,000 at 10:30 in the well-known U.S.A", "no marks"):
         assert natural.perturb("punctuation_alteration", text, {}, rng(0)) == Skipped("no punctuation with an alternative")
-    table_keys = set(natural.ALTERNATIVES)
+    table_keys = set(natural_units.ALTERNATIVES)
     assert all(not any(c.isspace() for c in alternative) and alternative != mark
-               for mark in table_keys for alternative in natural.ALTERNATIVES[mark])
+               for mark in table_keys for alternative in natural_units.ALTERNATIVES[mark])
 
 
 def test_casing_styles() -> None:
@@ -277,7 +277,7 @@ def test_typos_come_from_the_real_list() -> None:
     assert "becuase" in table["because"] and not any("?" in typo or "[" in typo for typo in table["because"])
     assert "'cause" not in table["because"]  # the CMU dictionary lists it: a word
     for word, typos in table.items():
-        assert natural.WORD.fullmatch(word) and typos and len(set(typos)) == len(typos)
+        assert natural_units.WORD.fullmatch(word) and typos and len(set(typos)) == len(typos)
         assert all(natural.TYPO_SPELLING.fullmatch(typo) and typo.lower() != word.lower() for typo in typos)
     for seed in range(10):
         tokens = natural.perturb("typos", "Xyzzy esteem qwrtz.", {}, rng(seed), context()).tokens
@@ -289,7 +289,7 @@ def test_typos_come_from_the_real_list() -> None:
     # a capitalised word mid-sentence (a name) is not looked up lowercased
     assert natural.perturb("typos", "Xyzzy Rose qwrtz", {}, rng(0), context()) == Skipped("no word with a known typo")
     assert natural.perturb("typos", "Esteemed 3rd", {}, rng(0), context()) == Skipped("no word with a known typo")
-    assert natural.sentence_starts("A b. C\nD \"E? (F") == {0, 5, 7, 14}
+    assert natural_units.sentence_starts("A b. C\nD \"E? (F") == {0, 5, 7, 14}
 
 
 # ---- typos and removals that make other words -------------------------------------------------------------
@@ -339,7 +339,7 @@ def test_removal_keeps_a_mark_whose_removal_makes_another_word(text: str, kept: 
 def test_removal_still_removes_marks_that_make_no_word() -> None:
     text = "They're sure you don't know the well-known man."
     assert natural.perturb("punctuation_removal", text, {"rate": 1}, rng(0)).text == "Theyre sure you dont know the wellknown man"
-    assert natural.word_making_marks("we’re WE'RE he-ll he-yy") == {2, 8, 14}  # typographic apostrophe, upper case, hyphen
+    assert natural_units.word_making_marks("we’re WE'RE he-ll he-yy") == {2, 8, 14}  # typographic apostrophe, upper case, hyphen
 
 
 @needs_mirror
@@ -348,9 +348,9 @@ def test_removal_on_real_reviews_never_makes_an_english_word() -> None:
 
     protected = 0
     for text in review_texts() + wmt14_sources():
-        protected += len(natural.word_making_marks(text))
-        for unit in natural.units("punctuation_removal", text):
-            for match in natural.INNER_WORD.finditer(text):
+        protected += len(natural_units.word_making_marks(text))
+        for unit in natural_units.units("punctuation_removal", text):
+            for match in natural_units.INNER_WORD.finditer(text):
                 if match.start() < unit.start < match.end():
                     word = match.group()
                     offset = unit.start - match.start()

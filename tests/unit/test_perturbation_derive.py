@@ -11,7 +11,7 @@ from nlp_robustness.perturbations import word_order
 from nlp_robustness.perturbations.derive import DERIVED_COLUMNS, derive_testset
 from nlp_robustness.sampling import sample_segments
 from nlp_robustness.perturbations.pair_scores import pair_score_columns, pair_scores
-from nlp_robustness.perturbations.parse import parse_texts
+from nlp_robustness.perturbations.spacy_parsing import parse_texts
 from nlp_robustness.scoring.sentence_scores import sentence_scores
 
 SOURCES = [

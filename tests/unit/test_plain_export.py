@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from nlp_robustness.data.plain_export import main
-from nlp_robustness.data.wmt_xml import read_wmt_xml, wmt_xml_table
+from nlp_robustness.data.wmt_xml import read_wmt_xml
+from nlp_robustness.data.wmt_xml_tables import wmt_xml_table
 from nlp_robustness.fileio.text_files import read_text_lines
 from tests.paths import MIRROR
 

@@ -15,7 +15,8 @@ from nlp_robustness.perturbations import structure
 from nlp_robustness.perturbations._spelling import other_spelling
 from nlp_robustness.perturbations.base import Perturbed, Skipped
 from nlp_robustness.perturbations.derive import derive_testset
-from nlp_robustness.perturbations.parse import ParsedSegment, parse_samples, parse_texts
+from nlp_robustness.perturbations.parse import ParsedSegment
+from nlp_robustness.perturbations.spacy_parsing import parse_samples, parse_texts
 from nlp_robustness.perturbations.registry import family_module
 from tests.paths import MIRROR
 

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nlp_robustness.fileio import write_table
+from nlp_robustness.fileio.text_files import write_table
 from nlp_robustness.statistics.blocks import draw_study_blocks
 from nlp_robustness.statistics.engine import evaluate_study
 from nlp_robustness.statistics.pool_uncertainty import UncertaintyOptions

@@ -10,19 +10,22 @@ import pytest
 
 from nlp_robustness.data.acquisition import AcquisitionPlan, PlannedFile, plan_dataset, read_dataset
 from nlp_robustness.errors import InputError
-from nlp_robustness.data.manifest import Manifest, load_manifest
-from nlp_robustness.data.testsets import (
-    read_wit3_tags,
-    TABLE_COLUMNS,
+from nlp_robustness.data.manifest import load_manifest
+from nlp_robustness.data.manifest_entries import Manifest
+from nlp_robustness.data.testset_formats import (
     SgmlSegment,
+    read_iwslt_xml,
+    read_plain_lines,
+    read_tsv_column,
+    read_wit3_tags,
+    read_wmt_sgml,
+)
+from nlp_robustness.data.testsets import (
+    TABLE_COLUMNS,
     build_parallel_table,
     limit_segments,
     load_parallel_files,
-    read_iwslt_xml,
-    read_plain_lines,
     read_testset_table,
-    read_tsv_column,
-    read_wmt_sgml,
     verify_checksum,
     write_testset_table,
 )

@@ -13,7 +13,7 @@ from nlp_robustness.perturbations import word_order
 from nlp_robustness.perturbations.base import Perturbed
 from nlp_robustness.perturbations.derive import derive_testset
 from nlp_robustness.perturbations.pair_scores import pair_scores
-from nlp_robustness.perturbations.parse import parse_texts
+from nlp_robustness.perturbations.spacy_parsing import parse_texts
 from nlp_robustness.perturbations.token_spacing import gold_gaps, join_with_gold_spacing, token_positions
 from nlp_robustness.scoring.sentence_scores import SENTENCE_METRICS, sentence_scores
 

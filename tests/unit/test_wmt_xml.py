@@ -1,4 +1,4 @@
-"""Tests of nlp_robustness.data.wmt_xml: the WMT XML reader, its alignment checks, the table; the real WMT'22 files."""
+"""Tests of nlp_robustness.data.wmt_xml and wmt_xml_tables: the WMT XML reader, its alignment checks, the table; the real WMT'22 files."""
 
 from __future__ import annotations
 
@@ -8,14 +8,8 @@ from pathlib import Path
 import pytest
 import sacrebleu
 
-from nlp_robustness.data.wmt_xml import (
-    hypothesis_column,
-    read_declared_wmt_xml,
-    read_wmt_xml,
-    reference_translator,
-    reference_translators,
-    wmt_xml_table,
-)
+from nlp_robustness.data.wmt_xml import read_wmt_xml, reference_translator, reference_translators
+from nlp_robustness.data.wmt_xml_tables import hypothesis_column, read_declared_wmt_xml, wmt_xml_table
 from nlp_robustness.errors import InputError
 from tests.paths import MIRROR as DATA_MIRROR
 

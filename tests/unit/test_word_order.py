@@ -18,7 +18,8 @@ from nlp_robustness.data.manifest import load_manifest
 from nlp_robustness.errors import InputError
 from nlp_robustness.perturbations import word_order
 from nlp_robustness.perturbations.base import Perturbed, Skipped
-from nlp_robustness.perturbations.parse import ParsedSegment, ParsedToken, parse_texts
+from nlp_robustness.perturbations.parse import ParsedSegment, ParsedToken
+from nlp_robustness.perturbations.spacy_parsing import parse_texts
 from nlp_robustness.perturbations.word_order import CATEGORIES, FUNCTIONS, OPTIONS_SCHEMA, perturb, settings_with_defaults
 from tests.paths import MANIFEST, MANIFEST_SCHEMA, REPOSITORY
 

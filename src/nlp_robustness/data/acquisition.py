@@ -27,10 +27,10 @@ from typing import Any
 import pandas as pd
 
 from nlp_robustness.errors import InputError
-from nlp_robustness.data.manifest import WMT_XML_FORMAT, Dataset, DatasetCopy, Download, Manifest
+from nlp_robustness.data.manifest_entries import WMT_XML_FORMAT, Dataset, DatasetCopy, Download, Manifest
 from nlp_robustness.data.reviews import REVIEW_COLUMNS, read_blitzer_reviews
 from nlp_robustness.data.testsets import TABLE_COLUMNS, build_parallel_table, sha256_of, verify_checksum
-from nlp_robustness.data.wmt_xml import read_declared_wmt_xml
+from nlp_robustness.data.wmt_xml_tables import read_declared_wmt_xml
 
 PathLike = str | os.PathLike[str]
 
@@ -47,7 +47,7 @@ def extraction_dir_path(download_dir: PathLike, download: Download) -> str:
 
 def mirror_download_file(download: Download, mirror_dir: PathLike | None) -> str | None:
     """The mirror's copy of a download file, if a mirror is configured and holds it; else the mirror's
-    substitute for it (:class:`~nlp_robustness.data.manifest.MirrorSubstitute`), if it holds that."""
+    substitute for it (:class:`~nlp_robustness.data.manifest_entries.MirrorSubstitute`), if it holds that."""
     if mirror_dir is None:
         return None
     for relative in (download.mirror, download.mirror_substitute.path if download.mirror_substitute else None):

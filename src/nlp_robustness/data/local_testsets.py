@@ -5,7 +5,7 @@ A test set is a manifest dataset, a pair of files, or one of the two *local* rou
 
 ``file`` + ``format: wmt-xml`` (+ ``translator``: without it, the file's only reference translator, else ``A``)
     The organisers' WMT XML (WMT'21 onwards, :mod:`nlp_robustness.data.wmt_xml`): the table is
-    :func:`~nlp_robustness.data.wmt_xml.wmt_xml_table` of the whole file, as a manifest ``wmt-xml`` dataset's is,
+    :func:`~nlp_robustness.data.wmt_xml_tables.wmt_xml_table` of the whole file, as a manifest ``wmt-xml`` dataset's is,
     so a domain selected from it has the same segment ids (positions in the whole file) and document ids.
     A document without a ``domain`` is allowed unless the test set selects a domain. The systems' outputs
     (``<hyp system>``) are read by a ``hypotheses`` system with ``submission``.
@@ -33,8 +33,10 @@ from typing import Any
 import pandas as pd
 
 from nlp_robustness.data.testset_preparation import prepare_testset
-from nlp_robustness.data.testsets import build_parallel_table, read_plain_lines, sha256_of
-from nlp_robustness.data.wmt_xml import WmtXmlFile, read_wmt_xml, reference_translator, reference_translators, wmt_xml_table
+from nlp_robustness.data.testset_formats import read_plain_lines
+from nlp_robustness.data.testsets import build_parallel_table, sha256_of
+from nlp_robustness.data.wmt_xml import WmtXmlFile, read_wmt_xml, reference_translator, reference_translators
+from nlp_robustness.data.wmt_xml_tables import wmt_xml_table
 from nlp_robustness.errors import InputError
 from nlp_robustness.fileio.text_files import read_text_lines
 

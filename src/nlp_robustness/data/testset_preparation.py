@@ -18,14 +18,8 @@ from typing import Any
 import pandas as pd
 
 from nlp_robustness.data.testset_selection import select_rows
-from nlp_robustness.data.testsets import (
-    TABLE_COLUMNS,
-    build_parallel_table,
-    limit_segments,
-    read_iwslt_xml,
-    read_plain_lines,
-    read_wmt_sgml,
-)
+from nlp_robustness.data.testset_formats import read_iwslt_xml, read_plain_lines, read_wmt_sgml
+from nlp_robustness.data.testsets import TABLE_COLUMNS, build_parallel_table, limit_segments
 from nlp_robustness.errors import InputError
 from nlp_robustness.fileio.text_files import read_text_lines
 

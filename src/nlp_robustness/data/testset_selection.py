@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from nlp_robustness.data.manifest import Dataset, Manifest
+from nlp_robustness.data.manifest_entries import Dataset, Manifest
 from nlp_robustness.errors import InputError
 
 #: Column a test set can select on -> the manifest attribute that declares its values (plural, for messages).

@@ -1,7 +1,7 @@
-"""The rules of the character attacks, token by token (see :mod:`.character_attacks` for the readings
-chosen): Zeroe's tokens of a whitespace word, Zeroe's draw of the tokens attacked, the edit each attack
-makes to an attacked token, and the letters the phonetic and visual attacks may change. Pure functions
-of a word, their settings and an ``rng``.
+"""The rules of the character attacks (see :mod:`.character_attacks` for the readings chosen): token by token,
+Zeroe's tokens of a whitespace word, Zeroe's draw of the tokens attacked, the edit each attack makes to an
+attacked token, and the letters the phonetic and visual attacks may change; then each attack over the pieces of a
+text (:data:`ATTACKS`). Pure functions of a word or text, their settings and an ``rng``.
 """
 
 from __future__ import annotations
@@ -10,15 +10,17 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from string import punctuation
+from typing import Any
 
 from rapidfuzz.distance import Levenshtein
 
 import numpy as np
 
-from nlp_robustness.perturbations._attack_resources import AttackResources, cmu_dictionary
+from nlp_robustness.errors import InputError
+from nlp_robustness.perturbations._attack_resources import AttackResources, cmu_dictionary, insertable
 
 __all__ = [
-    "DOUBLED", "SPELLINGS", "VOWELS", "ZEROE_SYMBOLS", "attack_tokens", "disemvowel", "intrude_edit",
+    "ATTACKS", "DOUBLED", "SPELLINGS", "VOWELS", "ZEROE_SYMBOLS", "attack_tokens", "disemvowel", "intrude_edit",
     "keyboard_edit", "letters", "phonetic_edit", "phonetic_eligible", "respell", "target", "token_spans",
     "visual_options",
 ]
@@ -205,3 +207,74 @@ def visual_options(piece: str, context: AttackResources | None, source: str, k: 
         return [(i, (), None) for i in letters(piece)]
     options = ((i, *context.visual_neighbours(piece[i], source, k)) for i in letters(piece))
     return [option for option in options if option[1]]
+
+
+# --------------------------------------------------------------------------------------------
+# Each attack over the pieces of a text
+# --------------------------------------------------------------------------------------------
+
+
+def _intrude(pieces: list[str], p: float, settings: Mapping[str, Any], rng: np.random.Generator,
+             context: AttackResources | None) -> None:
+    """Rule: Zeroe's draw of ceil(p · tokens) changed tokens; a token gets one symbol drawn from ``symbols``
+    in one or more of its gaps, each with probability p (:func:`intrude_edit`, "c/o/me t+o a>n")."""
+    symbols = list(settings["symbols"])
+    if not all(insertable(character) for symbol in symbols for character in symbol):
+        raise InputError(f"intrude symbols must not hold whitespace or control characters: {symbols!r}")
+    attack_tokens(pieces, p, rng, lambda token: intrude_edit(token, p, symbols, rng))
+
+
+def _disemvowel(pieces: list[str], p: float, settings: Mapping[str, Any], rng: np.random.Generator,
+                context: AttackResources | None) -> None:
+    """Rule: Zeroe's draw of ceil(p · tokens) changed tokens; a token of three or more characters, not all
+    vowels, loses all its vowels ("Nw thy ... grmnt"; "It" stays)."""
+    attack_tokens(pieces, p, rng, disemvowel)
+
+
+def _keyboard(pieces: list[str], p: float, settings: Mapping[str, Any], rng: np.random.Generator,
+              context: AttackResources | None) -> None:
+    """Rule: Zeroe's draw of ceil(p · tokens) changed tokens; a token gets one key typo at a character drawn
+    uniformly, if it is a lowercase letter of en.key (:func:`keyboard_edit`, "No3", "xn agrrement")."""
+    table = context.keyboard
+    attack_tokens(pieces, p, rng, lambda token: keyboard_edit(token, table, rng))
+
+
+def _phonetic(pieces: list[str], p: float, settings: Mapping[str, Any], rng: np.random.Generator,
+              context: AttackResources | None) -> None:
+    """Rule: in every word whose core (first to last letter) is ASCII letters and apostrophes and a CMU
+    dictionary word, each letter is attacked with probability p; the word takes the parts of a respelling
+    of its pronunciation that cover its attacked letters (:func:`phonetic_edit`, "Nau",
+    "agreemunt")."""
+    tries = settings["max_tries"]
+    for number, piece in enumerate(pieces):
+        if phonetic_eligible(piece):
+            pieces[number] = phonetic_edit(piece, p, tries, rng)
+
+
+def _visual(pieces: list[str], p: float, settings: Mapping[str, Any], rng: np.random.Generator,
+            context: AttackResources | None) -> None:
+    """Rule: each letter that has non-ASCII substitutes (descriptions: its decorated forms; VIPER: the
+    non-ASCII ones among its ``neighbours`` nearest in the embeddings; confusables: its non-ASCII
+    single-character confusables) is replaced with probability p by one of them, drawn uniformly (or, ``weighting: similarity``,
+    proportionally to the cosine similarity, negative ones counted as 0). Digits, punctuation and
+    symbols are never attacked."""
+    weighted = settings["weighting"] == "similarity"
+    for number, piece in enumerate(pieces):
+        options = visual_options(piece, context, settings["source"], settings["neighbours"])
+        characters = list(piece)
+        for index in np.flatnonzero(rng.random(len(options)) < p) if options else ():
+            position, substitutes, similarities = options[int(index)]
+            weights = np.clip(similarities, 0, None) if weighted and similarities is not None else None
+            if weights is not None and weights.sum() > 0:
+                choice = rng.choice(len(substitutes), p=weights / weights.sum())
+            else:
+                choice = rng.integers(len(substitutes))
+            characters[position] = substitutes[int(choice)]
+        pieces[number] = "".join(characters)
+
+
+#: Attack -> the rule that attacks the pieces of a text (``text.split(" ")``) in place at level p, given the
+#: attack's settings with every default filled in and the family's resources.
+ATTACKS: dict[str, Callable[[list[str], float, Mapping[str, Any], np.random.Generator, AttackResources | None], None]] = {
+    "intrude": _intrude, "disemvowel": _disemvowel, "keyboard": _keyboard, "phonetic": _phonetic, "visual": _visual,
+}

@@ -72,7 +72,7 @@ from rapidfuzz.distance import Levenshtein
 
 from nlp_robustness.errors import InputError
 from nlp_robustness.perturbations import _attack_rules as rules
-from nlp_robustness.perturbations._attack_resources import RESOURCES, AttackResources, insertable, load_context
+from nlp_robustness.perturbations._attack_resources import RESOURCES, AttackResources, load_context
 from nlp_robustness.perturbations._attack_rules import DOUBLED, SPELLINGS, VOWELS, ZEROE_SYMBOLS
 from nlp_robustness.perturbations.base import Perturbed, Skipped
 
@@ -197,73 +197,16 @@ def expand_functions(functions: Mapping[str, Mapping[str, Any]], options: Mappin
 # --------------------------------------------------------------------------------------------
 
 
-Pieces = list[str]
-Settings = Mapping[str, Any]
+def _with_defaults(attack: str, settings: Mapping[str, Any]) -> dict[str, Any]:
+    """``settings`` with the default of every setting of ``attack``'s schema that it does not give."""
+    return {**{key: schema["default"] for key, schema in FUNCTIONS[attack]["properties"].items()}, **settings}
 
 
-def _setting(attack: str, settings: Mapping[str, Any], key: str) -> Any:
-    return settings.get(key, FUNCTIONS[attack]["properties"][key]["default"])
+def _visual_options(piece: str, settings: Mapping[str, Any], context: AttackResources | None) -> list:
+    filled = _with_defaults("visual", settings)
+    return rules.visual_options(piece, context, filled["source"], filled["neighbours"])
 
 
-def _intrude(pieces: Pieces, p: float, settings: Settings, rng: np.random.Generator, context: AttackResources) -> None:
-    """Rule: Zeroe's draw of ceil(p · tokens) changed tokens; a token gets one symbol drawn from ``symbols``
-    in one or more of its gaps, each with probability p (:func:`~._attack_rules.intrude_edit`, "c/o/me t+o a>n")."""
-    symbols = list(_setting("intrude", settings, "symbols"))
-    if not all(insertable(character) for symbol in symbols for character in symbol):
-        raise InputError(f"intrude symbols must not hold whitespace or control characters: {symbols!r}")
-    rules.attack_tokens(pieces, p, rng, lambda token: rules.intrude_edit(token, p, symbols, rng))
-
-
-def _disemvowel(pieces: Pieces, p: float, settings: Settings, rng: np.random.Generator, context: AttackResources) -> None:
-    """Rule: Zeroe's draw of ceil(p · tokens) changed tokens; a token of three or more characters, not all
-    vowels, loses all its vowels ("Nw thy ... grmnt"; "It" stays)."""
-    rules.attack_tokens(pieces, p, rng, rules.disemvowel)
-
-
-def _keyboard(pieces: Pieces, p: float, settings: Settings, rng: np.random.Generator, context: AttackResources) -> None:
-    """Rule: Zeroe's draw of ceil(p · tokens) changed tokens; a token gets one key typo at a character drawn
-    uniformly, if it is a lowercase letter of en.key (:func:`~._attack_rules.keyboard_edit`, "No3", "xn agrrement")."""
-    table = context.keyboard
-    rules.attack_tokens(pieces, p, rng, lambda token: rules.keyboard_edit(token, table, rng))
-
-
-def _phonetic(pieces: Pieces, p: float, settings: Settings, rng: np.random.Generator, context: AttackResources) -> None:
-    """Rule: in every word whose core (first to last letter) is ASCII letters and apostrophes and a CMU
-    dictionary word, each letter is attacked with probability p; the word takes the parts of a respelling
-    of its pronunciation that cover its attacked letters (:func:`~._attack_rules.phonetic_edit`, "Nau",
-    "agreemunt")."""
-    tries = _setting("phonetic", settings, "max_tries")
-    for number, piece in enumerate(pieces):
-        if rules.phonetic_eligible(piece):
-            pieces[number] = rules.phonetic_edit(piece, p, tries, rng)
-
-
-def _visual_options(piece: str, settings: Settings, context: AttackResources | None) -> list:
-    return rules.visual_options(piece, context, _setting("visual", settings, "source"), _setting("visual", settings, "neighbours"))
-
-
-def _visual(pieces: Pieces, p: float, settings: Settings, rng: np.random.Generator, context: AttackResources) -> None:
-    """Rule: each letter that has non-ASCII substitutes (descriptions: its decorated forms; VIPER: the
-    non-ASCII ones among its ``neighbours`` nearest in the embeddings; confusables: its non-ASCII
-    single-character confusables) is replaced with probability p by one of them, drawn uniformly (or, ``weighting: similarity``,
-    proportionally to the cosine similarity, negative ones counted as 0). Digits, punctuation and
-    symbols are never attacked."""
-    weighted = _setting("visual", settings, "weighting") == "similarity"
-    for number, piece in enumerate(pieces):
-        options = _visual_options(piece, settings, context)
-        characters = list(piece)
-        for index in np.flatnonzero(rng.random(len(options)) < p) if options else ():
-            position, substitutes, similarities = options[int(index)]
-            weights = np.clip(similarities, 0, None) if weighted and similarities is not None else None
-            if weights is not None and weights.sum() > 0:
-                choice = rng.choice(len(substitutes), p=weights / weights.sum())
-            else:
-                choice = rng.integers(len(substitutes))
-            characters[position] = substitutes[int(choice)]
-        pieces[number] = "".join(characters)
-
-
-_ATTACKS = {"intrude": _intrude, "disemvowel": _disemvowel, "keyboard": _keyboard, "phonetic": _phonetic, "visual": _visual}
 #: Attack -> the unit its level p is a share of.
 UNITS: dict[str, str] = {"intrude": "tokens", "disemvowel": "tokens", "keyboard": "tokens", "phonetic": "words",
                          "visual": "letters"}
@@ -280,7 +223,7 @@ def attack_text(attack: str, text: str, p: float, settings: Mapping[str, Any], r
     if not 0 <= p <= 1:
         raise InputError(f"perturbation level p of the {attack} attack must lie in [0, 1], got {p!r}")
     pieces = text.split(" ")
-    _ATTACKS[attack](pieces, p, settings, rng, context)
+    rules.ATTACKS[attack](pieces, p, _with_defaults(attack, settings), rng, context)
     return " ".join(pieces)
 
 

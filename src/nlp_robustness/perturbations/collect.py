@@ -11,7 +11,8 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from nlp_robustness.data.testsets import read_plain_lines, read_testset_table
+from nlp_robustness.data.testset_formats import read_plain_lines
+from nlp_robustness.data.testsets import read_testset_table
 from nlp_robustness.fileio.text_files import read_table
 from nlp_robustness.perturbations.derive import DERIVED_COLUMNS, STATUS_COLUMNS
 from nlp_robustness.perturbations.pair_scores import PAIR_SCORES, read_pair_scores

@@ -13,15 +13,15 @@ introducing natural typos") leaves them open:
   included) and replace non-empty runs of non-whitespace characters by non-empty ones, so
   ``re.split(r"\\S+", text)`` is the same before and after and ``" ".join`` of the tokens gives the
   perturbed text back byte for byte.
-* Every function but ``casing`` works on *units* (:func:`units`): spans of the text with their
-  alternatives. Each unit is replaced with probability ``rate``, independently, by an alternative
-  drawn uniformly; if none was drawn, one unit drawn uniformly is (:func:`draw_edits`). So the expected
-  share changed is ``rate + (1 - rate)^n / n`` for ``n`` units: above ``rate`` in short texts.
+* Every function but ``casing`` works on *units* (:func:`~.natural_units.units`): spans of the text with
+  their alternatives. Each unit is replaced with probability ``rate``, independently, by an alternative
+  drawn uniformly; if none was drawn, one unit drawn uniformly is (:func:`~.natural_units.draw_edits`). So
+  the expected share changed is ``rate + (1 - rate)^n / n`` for ``n`` units: above ``rate`` in short texts.
 * A function returns a text that differs from its input, or :class:`~.base.Skipped` with the reason
   (empty text, no unit, or, checked last, ``unchanged``).
 * ``typos``: the list's lines ``<word> <typo> ...`` are merged by word (572 words have two lines). A
-  word is kept only if it is a word as :data:`WORD` matches (so ``swim.`` or ``[[bed`` are not), and a
-  typo only if it differs from its word beyond letter case (``Lila lila``: casing is its own function)
+  word is kept only if it is a word as :data:`~.natural_units.WORD` matches (so ``swim.`` or ``[[bed`` are
+  not), and a typo only if it differs from its word beyond letter case (``Lila lila``: casing is its own function)
   and is spelled like a word (:data:`TYPO_SPELLING`: ``didnt``, ``un-written``, ``o.k.``, ``'cause``).
   That drops whitespace and control characters and the list's markup and encoding debris
   (``[[realy``, ``did''nt``, ``co?ntry``, ``hab\\ve``) with a few digit spellings (``5`` for ``five``).
@@ -40,9 +40,7 @@ from __future__ import annotations
 import functools
 import logging
 import re
-import unicodedata
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -51,12 +49,12 @@ import numpy as np
 from nlp_robustness.errors import InputError
 from nlp_robustness.perturbations._lexicons import english_words, foreign_words
 from nlp_robustness.perturbations.base import Perturbed, Skipped
+from nlp_robustness.perturbations.natural_units import LETTER, UNIT_RULES, WORD, draw_edits, splice, units
 
 __all__ = [
-    "ALTERNATIVES", "CASING_STYLES", "CATEGORIES", "FUNCTIONS", "NEEDS_PARSE", "OPTIONS_SCHEMA", "PERTURBED_SIDES",
-    "RESOURCE_DOWNLOADS", "SAMPLE_GROUP", "SYMBOL_MARKS", "TYPO_SPELLING", "WORD",
-    "INNER_WORD", "NaturalResources", "Unit", "apply_style", "draw_edits", "load_context", "perturb", "read_typos",
-    "sentence_starts", "splice", "units", "without_real_words", "word_making_marks", "word_typos",
+    "CASING_STYLES", "CATEGORIES", "FUNCTIONS", "NEEDS_PARSE", "OPTIONS_SCHEMA", "PERTURBED_SIDES", "RESOURCE_DOWNLOADS",
+    "SAMPLE_GROUP", "TYPO_SPELLING", "NaturalResources", "apply_style", "languages", "load_context", "perturb",
+    "read_typos", "without_real_words",
 ]
 
 logger = logging.getLogger(__name__)
@@ -70,7 +68,6 @@ SAMPLE_GROUP = "natural_robustness"
 RESOURCE_DOWNLOADS: dict[str, str] = {"typos": "zeroe-en-natural"}
 
 CASING_STYLES: tuple[str, ...] = ("lower", "upper", "title", "first_letter")
-
 
 
 def languages(options: Mapping[str, Any]) -> tuple[str | None, str | None]:
@@ -103,29 +100,10 @@ CATEGORIES: dict[str, str] = {"punctuation_removal": "punctuation", "punctuation
 #: The family has no options.
 OPTIONS_SCHEMA: dict[str, Any] = _schema()
 
-_LETTER = r"[^\W\d_]"
-#: A word: letters with single apostrophes inside ("don't"), not touching a letter or digit ("3rd" is none).
-WORD = re.compile(rf"(?<![^\W_]){_LETTER}+(?:['’]{_LETTER}+)*(?![^\W_])")
 #: How a kept typo is spelled: letters, with single apostrophes, hyphens or periods between or after them
 #: and an apostrophe before them ("'cause").
-TYPO_SPELLING = re.compile(rf"['’‘]?{_LETTER}+(?:[-.'’‘]{_LETTER}+)*[-.'’‘]?")
-#: Punctuation (category P) that works as a symbol: removing it changes the content (50% -> 50).
-SYMBOL_MARKS = frozenset("%‰‱&@#/\\§¶†‡")
-#: Punctuation -> its natural alternatives (a run of 2+ dots: "…" or "."; "!!"+: "!"; "??"+: "?"; '"': the
-#: curly quote for its place). ".,;:!?" only where no letter or digit follows (not in 3.5, U.S, 10:30);
-#: a hyphen only between whitespace (a dash: not in well-known).
-ALTERNATIVES: dict[str, tuple[str, ...]] = {
-    ".": ("!", "..."), ",": (";",), ";": (",",), ":": (";",), "!": (".", "!!"), "?": ("?!", "??"),
-    "…": ("...",), "'": ("’",), "’": ("'",), "‘": ("'",), "“": ('"',), "”": ('"',),
-    "-": ("–", "—"), "–": ("-",), "—": ("-",),
-}
-_ALTERABLE = re.compile(r"""\.{2,}|!{2,}|\?{2,}|[.,;:!?](?![^\W_])|['’‘"“”…–—]|(?<!\S)-(?!\S)""")
-_SENTENCE_START = re.compile(r"""(?:\A|(?<=[.!?…])["'’”)\]]*\s+|\n\s*)["'“‘(\[«]*""")
+TYPO_SPELLING = re.compile(rf"['’‘]?{LETTER}+(?:[-.'’‘]{LETTER}+)*[-.'’‘]?")
 _TITLE_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
-_INNER_MARKS = "'’‘‐‑-"  # apostrophes, hyphens (the ASCII one last: a literal in a character class)
-#: A word with apostrophes or hyphens inside ("we're", "well-known"), not touching a letter or digit.
-INNER_WORD = re.compile(rf"(?<![^\W_]){_LETTER}+(?:[{_INNER_MARKS}]{_LETTER}+)*(?![^\W_])")
-
 
 
 def read_typos(path: Path) -> dict[str, tuple[str, ...]]:
@@ -196,143 +174,6 @@ def load_context(paths: Mapping[str, str | Path]) -> NaturalResources:
     return NaturalResources(paths)
 
 
-def sentence_starts(text: str) -> set[int]:
-    """Offsets where a sentence starts: the text's start, after a line break, or after ``.!?…`` (and
-    closing quotes or brackets) and whitespace; opening quotes and brackets skipped. Abbreviations
-    ("Mr. Smith") count as sentence ends: that only lets a capitalised word be looked up lowercased."""
-    return {match.end() for match in _SENTENCE_START.finditer(text)}
-
-
-def word_typos(table: Mapping[str, tuple[str, ...]], word: str, sentence_initial: bool) -> tuple[str, ...]:
-    """The typos of ``word``: those of the word as written; else, for a capitalised word (first letter
-    upper, the rest not) at a sentence start, those of its lowercased form with the first letter
-    upper-cased ("Esteem" -> "Estime"). Names mid-sentence ("Bill") are not looked up lowercased."""
-    if word in table:
-        return table[word]
-    if sentence_initial and word[0].isupper() and word[1:] == word[1:].lower():
-        return tuple(typo[0].upper() + typo[1:] for typo in table.get(word[0].lower() + word[1:], ()))
-    return ()
-
-
-
-@dataclass(frozen=True)
-class Unit:
-    """A span ``text[start:end]`` that may be replaced by one of ``alternatives`` (each differs from it)."""
-
-    start: int
-    end: int
-    alternatives: tuple[str, ...]
-
-
-def _is_mark(character: str) -> bool:
-    return unicodedata.category(character)[0] == "P"
-
-
-def word_making_marks(text: str) -> set[int]:
-    """Offsets of the apostrophes and hyphens inside a word (:data:`INNER_WORD`) whose removal makes the
-    word another English word (:func:`~nlp_robustness.perturbations._lexicons.english_words`): "we're"
-    -> "were", "he'll" -> "hell", "it's" -> "its", "can't" -> "cant", "e-mail" -> "email"."""
-    found = set()
-    for match in INNER_WORD.finditer(text):
-        word = match.group()
-        for offset, character in enumerate(word):
-            if character in _INNER_MARKS and (word[:offset] + word[offset + 1:]).lower() in english_words():
-                found.add(match.start() + offset)
-    return found
-
-
-def _removal_units(text: str, context: NaturalResources | None) -> list[Unit]:
-    """Rule: every punctuation mark (Unicode category P: ASCII and typographic quotes, dashes, brackets
-    ...), except :data:`SYMBOL_MARKS`, a mark between two digits (3.5, 1,000, 10:30: removing it changes
-    the number), the marks of a whitespace-delimited token made of punctuation only (" - ", "..."):
-    removing those would empty the token and leave a double space, and an apostrophe or hyphen whose
-    removal makes another English word (:func:`word_making_marks`: "we're" -> "were", "can't" -> "cant").
-    Other marks inside words are units: "dont", "theyre", "wellknown" are natural. Units: those marks,
-    each removed."""
-    found = []
-    making_words = word_making_marks(text) if any(mark in text for mark in _INNER_MARKS) else set()
-    for token in re.finditer(r"\S+", text):
-        piece = token.group()
-        if all(_is_mark(character) for character in piece):
-            continue
-        for offset, character in enumerate(piece):
-            between_digits = 0 < offset < len(piece) - 1 and piece[offset - 1].isdigit() and piece[offset + 1].isdigit()
-            if (_is_mark(character) and character not in SYMBOL_MARKS and not between_digits
-                    and token.start() + offset not in making_words):
-                found.append(Unit(token.start() + offset, token.start() + offset + 1, ("",)))
-    return found
-
-
-def _alteration_units(text: str, context: NaturalResources | None) -> list[Unit]:
-    """Rule: the marks of :data:`ALTERNATIVES` where its comment allows, runs of dots, "!" or "?", and
-    straight double quotes, which become an opening curly quote at the text's start or after whitespace
-    or an opening bracket, else a closing one. Units: those marks, each replaced by an alternative."""
-    found = []
-    for match in _ALTERABLE.finditer(text):
-        mark, start = match.group(), match.start()
-        if mark == '"':
-            opening = start == 0 or text[start - 1].isspace() or unicodedata.category(text[start - 1]) in ("Ps", "Pi")
-            alternatives = ("“",) if opening else ("”",)
-        elif len(mark) > 1:
-            alternatives = ("…", ".") if mark[0] == "." else (mark[0],)
-        else:
-            alternatives = ALTERNATIVES[mark]
-        found.append(Unit(start, match.end(), alternatives))
-    return found
-
-
-def _typo_units(text: str, context: NaturalResources | None) -> list[Unit]:
-    """Rule: every word (:data:`WORD`) with typos (:func:`word_typos`). Units: those words, each replaced
-    by one of its typos."""
-    if context is None:
-        raise InputError("the typos function needs the family's resources (load_context), none were given")
-    table, starts = context.typos, sentence_starts(text)
-    found = []
-    for match in WORD.finditer(text):
-        typos = word_typos(table, match.group(), match.start() in starts)
-        if typos:
-            found.append(Unit(match.start(), match.end(), typos))
-    return found
-
-
-#: Function -> how its units are found, and the reason a text without any is skipped.
-_UNITS: dict[str, tuple[Callable[[str, NaturalResources | None], list[Unit]], str]] = {
-    "punctuation_removal": (_removal_units, "no removable punctuation"),
-    "punctuation_alteration": (_alteration_units, "no punctuation with an alternative"),
-    "typos": (_typo_units, "no word with a known typo"),
-}
-
-
-def units(function: str, text: str, context: NaturalResources | None = None) -> list[Unit]:
-    """The units of ``text`` for ``function`` (any but ``casing``), in text order, not overlapping."""
-    if function not in _UNITS:
-        raise InputError(f"natural function {function!r} has no units (those with: {', '.join(_UNITS)})")
-    return _UNITS[function][0](text, context)
-
-
-def draw_edits(found: list[Unit], rate: float, rng: np.random.Generator) -> list[tuple[int, int, str]]:
-    """Edits ``(start, end, replacement)``: each unit chosen with probability ``rate`` (one uniform draw
-    per unit), or one drawn uniformly if none was; each chosen unit's alternative drawn uniformly."""
-    chosen = np.flatnonzero(rng.random(len(found)) < rate).tolist()
-    if not chosen and found:
-        chosen = [int(rng.integers(len(found)))]
-    edits = []
-    for index in chosen:
-        unit = found[index]
-        edits.append((unit.start, unit.end, unit.alternatives[int(rng.integers(len(unit.alternatives)))]))
-    return edits
-
-
-def splice(text: str, edits: list[tuple[int, int, str]]) -> str:
-    """``text`` with each non-overlapping span ``[start, end)`` replaced by its replacement."""
-    pieces, last = [], 0
-    for start, end, replacement in sorted(edits):
-        pieces += [text[last:start], replacement]
-        last = end
-    return "".join(pieces) + text[last:]
-
-
-
 def _first_letter(text: str) -> str:
     for index, character in enumerate(text):
         if character.islower() or character.isupper():
@@ -357,7 +198,6 @@ def apply_style(style: str, text: str) -> str:
     return _STYLES[style](text)
 
 
-
 def _setting(function: str, settings: Mapping[str, Any], key: str) -> Any:
     return settings.get(key, FUNCTIONS[function]["properties"][key]["default"])
 
@@ -374,7 +214,7 @@ def _perturb_text(function: str, text: str, settings: Mapping[str, Any], rng: np
         raise InputError(f"natural function {function}: rate must lie in (0, 1], got {rate!r}")
     found = units(function, text, context)
     if not found:
-        return Skipped(_UNITS[function][1])
+        return Skipped(UNIT_RULES[function][1])
     return splice(text, draw_edits(found, rate, rng))
 
 

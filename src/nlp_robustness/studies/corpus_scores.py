@@ -6,7 +6,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 
-from nlp_robustness.data.testsets import read_plain_lines, read_testset_table
+from nlp_robustness.data.testset_formats import read_plain_lines
+from nlp_robustness.data.testsets import read_testset_table
 from nlp_robustness.errors import InputError
 from nlp_robustness.scoring.corpus_scores import segment_statistics
 from nlp_robustness.statistics.corpus_uncertainty import StudyCorpus

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from nlp_robustness.data.testsets import read_plain_lines, read_testset_table
+from nlp_robustness.data.testset_formats import read_plain_lines
+from nlp_robustness.data.testsets import read_testset_table
 from nlp_robustness.errors import InputError
 from nlp_robustness.fileio.atomic import atomic_write
 from nlp_robustness.scoring.sentence_scores import corpus_score, metric_signature, sentence_scores

@@ -32,7 +32,7 @@ from nlp_robustness.fileio.atomic import atomic_write
 from nlp_robustness.fileio.text_files import write_lines
 
 if TYPE_CHECKING:  # a job imports this module in its kind's environment; only the workflow reads a manifest
-    from nlp_robustness.data.manifest import Manifest
+    from nlp_robustness.data.manifest_entries import Manifest
 
 __all__ = [
     "KINDS",

@@ -20,7 +20,7 @@ from nlp_robustness.data.acquisition import extraction_dir_path
 from nlp_robustness.systems.registry import JobNeeds, SystemContext, TranslationBatch, write_batch, write_report, write_translations
 
 if TYPE_CHECKING:
-    from nlp_robustness.data.manifest import Manifest
+    from nlp_robustness.data.manifest_entries import Manifest
 
 RULE = "translate_fairseq"
 CONDA_ENV = "fairseq.yaml"

@@ -27,7 +27,7 @@ from nlp_robustness.systems.registry import JobNeeds, SystemContext, Translation
 
 if TYPE_CHECKING:
     from nlp_robustness.data.local_testsets import LocalFiles
-    from nlp_robustness.data.manifest import Manifest
+    from nlp_robustness.data.manifest_entries import Manifest
 
 RULE = "import_hypotheses"
 CONDA_ENV = "python.yaml"
@@ -146,7 +146,7 @@ def submission_hypotheses(dataset_table: Any, testset_table: Any, submission: st
         InputError: The dataset has no such submission, a segment id of the test set is not in it, or a
             segment's source differs from the dataset's (the test set was made from another dataset).
     """
-    from nlp_robustness.data.wmt_xml import HYPOTHESIS_PREFIX, hypothesis_column
+    from nlp_robustness.data.wmt_xml_tables import HYPOTHESIS_PREFIX, hypothesis_column
 
     column = hypothesis_column(submission)
     if column not in dataset_table.columns:
@@ -173,13 +173,15 @@ def translate(batch: TranslationBatch) -> None:
         InputError: A file whose line count differs from the whole test set's segment count, naming both; a
             submission the dataset lacks, or test set segments it does not have.
     """
-    from nlp_robustness.data.testsets import TABLE_COLUMNS, read_plain_lines, read_testset_table
+    from nlp_robustness.data.testset_formats import read_plain_lines
+    from nlp_robustness.data.testsets import TABLE_COLUMNS, read_testset_table
     from nlp_robustness.fileio.text_files import read_table
 
     (testset,), (testset_file,) = batch.testsets, batch.testset_files
     table = read_testset_table(testset_file)
     if "submission" in batch.params and "file" in batch.params:  # a user's WMT XML file
-        from nlp_robustness.data.wmt_xml import read_wmt_xml, wmt_xml_table
+        from nlp_robustness.data.wmt_xml import read_wmt_xml
+        from nlp_robustness.data.wmt_xml_tables import wmt_xml_table
 
         xml_file = batch.inputs["wmt_xml"]
         parsed = read_wmt_xml(xml_file, batch.params.get("translator"), require_domain=False)
