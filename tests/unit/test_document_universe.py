@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from nlp_robustness.statistics.pool_uncertainty import UncertaintyOptions, pool_replicates
-from nlp_robustness.statistics.pools import WHOLE_POOL, _universe
+from nlp_robustness.statistics.pools import WHOLE_POOL, pool_universe
 from nlp_robustness.statistics.resampling import _chunk_counts, _chunk_rng, _chunks, cluster_design
 from nlp_robustness.statistics.study_design import documents_in_domains
 
@@ -52,7 +52,7 @@ def test_every_row_draws_the_same_documents_of_the_universe() -> None:
     partial = full[~full["document"].isin(["d2", "d7"])].reset_index(drop=True)  # rated on fewer documents
     universe = full[["domain", "document"]].drop_duplicates()
     labels = ["study", WHOLE_POOL]
-    keys, strata = _universe(universe, DOMAINS)
+    keys, strata = pool_universe(universe, DOMAINS)
     design = cluster_design(strata, keys, universe=(keys, strata))  # one unit per document: the counts drawn
     counts = np.vstack([_chunk_counts(design, rows, _chunk_rng(3, labels, chunk)) for chunk, rows in _chunks(50)])
     position = {key: index for index, key in enumerate(keys)}

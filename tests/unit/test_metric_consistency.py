@@ -15,7 +15,7 @@ from nlp_robustness.statistics.metric_agreement import kendall_tau_b, pairwise_a
 from nlp_robustness.statistics.consistency_measures import consistency_replicates, interaction_sd
 from nlp_robustness.statistics.metric_consistency import meta_evaluate
 from nlp_robustness.statistics.pool_uncertainty import UncertaintyOptions, pool_replicates
-from nlp_robustness.statistics.pools import _universe
+from nlp_robustness.statistics.pools import pool_universe
 from nlp_robustness.statistics.resampling import cluster_design
 from nlp_robustness.statistics.robustness_metrics import gamma_curve
 from nlp_robustness.statistics.variance_components import variance_components
@@ -111,7 +111,7 @@ def test_replicates_equal_the_engine(sparse):
     labels = ("human/test", "all")
     found = consistency_replicates(scores, "human", domains, documents, SYSTEMS, EPSILONS, 120, 7, labels,
                                    domain_order=DOMAIN_ORDER)
-    universe = _universe(__import__("pandas").DataFrame({"domain": domains, "document": documents}), DOMAIN_ORDER)
+    universe = pool_universe(__import__("pandas").DataFrame({"domain": domains, "document": documents}), DOMAIN_ORDER)
     codes = np.array([DOMAIN_ORDER.index(domain) for domain in domains])
     keys = np.array([f"{domain}\x1f{document}" for domain, document in zip(domains, documents)], dtype=object)
     mask = ~np.isnan(scores["human"])
@@ -139,7 +139,7 @@ def test_interaction_replicates_from_weighted_domain_means():
     scores, domains, documents = study()
     labels = ("x",)
     found = consistency_replicates(scores, "human", domains, documents, SYSTEMS, EPSILONS, 60, 5, labels, domain_order=DOMAIN_ORDER)
-    universe = _universe(__import__("pandas").DataFrame({"domain": domains, "document": documents}), DOMAIN_ORDER)
+    universe = pool_universe(__import__("pandas").DataFrame({"domain": domains, "document": documents}), DOMAIN_ORDER)
     codes = np.array([DOMAIN_ORDER.index(domain) for domain in domains])
     keys = np.array([f"{domain}\x1f{document}" for domain, document in zip(domains, documents)], dtype=object)
     design = cluster_design(codes, keys, False, universe)

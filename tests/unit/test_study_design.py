@@ -14,7 +14,7 @@ from nlp_robustness.fileio.text_files import write_table
 from nlp_robustness.statistics.blocks import draw_study_blocks
 from nlp_robustness.statistics.engine import evaluate_study
 from nlp_robustness.statistics.pool_uncertainty import UncertaintyOptions
-from nlp_robustness.statistics.pools import WHOLE_POOL, _pool, _rows_by_domain, _universe, document_clusters, leave_out_labels
+from nlp_robustness.statistics.pools import WHOLE_POOL, _pool, _rows_by_domain, document_clusters, leave_out_labels, pool_universe
 from nlp_robustness.statistics.resampling import cluster_design
 from nlp_robustness.statistics.study_design import (
     StudyDesign,
@@ -136,7 +136,7 @@ def test_a_pool_is_drawn_as_the_loose_parameters_drew_it() -> None:
     crossed = crossed_study()
     reviews = reviews_study()
     _, finer = replicate_study()
-    cases = [(documents_in_domains(universe), units, lambda pool, members: (document_clusters(pool), _universe(universe, members))),
+    cases = [(documents_in_domains(universe), units, lambda pool, members: (document_clusters(pool), pool_universe(universe, members))),
              (ids_across_domains(), crossed, lambda pool, members: (pool["unit_id"].to_numpy(), None)),
              (replicate_units_by_cluster(finer, crossed=True), finer, lambda pool, members: (pool["cluster"].to_numpy(), None)),
              (units_in_domains(), reviews, lambda pool, members: (None, None))]
@@ -144,9 +144,9 @@ def test_a_pool_is_drawn_as_the_loose_parameters_drew_it() -> None:
         for left_out in POOLS:
             members = [domain for domain in DOMAINS if domain != left_out]
             pool, codes = _pool(table, _rows_by_domain(table), DOMAINS, left_out, "design")
-            clusters, pool_universe = loose(pool, members)
+            clusters, universe_codes = loose(pool, members)
             for resample_domains in (False, True) if not design.crossed else (False,):
-                expected = cluster_design(codes, clusters, resample_domains, pool_universe)
+                expected = cluster_design(codes, clusters, resample_domains, universe_codes)
                 found = design.resampling(design.clusters(pool), codes, members, resample_domains)
                 assert np.array_equal(found.cluster_of_unit, expected.cluster_of_unit), (design.cluster, left_out)
                 assert np.array_equal(found.stratum_of_cluster, expected.stratum_of_cluster), (design.cluster, left_out)

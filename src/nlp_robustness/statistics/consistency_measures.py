@@ -9,7 +9,7 @@ rated segments (sparse DA) or on all (fully crossed MQM). A metric NaN where the
 
 **One set of resamples.** Documents are drawn with replacement within their domain (the engine's design,
 :func:`.resampling.cluster_design` over the universe of (domain, document) pairs of every segment, keys and
-order as :func:`.pools._universe` makes them; domains sorted unless ``domain_order`` is given, which must be
+order as :func:`.pools.pool_universe` makes them; domains sorted unless ``domain_order`` is given, which must be
 the study's domain order for the replicates to equal the engine's). A study without documents (WMT'21 MQM: the
 caller passes every segment as its own document, so every document is a single segment) gets the engine's design
 for a study without documents instead: the segments themselves, in input order, drawn within their domain
@@ -69,7 +69,7 @@ from numpy.typing import ArrayLike, NDArray
 from nlp_robustness.errors import InputError
 from nlp_robustness.statistics.percentile_intervals import ClusterCounts, cluster_counts
 from nlp_robustness.statistics.pool_uncertainty import document_statistics
-from nlp_robustness.statistics.pools import _universe
+from nlp_robustness.statistics.pools import pool_universe
 from nlp_robustness.statistics.replicate_statistics import (
     block_statistics, domain_indicator, weighted_between_domains, weighted_moments, weighted_statistics)
 from nlp_robustness.statistics.resampling import ResamplingDesign, cluster_design, gathers, map_chunks
@@ -152,7 +152,7 @@ def consistency_replicates(scores: Mapping[str, ArrayLike], human: str, domains:
         raise InputError(f"domain order {order} does not name the segments' domains {sorted(set(domain_labels.tolist()))}")
     codes = np.array([position[label] for label in domain_labels.tolist()], dtype=np.int64)
     n_domains = len(order)
-    universe = _universe(pd.DataFrame({"domain": domain_labels, "document": document_labels}), order)
+    universe = pool_universe(pd.DataFrame({"domain": domain_labels, "document": document_labels}), order)
     per_domain = np.bincount(universe[1], minlength=n_domains)
     if n_domains < 2 or per_domain.min() < 2:
         raise InputError(f"domain {order[int(np.argmin(per_domain))]!r} has {int(per_domain.min())} document(s); the document "

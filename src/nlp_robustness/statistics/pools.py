@@ -36,6 +36,7 @@ __all__ = [
     "leave_out_labels",
     "pool_domains",
     "pool_label",
+    "pool_universe",
     "pool_units",
     "units_from_tables",
 ]
@@ -159,7 +160,7 @@ def document_clusters(pool: pd.DataFrame) -> NDArray[np.object_] | None:
     return keys.to_numpy(dtype=object)
 
 
-def _universe(documents: pd.DataFrame | None, members: Sequence[str]) -> tuple[NDArray[np.object_], NDArray[np.int64]] | None:
+def pool_universe(documents: pd.DataFrame | None, members: Sequence[str]) -> tuple[NDArray[np.object_], NDArray[np.int64]] | None:
     """The documents of a pool's domains as cluster keys of :func:`document_clusters` with their domain codes
     (None without a universe)."""
     if documents is None:

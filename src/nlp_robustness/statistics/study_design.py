@@ -18,7 +18,7 @@ is the study's *design*, four facts that each study module states once (its ``re
 
 For one pool the design becomes the arrays a replicate is drawn by (:meth:`StudyDesign.resampling`: the
 :class:`.resampling.ResamplingDesign` of :func:`.resampling.cluster_design`), from the pool's units
-(:func:`.pools.document_clusters`) and the universe's documents of the pool's domains (:func:`.pools._universe`).
+(:func:`.pools.document_clusters`) and the universe's documents of the pool's domains (:func:`.pools.pool_universe`).
 One constructor per common case keeps a study module's design to one line: :func:`units_in_domains`,
 :func:`documents_in_domains`, :func:`ids_across_domains`, :func:`replicate_units_by_cluster`.
 """
@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from nlp_robustness.statistics.pools import _universe, document_clusters
+from nlp_robustness.statistics.pools import document_clusters, pool_universe
 from nlp_robustness.statistics.resampling import ResamplingDesign, cluster_design
 
 __all__ = [
@@ -127,7 +127,7 @@ class StudyDesign:
             ValueError: As :func:`.resampling.cluster_design` (clusters span domains while the domains are to be
                 resampled; a unit's document not in the universe).
         """
-        universe = _universe(self.universe, domains) if clusters is not None else None
+        universe = pool_universe(self.universe, domains) if clusters is not None else None
         return cluster_design(codes, clusters, resample_domains, universe)
 
     def resampled_keys(self, units: pd.DataFrame) -> pd.DataFrame:
