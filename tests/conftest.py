@@ -9,9 +9,10 @@ must stay on one worker, and in which order the work is handed out, is decided h
   rerun inside its directory never run at the same time;
 * the tests of a module with a module-scoped fixture (a trained model, a download run, a SLURM cluster,
   a spaCy parse) stay together, so that fixture is built once;
-* everything else is handed out test by test to whichever worker is free, longest kinds first (tests
-  that make a run of their own and compare it with ``finished_run`` at the end, end-to-end groups,
-  other end-to-end tests, unit groups, unit tests), so the two workers finish together.
+* everything else is handed out test by test to whichever worker is free, longest kinds first (end-to-end
+  groups, other end-to-end tests, unit groups, unit tests), so the two workers finish together; a test that
+  makes a run of its own and compares it with ``finished_run`` at the end (``wait_for_finished_run``) comes
+  after the end-to-end tests, by when the shared run is made: handed out first, it waited for it, idle.
 
 ``pytest -n 0``, ``pytest -p no:xdist`` or a checkout without pytest-xdist run everything in this
 process, in file order.
@@ -95,9 +96,9 @@ def _rank(item: pytest.Item, group: str | None) -> int:
     if group == FINISHED_RUN_GROUP:
         return 0  # one worker's whole first part; every other worker starts beside it
     if "wait_for_finished_run" in getattr(item, "fixturenames", ()):
-        return 1  # a run of its own (minutes), compared with the shared run at the end
+        return 3  # a run of its own, then compared with the shared run: after the other end-to-end tests
     end_to_end = item.get_closest_marker("e2e") is not None
-    return (2 if group else 3) if end_to_end else (4 if group else 5)
+    return (1 if group else 2) if end_to_end else (4 if group else 5)
 
 
 def _name_group_in_node_id(item: pytest.Item, group: str) -> None:

@@ -81,5 +81,6 @@ def finished_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPa
 def wait_for_finished_run(request: pytest.FixtureRequest) -> Callable[[], Path]:
     """``finished_run`` for a test that makes a run of its own and then compares it with the shared run: the
     test calls this when its own run is done. It does not wait for the shared run before that, and under
-    pytest-xdist it runs on another worker while the shared run is made (tests/conftest.py)."""
+    pytest-xdist it may run on another worker, handed out after the other end-to-end tests, by when the shared
+    run is made (tests/conftest.py)."""
     return lambda: request.getfixturevalue("finished_run")
