@@ -26,6 +26,7 @@ import pytest
 import sacrebleu
 import yaml
 
+from nlp_robustness.outputs.planned_jobs import parse_dry_run
 from nlp_robustness.outputs.verdict_check import check_run
 from nlp_robustness.run_owner import ALLOW_KEY
 from nlp_robustness.statistics.pools import csv_group
@@ -296,15 +297,9 @@ def test_every_verdict_interval_and_holm_p_agree(finished_run: Path) -> None:
 AMPLE_CORES = 64
 
 
-def _threaded_jobs(output: str) -> list[tuple[str, list[str]]]:
+def _threaded_jobs(output: str) -> list[tuple[str, tuple[str, ...]]]:
     """The jobs of a dry run (without --quiet) that Snakemake plans with more than one thread: (rule, outputs) each."""
-    jobs = []
-    for block in re.split(r"\n(?=(?:local)?(?:rule|checkpoint) \w+:\n)", output)[1:]:
-        rule = block.split(" ", 1)[1].split(":", 1)[0]
-        threads = re.search(r"^    threads: (\d+)$", block, flags=re.MULTILINE)
-        if threads and int(threads.group(1)) > 1:
-            jobs.append((rule, re.search(r"^    output: (.*)$", block, flags=re.MULTILINE).group(1).split(", ")))
-    return jobs
+    return [(job.rule, job.outputs) for job in parse_dry_run(output) if job.threads > 1]
 
 
 def test_the_jobs_that_could_see_the_core_count_give_the_same_bytes_on_one_core(finished_run: Path, tmp_path: Path) -> None:
